@@ -1,0 +1,263 @@
+"""The CuPy half of ``simcore.RawModule(..., backend="cupy")``.
+
+Runs a kernel on a real NVIDIA GPU through CuPy, with the same calling convention as the
+simulator: numpy arrays in, the same numpy arrays written back in place.
+
+Nothing here imports CuPy at module level: the simulator path must work (and stay fast to
+import) on machines without CuPy or without a GPU. Every ``import cupy`` is inside a function.
+
+Interface used by ``simcore/module.py``:
+
+* ``gpu_available() -> (bool, str)``: never raises.
+* ``CupyModule(code, options)``: compiles eagerly with NVRTC; a compile failure becomes a
+  ``simcore.CompileError`` with the line, message and source line.
+* ``CupyModule.launch(name, grid, block, args, shared_mem)``: copies every numpy array to the
+  device, launches, synchronises, copies every array back into the same numpy array; CUDA
+  errors become ``simcore.LaunchError``.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+INSTALL_HINT = (
+    "pip install 'gpu-barriers-course[gpu]' (which installs cupy-cuda12x; on a CUDA 13 "
+    "driver/toolkit install cupy-cuda13x instead)"
+)
+
+# NVRTC log lines look like
+#   kernel.cu(12): error: identifier "x" is undefined
+#   /tmp/tmpab12/f00.cu(3): catastrophic error: cannot open source file "foo.h"
+#   default_program(7): warning #177-D: variable "y" was declared but never referenced
+_LOG_LINE = re.compile(
+    r"^\s*(?P<file>[^\s()]*)\((?P<line>\d+)\):\s*"
+    r"(?P<severity>catastrophic error|error|warning)(?:\s*#[\w-]+)?\s*:\s*(?P<msg>.*)$"
+)
+
+
+def _import_cupy():
+    """Import CuPy or raise ``simcore.LaunchError`` that says how to install it."""
+    try:
+        import cupy  # noqa: F401  (lazy on purpose: the simulator never imports CuPy)
+    except ImportError as exc:
+        from simcore.errors import LaunchError
+
+        if getattr(exc, "name", None) == "cupy":
+            raise LaunchError(
+                "backend='cupy' needs CuPy, which is not installed. Install the GPU extra: "
+                + INSTALL_HINT
+            ) from None
+        raise LaunchError(
+            f"CuPy is installed but could not be imported ({exc}). Check that the CuPy "
+            "package matches the machine's CUDA version: " + INSTALL_HINT
+        ) from exc
+    return cupy
+
+
+def gpu_available() -> tuple[bool, str]:
+    """Whether CuPy can run kernels here, and a sentence saying why (not)."""
+    try:
+        import cupy
+    except ImportError as exc:
+        if getattr(exc, "name", None) == "cupy":
+            return False, "CuPy is not installed (pip install 'gpu-barriers-course[gpu]')"
+        return False, f"CuPy is installed but cannot be imported: {exc}"
+    except Exception as exc:  # a broken installation must not break the caller
+        return False, f"CuPy is installed but cannot be imported: {type(exc).__name__}: {exc}"
+    try:
+        count = cupy.cuda.runtime.getDeviceCount()
+        if count < 1:
+            return False, "no CUDA device: CuPy sees 0 devices"
+        dev = cupy.cuda.Device()
+        props = cupy.cuda.runtime.getDeviceProperties(dev.id)
+        name = props.get("name", b"unknown GPU")
+        if isinstance(name, bytes):
+            name = name.decode(errors="replace")
+        cc = f"sm_{props.get('major', '?')}{props.get('minor', '?')}"
+        return True, f"CuPy {cupy.__version__} sees {name} ({cc})"
+    except Exception as exc:
+        return False, f"no CUDA device: {type(exc).__name__}: {exc}"
+
+
+def parse_nvrtc_log(log: str, code: str):
+    """First error of an NVRTC/NVCC log -> (line, message, source_line); (None, log, None)
+    when no line looks like ``file(N): error: message``."""
+    source_lines = code.splitlines()
+    first_warning = None
+    for raw in log.splitlines():
+        m = _LOG_LINE.match(raw)
+        if not m:
+            continue
+        line = int(m.group("line"))
+        src = source_lines[line - 1] if 1 <= line <= len(source_lines) else None
+        item = (line, m.group("msg").strip(), src)
+        if "error" in m.group("severity"):
+            return item
+        if first_warning is None:
+            first_warning = item
+    if first_warning is not None:
+        return first_warning
+    return None, log.strip(), None
+
+
+def _compile_error(exc: Exception, code: str):
+    from simcore.errors import CompileError
+
+    log = str(exc)
+    line, msg, src = parse_nvrtc_log(log, code)
+    if line is None:
+        return CompileError(f"NVRTC could not compile the kernel source:\n{log.strip()}")
+    extra = log.strip()
+    message = f"NVRTC: {msg}"
+    if extra and extra != msg:
+        message += f"\n\nFull compiler log:\n{extra}"
+    return CompileError(message, line=line, column=None, construct=None, source_line=src)
+
+
+_CONTEXT_NOTE = (
+    " After an error like this the CUDA context is unusable: restart the Python process "
+    "(in Jupyter: Kernel > Restart) before launching anything else on the GPU."
+)
+
+_EXPLAIN = {
+    "ILLEGAL_INSTRUCTION": "the GPU executed an illegal instruction (for instance a named "
+    "barrier whose thread count is not a multiple of 32, or a barrier the hardware "
+    "could not complete)",
+    "IllegalInstruction": "the GPU executed an illegal instruction (for instance a named "
+    "barrier whose thread count is not a multiple of 32)",
+    "ILLEGAL_ADDRESS": "a thread accessed memory outside any allocation (out-of-bounds "
+    "index or a bad pointer)",
+    "IllegalAddress": "a thread accessed memory outside any allocation (out-of-bounds "
+    "index or a bad pointer)",
+    "MISALIGNED_ADDRESS": "a thread accessed memory at an address not aligned to the size "
+    "of the access",
+    "MisalignedAddress": "a thread accessed memory at an address not aligned to the size "
+    "of the access",
+    "LAUNCH_TIMEOUT": "the kernel ran too long and was killed by the driver watchdog "
+    "(a hang, e.g. a deadlocked barrier)",
+    "LaunchTimeout": "the kernel ran too long and was killed by the driver watchdog",
+    "LAUNCH_OUT_OF_RESOURCES": "the launch needs more registers or threads than a "
+    "multiprocessor has",
+    "LaunchOutOfResources": "the launch needs more registers or threads than a "
+    "multiprocessor has",
+    "INVALID_VALUE": "the launch configuration is invalid (grid, block or shared memory "
+    "size out of range)",
+    "InvalidValue": "the launch configuration is invalid (grid, block or shared memory "
+    "size out of range)",
+    "LAUNCH_FAILED": "the kernel faulted on the GPU (unspecified launch failure)",
+    "LaunchFailure": "the kernel faulted on the GPU (unspecified launch failure)",
+    "HARDWARE_STACK_ERROR": "the kernel overflowed its call stack",
+    "ASSERT": "a device-side assert failed",
+}
+
+
+def _launch_error(exc: Exception, name: str, grid, block, shared_mem: int, during: str):
+    from simcore.errors import LaunchError
+
+    text = f"{type(exc).__name__}: {exc}"
+    what = None
+    for key, sentence in _EXPLAIN.items():
+        if key in text:
+            what = sentence
+            break
+    sticky = any(k in text for k in ("ILLEGAL", "Illegal", "MISALIGNED", "Misaligned",
+                                     "LAUNCH_FAILED", "LaunchFailure", "ASSERT", "Assert",
+                                     "HARDWARE", "Hardware"))
+    msg = (f"GPU error {during} kernel '{name}' (grid={tuple(grid)}, block={tuple(block)}, "
+           f"shared_mem={shared_mem}): {text}")
+    if what:
+        msg += f". This means {what}."
+    if sticky:
+        msg += _CONTEXT_NOTE
+    return LaunchError(msg)
+
+
+class CupyModule:
+    """A compiled CUDA module on the GPU, driven with numpy arguments."""
+
+    def __init__(self, code: str, options: tuple[str, ...] = ()):
+        cupy = _import_cupy()
+        self.code = code
+        self.options = tuple(options)
+        self._kernels = {}
+        try:
+            self._module = cupy.RawModule(code=code, options=self.options)
+            compile_now = getattr(self._module, "compile", None)
+            if compile_now is not None:
+                compile_now()
+            else:  # very old CuPy: touching .module compiles
+                getattr(self._module, "module", None)
+        except Exception as exc:
+            if _is_compile_exception(exc):
+                raise _compile_error(exc, code) from None
+            from simcore.errors import LaunchError
+
+            raise LaunchError(
+                f"CuPy could not build the module: {type(exc).__name__}: {exc}"
+            ) from exc
+
+    def _function(self, name: str):
+        fn = self._kernels.get(name)
+        if fn is None:
+            try:
+                fn = self._module.get_function(name)
+            except Exception as exc:
+                from simcore.errors import CompileError
+
+                raise CompileError(
+                    f"no __global__ function named '{name}' in the module "
+                    f"(declare it extern \"C\" so its name is not mangled): {exc}"
+                ) from None
+            self._kernels[name] = fn
+        return fn
+
+    def launch(self, name: str, grid, block, args: tuple, shared_mem: int = 0) -> None:
+        cupy = _import_cupy()
+        fn = self._function(name)
+        grid = tuple(int(g) for g in grid)
+        block = tuple(int(b) for b in block)
+        shared_mem = int(shared_mem or 0)
+        device_args = []
+        copies = []  # (numpy array, device array)
+        try:
+            for a in args:
+                if isinstance(a, np.ndarray) and a.ndim > 0:
+                    host = np.ascontiguousarray(a)
+                    dev = cupy.asarray(host)
+                    copies.append((a, dev))
+                    device_args.append(dev)
+                elif isinstance(a, np.ndarray):  # 0-d array: pass as a scalar of its dtype
+                    device_args.append(a[()])
+                else:
+                    device_args.append(a)
+            if shared_mem > 48 * 1024:
+                try:
+                    fn.max_dynamic_shared_size_bytes = shared_mem
+                except Exception:
+                    pass
+        except Exception as exc:
+            raise _launch_error(exc, name, grid, block, shared_mem,
+                                "copying the arguments of") from exc
+        try:
+            fn(grid, block, tuple(device_args), shared_mem=shared_mem)
+            cupy.cuda.runtime.deviceSynchronize()
+        except Exception as exc:
+            raise _launch_error(exc, name, grid, block, shared_mem, "while running") from exc
+        try:
+            for host, dev in copies:
+                np.copyto(host, cupy.asnumpy(dev).reshape(host.shape), casting="no")
+        except Exception as exc:
+            raise _launch_error(exc, name, grid, block, shared_mem,
+                                "copying back the results of") from exc
+
+
+def _is_compile_exception(exc: Exception) -> bool:
+    if type(exc).__name__ in ("CompileException", "NVRTCError"):
+        return True
+    try:
+        from cupy.cuda.compiler import CompileException
+
+        return isinstance(exc, CompileException)
+    except Exception:
+        return False
