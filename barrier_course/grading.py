@@ -1,0 +1,421 @@
+"""The one grading helper behind every autograded test cell of the course.
+
+A test cell calls :func:`check_kernel` with the student's CUDA source, the kernel's name, a
+function that builds the launch (``make_args``) and a numpy reference (``reference``).
+``check_kernel`` then launches the kernel many times on the simulator, with every check on:
+
+* several block sizes (``block_sizes``);
+* several problem sizes per block size (``sizes``; by default a short tail ``n < blockDim``,
+  ``n = 2*blockDim`` and ``n = 2*blockDim + 1``);
+* seeded random inputs (``seeds``);
+* the simulator's default schedule and the adversarial one (``schedules``), which runs one
+  warp at a time to its next barrier so that a missing barrier gives wrong *numbers*;
+* and, when a GPU and CuPy are present, once more on the GPU (only after every simulator
+  run passed: a kernel that deadlocks must not be started on a real GPU).
+
+It raises ``AssertionError`` with a message a student can act on: the simulator's fault
+report (which already says what, where and how to fix it), or the first wrong elements with
+the expected and actual values, always with the launch configuration. A kernel that still
+contains the exercise's stub raises ``NotImplementedError`` before anything is compiled.
+
+:func:`try_kernel` is the friendly twin for "try it" cells: one launch, printed results,
+never raises for the student's mistakes.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+import numpy as np
+
+__all__ = [
+    "STUB_MARKER",
+    "Case",
+    "check_kernel",
+    "try_kernel",
+    "default_sizes",
+    "describe_size",
+    "gpu_available",
+]
+
+#: The text nbgrader puts where a solution was (see ``nbgrader_config.py``). The stub line
+#: ``__simcore_todo("...");`` is valid C *and* valid Python, so the released notebook still
+#: parses; the grader refuses any source that still contains it.
+STUB_MARKER = "__simcore_todo"
+
+DEFAULT_BLOCK_SIZES = (32, 64, 128, 256)
+DEFAULT_SCHEDULES = ("lockstep", "adversarial")
+MAX_WRONG_SHOWN = 5
+
+
+def _simcore():
+    try:
+        import simcore  # noqa: PLC0415 (imported lazily so that this module always imports)
+    except Exception as exc:  # pragma: no cover - depends on the installation
+        raise RuntimeError(
+            "The simulator package 'simcore' could not be imported, so nothing can be "
+            f"graded: {type(exc).__name__}: {exc}. Install the course with "
+            "'python3 tasks.py course' (or pip install -e '.[course]')."
+        ) from exc
+    return simcore
+
+
+def gpu_available() -> bool:
+    """True when simcore says a CUDA GPU and CuPy are usable (False when it cannot say)."""
+    if os.environ.get("BARRIER_COURSE_NO_GPU"):
+        return False
+    try:
+        simcore = _simcore()
+    except RuntimeError:
+        return False
+    probe = getattr(simcore, "gpu_available", None)
+    if not callable(probe):
+        return False
+    try:
+        return bool(probe())
+    except Exception:
+        return False
+
+
+def _stub_check(source: Any, kernel_name: str) -> None:
+    if not isinstance(source, str):
+        raise TypeError(
+            f"check_kernel expects the kernel's CUDA source as a string, got {type(source).__name__}."
+        )
+    if STUB_MARKER in source:
+        raise NotImplementedError(
+            "Exercise not done yet: the kernel source still contains the placeholder line "
+            f"'{STUB_MARKER}(...);'. Replace that line with your code (and delete it) in "
+            f"the cell that defines the source of '{kernel_name}', run that cell, then run "
+            "this test again."
+        )
+    if "__global__" not in source or kernel_name not in source:
+        raise NotImplementedError(
+            f"Exercise not done yet: the source does not define the kernel '{kernel_name}'."
+        )
+
+
+# --------------------------------------------------------------------------------------------
+# launch cases
+
+
+@dataclass
+class Case:
+    """One launch: everything needed to run it and to explain it."""
+
+    n: int
+    block: int
+    seed: int
+    grid: tuple
+    args: tuple
+    shared_mem: int = 0
+    expected: dict = field(default_factory=dict)
+
+    def describe(self) -> str:
+        return (
+            f"grid={self.grid}, block=({self.block},), n={self.n} "
+            f"({describe_size(self.n, self.block)}), shared_mem={self.shared_mem} bytes, "
+            f"input seed {self.seed}"
+        )
+
+
+def default_sizes(block: int) -> tuple:
+    """The problem sizes tried for one block size: a short tail, an exact fit, one past."""
+    return (max(1, block // 2 + 3), 2 * block, 2 * block + 1)
+
+
+def describe_size(n: int, block: int) -> str:
+    """Say in words how ``n`` splits into blocks of ``block`` threads."""
+    full, rest = divmod(n, block)
+    if n < block:
+        return f"n < blockDim: one block, threads {n}..{block - 1} are past the end"
+    if rest == 0:
+        return f"n = {full}*blockDim: every block is full, no tail"
+    return (
+        f"n = {full}*blockDim + {rest}: the last block has {rest} element(s) and "
+        f"{block - rest} thread(s) past the end"
+    )
+
+
+def _as_tuple(x) -> tuple:
+    if isinstance(x, (int, np.integer)):
+        return (int(x),)
+    return tuple(int(v) for v in x)
+
+
+def _build_case(make_args, reference, n, block, seed) -> Case:
+    rng = np.random.default_rng([int(seed), int(n), int(block)])
+    made = make_args(n, block, rng)
+    if isinstance(made, Mapping):
+        grid, args, shared_mem = made["grid"], made["args"], made.get("shared_mem", 0)
+    else:
+        made = tuple(made)
+        if len(made) == 2:
+            (grid, args), shared_mem = made, 0
+        elif len(made) == 3:
+            grid, args, shared_mem = made
+        else:
+            raise ValueError("make_args must return (grid, args) or (grid, args, shared_mem)")
+    args = tuple(args)
+    before = tuple(np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args)
+    expected = reference(before, n, block)
+    if not isinstance(expected, Mapping):
+        raise ValueError("reference must return a dict {argument position or name: expected array}")
+    return Case(n=int(n), block=int(block), seed=int(seed), grid=_as_tuple(grid), args=args,
+                shared_mem=int(shared_mem), expected=dict(expected))
+
+
+def _fresh_args(case: Case) -> tuple:
+    return tuple(np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in case.args)
+
+
+# --------------------------------------------------------------------------------------------
+# running and comparing
+
+
+def _param_names(kernel, count: int) -> list:
+    names = []
+    try:
+        params = list(kernel.params)
+        names = [getattr(p, "name", None) or f"arg{k}" for k, p in enumerate(params)]
+    except Exception:
+        pass
+    while len(names) < count:
+        names.append(f"arg{len(names)}")
+    return names
+
+
+def _resolve(key, names) -> int:
+    if isinstance(key, (int, np.integer)):
+        return int(key)
+    if key in names:
+        return names.index(key)
+    raise KeyError(f"reference names the argument {key!r}, but the kernel's parameters are {names}")
+
+
+def _compare(got: np.ndarray, want: np.ndarray, rtol: float, atol: float):
+    """Return (number wrong, list of (index, expected, got)) -- NaN never equals anything."""
+    got = np.asarray(got)
+    want = np.asarray(want)
+    if got.shape != want.shape:
+        if got.size < want.size:
+            raise ValueError(f"output has {got.size} elements, the reference {want.size}")
+        got = got.reshape(-1)[: want.size].reshape(want.shape)
+    if np.issubdtype(want.dtype, np.floating) or np.issubdtype(got.dtype, np.floating):
+        ok = np.isclose(got.astype(np.float64), want.astype(np.float64), rtol=rtol, atol=atol)
+    else:
+        ok = got == want
+    bad = np.argwhere(~ok)
+    shown = []
+    for idx in bad[:MAX_WRONG_SHOWN]:
+        idx = tuple(int(i) for i in idx)
+        shown.append((idx if len(idx) > 1 else idx[0], want[idx], got[idx]))
+    return int(bad.shape[0]), shown
+
+
+def _fmt(v) -> str:
+    if isinstance(v, (float, np.floating)):
+        return repr(float(v))
+    if isinstance(v, np.generic):
+        return repr(v.item())
+    return repr(v)
+
+
+def _where(backend: str, schedule: str | None, sim_options: Mapping) -> str:
+    if backend != "sim":
+        return f"on the GPU (backend {backend!r})"
+    bits = [f"schedule {schedule!r}"]
+    if sim_options.get("model"):
+        bits.append(f"model {sim_options['model']!r}")
+    return "on the simulator (" + ", ".join(bits) + ")"
+
+
+def _run_one(kernel, kernel_name, case, backend, schedule, sim_options, rtol, atol):
+    simcore = _simcore()
+    compile_error = getattr(simcore, "CompileError", ())
+    launch_error = getattr(simcore, "LaunchError", ())
+    kernel_fault = getattr(simcore, "KernelFault", ())
+    args = _fresh_args(case)
+    options = {}
+    if backend == "sim":
+        options = dict(sim_options)
+        options["schedule"] = schedule
+    where = _where(backend, schedule, sim_options)
+    header = f"Kernel '{kernel_name}' failed {where}.\nLaunch: {case.describe()}."
+    try:
+        with warnings.catch_warnings():
+            # SimWarnings describe legal code; show each once, never fail on them.
+            warnings.simplefilter("once")
+            kernel(case.grid, (case.block,), args, shared_mem=case.shared_mem, **options)
+    except kernel_fault as exc:
+        raise AssertionError(f"{header}\n\n{exc}") from None
+    except launch_error as exc:
+        raise AssertionError(f"{header}\nThe launch was refused: {exc}") from None
+    except compile_error as exc:  # some backends compile lazily
+        raise AssertionError(f"Kernel '{kernel_name}' does not compile:\n{exc}") from None
+
+    names = _param_names(kernel, len(args))
+    for key, want in case.expected.items():
+        pos = _resolve(key, names)
+        wrong, shown = _compare(args[pos], want, rtol, atol)
+        if wrong:
+            name = names[pos]
+            total = np.asarray(want).size
+            lines = [
+                f"Kernel '{kernel_name}' ran {where} without a fault report, but "
+                f"'{name}' is wrong at {wrong} of {total} element(s).",
+                f"Launch: {case.describe()}.",
+                "First wrong elements:",
+            ]
+            for idx, exp, got in shown:
+                lines.append(f"  {name}[{idx}]: expected {_fmt(exp)}, got {_fmt(got)}")
+            if backend == "sim" and schedule == "adversarial":
+                lines.append(
+                    "The adversarial schedule runs one warp at a time up to its next barrier: "
+                    "wrong numbers here (and right ones with the default schedule) mean a "
+                    "barrier is missing or in the wrong place."
+                )
+            raise AssertionError("\n".join(lines))
+
+
+def _compile(source, kernel_name, options, backend):
+    simcore = _simcore()
+    compile_error = getattr(simcore, "CompileError", ())
+    try:
+        module = simcore.RawModule(code=source, options=tuple(options), backend=backend)
+        return module.get_function(kernel_name)
+    except compile_error as exc:
+        raise AssertionError(f"Kernel '{kernel_name}' does not compile:\n{exc}") from None
+
+
+def check_kernel(
+    source: str,
+    kernel_name: str,
+    *,
+    make_args: Callable,
+    reference: Callable,
+    block_sizes: Iterable[int] = DEFAULT_BLOCK_SIZES,
+    sizes: Iterable[int] | Callable[[int], Iterable[int]] | None = None,
+    seeds: Iterable[int] = (0,),
+    schedules: Iterable[str] = DEFAULT_SCHEDULES,
+    checks: Any = True,
+    model: str | None = None,
+    options: Sequence[str] = (),
+    rtol: float = 1e-5,
+    atol: float = 1e-6,
+    gpu: bool | None = None,
+    quiet: bool = False,
+) -> int:
+    """Launch ``kernel_name`` from ``source`` on many configurations; raise on the first failure.
+
+    ``make_args(n, block, rng)`` returns ``(grid, args)`` or ``(grid, args, shared_mem)``;
+    ``args`` is the tuple passed to the kernel (numpy arrays for pointers, numpy scalars for
+    scalars). ``reference(args, n, block)`` gets copies of those arguments taken before the
+    launch and returns ``{argument position or parameter name: expected array}``.
+
+    ``sizes``: the problem sizes ``n``, a list or a function of the block size (default
+    :func:`default_sizes`). ``gpu``: None = also on the GPU when one is present, False = never,
+    True = required. Returns the number of launches that passed.
+    """
+    _stub_check(source, kernel_name)
+    block_sizes = tuple(int(b) for b in block_sizes)
+    schedules = tuple(schedules)
+    seeds = tuple(seeds)
+    sim_options: dict = {"checks": checks}
+    if model is not None:
+        sim_options["model"] = model
+
+    cases = []
+    for block in block_sizes:
+        ns = default_sizes(block) if sizes is None else (sizes(block) if callable(sizes) else sizes)
+        for n in ns:
+            for seed in seeds:
+                cases.append(_build_case(make_args, reference, int(n), block, seed))
+
+    passed = 0
+    kernel = _compile(source, kernel_name, options, "sim")
+    # schedules outermost: a plain bug shows up first under the default schedule
+    for schedule in schedules:
+        for case in cases:
+            _run_one(kernel, kernel_name, case, "sim", schedule, sim_options, rtol, atol)
+            passed += 1
+
+    on_gpu = gpu_available() if gpu is None else bool(gpu)
+    if gpu and not gpu_available():
+        raise AssertionError("This test needs a GPU with CuPy, and none is usable here.")
+    if on_gpu:
+        gpu_kernel = _compile(source, kernel_name, options, "cupy")
+        for case in cases:
+            _run_one(gpu_kernel, kernel_name, case, "cupy", None, {}, rtol, atol)
+            passed += 1
+
+    if not quiet:
+        where = "simulator and GPU" if on_gpu else "simulator"
+        print(
+            f"OK: '{kernel_name}' gave the right results in {passed} launches on the {where} "
+            f"(block sizes {list(block_sizes)}, schedules {list(schedules)})."
+        )
+    return passed
+
+
+def try_kernel(
+    source: str,
+    kernel_name: str,
+    *,
+    make_args: Callable,
+    reference: Callable | None = None,
+    n: int,
+    block: int,
+    seed: int = 0,
+    schedule: str = "lockstep",
+    checks: Any = True,
+    model: str | None = None,
+    options: Sequence[str] = (),
+    backend: str = "sim",
+    show: int = 8,
+):
+    """Run one launch and print what happened; never raises for a student's mistake.
+
+    Returns the arguments after the launch (or None when nothing ran).
+    """
+    try:
+        _stub_check(source, kernel_name)
+    except (NotImplementedError, TypeError) as exc:
+        print(f"Nothing to run yet. {exc}")
+        return None
+    ref = reference if reference is not None else (lambda args, n, block: {})
+    case = _build_case(make_args, ref, n, block, seed)
+    print(f"Launching '{kernel_name}': {case.describe()}, schedule {schedule!r}.")
+    try:
+        kernel = _compile(source, kernel_name, options, backend)
+    except AssertionError as exc:
+        print(exc)
+        return None
+    args = _fresh_args(case)
+    simcore = _simcore()
+    kernel_fault = getattr(simcore, "KernelFault", ())
+    launch_error = getattr(simcore, "LaunchError", ())
+    opts = {}
+    if backend == "sim":
+        opts = {"checks": checks, "schedule": schedule}
+        if model is not None:
+            opts["model"] = model
+    try:
+        kernel(case.grid, (case.block,), args, shared_mem=case.shared_mem, **opts)
+    except (kernel_fault, launch_error) as exc:
+        print(exc)
+        return None
+    names = _param_names(kernel, len(args))
+    for key, want in case.expected.items():
+        pos = _resolve(key, names)
+        got = np.asarray(args[pos])
+        wrong, shown = _compare(got, want, 1e-5, 1e-6)
+        verdict = "all right" if not wrong else f"{wrong} wrong"
+        print(f"{names[pos]} = {np.array2string(got.reshape(-1)[:show])}"
+              f"{' ...' if got.size > show else ''}  ({verdict})")
+        for idx, exp, g in shown:
+            print(f"  {names[pos]}[{idx}]: expected {_fmt(exp)}, got {_fmt(g)}")
+    return args
