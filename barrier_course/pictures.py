@@ -31,10 +31,46 @@ __all__ = [
     "barrier_cost_figure",
     "load_barrier_costs",
     "DATA_DIR",
+    "H200_BARRIER_COSTS",
 ]
 
 DATA_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                         "course", "data")
+
+# The same numbers as course/data/h200-barrier.json, for installs without the course folder.
+H200_BARRIER_COSTS = {'what': 'cycles per __syncthreads() on an NVIDIA H200 (sm_90), clock64() around 2000 '
+         'barriers, median over blocks; skew = cycles warp w spins (w*skew) before each '
+         'barrier',
+ 'one_block_per_sm': [{'block': 32, 'skew': 0, 'cycles': 72.1},
+                      {'block': 64, 'skew': 0, 'cycles': 74.1},
+                      {'block': 128, 'skew': 0, 'cycles': 78.1},
+                      {'block': 256, 'skew': 0, 'cycles': 87.7},
+                      {'block': 512, 'skew': 0, 'cycles': 105.6},
+                      {'block': 1024, 'skew': 0, 'cycles': 138.4},
+                      {'block': 32, 'skew': 20, 'cycles': 122.1},
+                      {'block': 64, 'skew': 20, 'cycles': 163.1},
+                      {'block': 128, 'skew': 20, 'cycles': 206.1},
+                      {'block': 256, 'skew': 20, 'cycles': 293.1},
+                      {'block': 512, 'skew': 20, 'cycles': 467.7},
+                      {'block': 1024, 'skew': 20, 'cycles': 860.6}],
+ '1024_threads_per_sm': [{'block': 128, 'blocks_per_sm': 8, 'skew': 0, 'cycles': 92.9},
+                         {'block': 256, 'blocks_per_sm': 4, 'skew': 0, 'cycles': 101.0},
+                         {'block': 512, 'blocks_per_sm': 2, 'skew': 0, 'cycles': 114.6},
+                         {'block': 1024, 'blocks_per_sm': 1, 'skew': 0, 'cycles': 138.4},
+                         {'block': 128, 'blocks_per_sm': 8, 'skew': 20, 'cycles': 227.9},
+                         {'block': 256, 'blocks_per_sm': 4, 'skew': 20, 'cycles': 307.0},
+                         {'block': 512, 'blocks_per_sm': 2, 'skew': 20, 'cycles': 482.6},
+                         {'block': 1024, 'blocks_per_sm': 1, 'skew': 20, 'cycles': 860.2}],
+ 'device': {'name': 'NVIDIA H200',
+            'sm_count': 132,
+            'compute_capability': '9.0',
+            'max_threads_per_sm': 2048,
+            'max_blocks_per_sm': 32,
+            'max_warps_per_sm': 64,
+            'shared_memory_per_sm_kb': 228,
+            'max_shared_per_block_kb': 227,
+            'registers_per_sm': 65536,
+            'warp_schedulers_per_sm': 4}}
 
 # state -> (legend label, face colour, hatch). Colours are from the colour-blind safe
 # Okabe-Ito palette; the hatches keep the states apart on a grey-scale print.
@@ -187,7 +223,8 @@ def trace_figure(trace, *, title="Warps over time", blocks=None, max_rows=48,
                 used_states.append(state)
             ax.broken_barh([(start, length)], (y - 0.4, 0.8), facecolors=colour,
                            edgecolors="black", linewidth=0.4, hatch=hatch)
-            if show_lines and line is not None and length >= max(2, nsteps / 40):
+            if (show_lines and line is not None and state != "exited"
+                    and length >= max(2, nsteps / 40)):
                 ax.text(start + length / 2, y, f"L{line}", ha="center", va="center",
                         fontsize=7, color="black",
                         bbox=dict(boxstyle="round,pad=0.1", fc="white", ec="none", alpha=0.8))
@@ -217,6 +254,7 @@ def trace_figure(trace, *, title="Warps over time", blocks=None, max_rows=48,
             if keep is not None and _block_key(blk) not in keep:
                 continue
             series.setdefault((_block_key(blk), bid), [0] * nsteps)[s] = _count(arrived)
+    series = OrderedDict((k, v) for k, v in series.items() if max(v) > 0)
     styles = ["-", "--", "-.", ":"]
     releases = set()
     for k, ((blk, bid), counts) in enumerate(series.items()):
@@ -237,6 +275,8 @@ def trace_figure(trace, *, title="Warps over time", blocks=None, max_rows=48,
     ax_bar.set_title(title)
 
     # --- legend: every state drawn, plus the markers
+    order = list(STATE_STYLE)
+    used_states.sort(key=lambda st: order.index(st) if st in order else len(order))
     handles = [Patch(facecolor=STATE_STYLE.get(s, _UNKNOWN_STYLE)[1], edgecolor="black",
                      hatch=STATE_STYLE.get(s, _UNKNOWN_STYLE)[2],
                      label=STATE_STYLE.get(s, (s,))[0]) for s in used_states]
@@ -245,9 +285,10 @@ def trace_figure(trace, *, title="Warps over time", blocks=None, max_rows=48,
                               label="arrives at barrier"))
     if releases:
         handles.append(Line2D([], [], linestyle="--", color="black", label="barrier released"))
-    ax.legend(handles=handles, fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.35 if nrows < 4 else -0.12),
-              ncol=min(3, max(1, len(handles))), frameon=False)
-    fig.tight_layout()
+    ncol = min(3, max(1, len(handles)))
+    fig.legend(handles=handles, fontsize=8, loc="lower center", ncol=ncol, frameon=False)
+    legend_rows = -(-len(handles) // ncol)
+    fig.tight_layout(rect=(0, min(0.4, (0.25 * legend_rows + 0.1) / figsize[1]), 1, 1))
     return fig
 
 
@@ -335,8 +376,14 @@ def read_map_figure(read_from, *, warp_size=32, title=None, max_arrows=64, figsi
 # --------------------------------------------------------------------------- costs
 
 def load_barrier_costs(path=None):
-    """The H200 barrier measurements shipped with the course (course/data/h200-barrier.json)."""
-    path = path or os.path.join(DATA_DIR, "h200-barrier.json")
+    """The H200 barrier measurements shipped with the course (course/data/h200-barrier.json).
+
+    Falls back to the copy in ``H200_BARRIER_COSTS`` when the file is not there.
+    """
+    if path is None:
+        path = os.path.join(DATA_DIR, "h200-barrier.json")
+        if not os.path.exists(path):
+            return json.loads(json.dumps(H200_BARRIER_COSTS))
     with open(path) as f:
         return json.load(f)
 

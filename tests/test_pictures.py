@@ -42,7 +42,7 @@ def hand_trace():
 
 
 def legend_texts(fig):
-    out = []
+    out = [t.get_text() for leg in fig.legends for t in leg.get_texts()]
     for ax in fig.axes:
         leg = ax.get_legend()
         if leg is not None:
@@ -162,3 +162,10 @@ def test_real_trace_from_simcore():
     assert labels == [f"block 0 / warp {w}" for w in (3, 2, 1, 0)]
     assert "waiting at a block barrier" in legend_texts(fig)
     plt.close(fig)
+
+
+def test_embedded_costs_match_shipped_file():
+    path = os.path.join(pictures.DATA_DIR, "h200-barrier.json")
+    if not os.path.exists(path):
+        pytest.skip("no course/data folder")
+    assert pictures.load_barrier_costs(path) == pictures.H200_BARRIER_COSTS
