@@ -169,3 +169,50 @@ def test_embedded_costs_match_shipped_file():
     if not os.path.exists(path):
         pytest.skip("no course/data folder")
     assert pictures.load_barrier_costs(path) == pictures.H200_BARRIER_COSTS
+
+
+# The explorer's non-widget half (barrier_course.widgets) is used by the same lessons.
+
+def test_compare_and_outcome_summary():
+    from barrier_course import widgets
+    got = np.array([1, 2, 9, 4, 0], dtype=np.float32)
+    exp = np.array([1, 2, 3, 4, 5], dtype=np.float32)
+    wrong, total, examples = widgets.compare(got, exp)
+    assert (wrong, total) == (2, 5)
+    assert examples == [(2, 9.0, 3.0), (4, 0.0, 5.0)]
+    out = widgets.Outcome("wrong", block=32, schedule="adversarial", checks=False,
+                          kernel="k", wrong=wrong, total=total, examples=examples)
+    text = out.summary()
+    assert "WRONG: 2 of 5" in text and "out[2]=9 (expected 3)" in text
+    assert "checks off" in text and not out.ok
+    fault = widgets.Outcome("fault", block=64, schedule="lockstep", checks=True, kind="race",
+                            line=9, first_line="========= simcore: Data race")
+    assert "FAULT race at line 9" in fault.summary()
+    assert "<pre" in fault._repr_html_()
+
+
+def test_run_case_on_simcore():
+    simcore = pytest.importorskip("simcore")
+    if not hasattr(simcore, "RawModule"):
+        pytest.skip("simcore is not complete yet")
+    from barrier_course import widgets
+    src = REVERSE + REVERSE.replace("reverse_tile", "reverse_tile_nobarrier").replace(
+        "__syncthreads();", "")
+    mod = simcore.RawModule(code=src, backend="sim")
+
+    def make_args(block):
+        x = np.arange(2 * block, dtype=np.float32)
+        return (2,), (x, np.zeros_like(x))
+
+    def reference(args, block):
+        return args[0].reshape(-1, block)[:, ::-1].ravel()
+
+    good = widgets.run_case(mod.get_function("reverse_tile"), 128, make_args, reference,
+                            schedule="adversarial")
+    assert good.status == "correct", good.summary()
+    bad = widgets.run_case(mod.get_function("reverse_tile_nobarrier"), 128, make_args,
+                           reference, checks=True)
+    assert bad.status == "fault" and bad.kind == "race", bad.summary()
+    wrong = widgets.run_case(mod.get_function("reverse_tile_nobarrier"), 128, make_args,
+                             reference, checks=False, schedule="adversarial")
+    assert wrong.status == "wrong" and wrong.wrong > 0, wrong.summary()
