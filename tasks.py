@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""Course tasks, standard library only.
+
+    python3 tasks.py course            # .venv with the course extra, then JupyterLab on course/
+    python3 tasks.py test [ARGS...]    # .venv with course+test extras, then python -m pytest ARGS
+    python3 tasks.py release           # regenerate exercises/ from solutions/ (nbgrader)
+
+The virtual environment is .venv at the repository root. Installing is skipped when a stamp
+file in .venv records the same pyproject.toml and extras (delete .venv to start over).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+MIN_PY, MAX_PY = (3, 10), (3, 14)
+ASSIGNMENTS = ("ex01_tail_handling",)
+
+
+def say(msg: str) -> None:
+    print(f"[tasks] {msg}", flush=True)
+
+
+def venv_bin(name: str) -> Path:
+    sub = "Scripts" if os.name == "nt" else "bin"
+    exe = name + (".exe" if os.name == "nt" else "")
+    return VENV / sub / exe
+
+
+def venv_env() -> dict:
+    """The environment for commands run inside the venv: its bin first on PATH."""
+    env = dict(os.environ)
+    env["PATH"] = str(venv_bin("python").parent) + os.pathsep + env.get("PATH", "")
+    env["VIRTUAL_ENV"] = str(VENV)
+    env.pop("PYTHONHOME", None)
+    return env
+
+
+def run(cmd, **kw) -> None:
+    say("$ " + " ".join(str(c) for c in cmd))
+    subprocess.run([str(c) for c in cmd], check=True, **kw)
+
+
+def check_python() -> None:
+    if not (MIN_PY <= sys.version_info[:2] < MAX_PY):
+        sys.exit(f"Python {MIN_PY[0]}.{MIN_PY[1]} to {MAX_PY[0]}.{MAX_PY[1] - 1} is needed, "
+                 f"this is {sys.version.split()[0]} ({sys.executable}).")
+
+
+def create_venv() -> None:
+    if venv_bin("python").exists():
+        return
+    say(f"creating {VENV}")
+    try:
+        import venv  # noqa: PLC0415
+
+        venv.EnvBuilder(with_pip=True, clear=True).create(VENV)
+        if not venv_bin("python").exists():
+            raise RuntimeError("venv created no interpreter")
+        subprocess.run([str(venv_bin("python")), "-m", "pip", "--version"], check=True,
+                       stdout=subprocess.DEVNULL)
+    except Exception as exc:  # e.g. Debian's python3 without python3-venv (no ensurepip)
+        say(f"the venv module failed ({exc}); trying virtualenv")
+        shutil.rmtree(VENV, ignore_errors=True)
+        try:
+            run([sys.executable, "-m", "virtualenv", VENV])
+        except (subprocess.CalledProcessError, FileNotFoundError):
+            run([sys.executable, "-m", "pip", "install", "--user", "virtualenv"])
+            run([sys.executable, "-m", "virtualenv", VENV])
+
+
+def ensure_installed(extras: tuple[str, ...]) -> None:
+    """pip install -e '.[extras]' into .venv unless the stamp says it is done already."""
+    check_python()
+    create_venv()
+    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    stamp = VENV / ".gpu-barriers-course.stamp"
+    have = set()
+    if stamp.exists():
+        lines = stamp.read_text().split()
+        if lines and lines[0] == digest:
+            have = set(lines[1:])
+    if set(extras) <= have:
+        say(f"dependencies up to date ({', '.join(extras)}); delete .venv to reinstall")
+        return
+    stamp.unlink(missing_ok=True)
+    py = venv_bin("python")
+    run([py, "-m", "pip", "install", "--upgrade", "pip"], env=venv_env())
+    spec = f".[{','.join(extras)}]"
+    run([py, "-m", "pip", "install", "-e", spec], cwd=ROOT, env=venv_env())
+    stamp.write_text(" ".join([digest, *sorted(set(extras) | have)]) + "\n")
+
+
+def has_display() -> bool:
+    if sys.platform in ("darwin", "win32"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def cmd_course(args: list[str]) -> int:
+    ensure_installed(("course",))
+    course = ROOT / "course"
+    cmd = [venv_bin("jupyter"), "lab"]
+    if not has_display():
+        cmd.append("--no-browser")
+        say("no display found: open the URL that JupyterLab prints below in a browser")
+    cmd += args
+    start = course / "00_start.ipynb"
+    if start.exists():
+        cmd.append(start.name)
+    say("$ " + " ".join(str(c) for c in cmd) + f"   (in {course})")
+    try:
+        return subprocess.call([str(c) for c in cmd], cwd=course, env=venv_env())
+    except KeyboardInterrupt:
+        return 0
+
+
+def cmd_test(args: list[str]) -> int:
+    ensure_installed(("course", "test"))
+    if args and args[0] == "--":
+        args = args[1:]
+    cmd = [venv_bin("python"), "-m", "pytest", *args]
+    say("$ " + " ".join(str(c) for c in cmd))
+    return subprocess.call([str(c) for c in cmd], cwd=ROOT, env=venv_env())
+
+
+def cmd_release(args: list[str]) -> int:
+    """Regenerate the committed student release exercises/ from solutions/."""
+    ensure_installed(("course",))
+    names = args or list(ASSIGNMENTS)
+    for name in names:
+        run([venv_bin("nbgrader"), "generate_assignment", name, "--force"], cwd=ROOT,
+            env=venv_env())
+    # generate_assignment also records the assignment in the instructor's gradebook.db
+    # (ignored by git); nothing else is left behind.
+    say("release regenerated: review `git diff exercises/` and commit it")
+    return 0
+
+
+COMMANDS = {"course": cmd_course, "test": cmd_test, "release": cmd_release}
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] not in COMMANDS or argv[0] in ("-h", "--help"):
+        print(__doc__)
+        return 0 if argv and argv[0] in ("-h", "--help") else 2
+    return COMMANDS[argv[0]](argv[1:])
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
