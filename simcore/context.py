@@ -1,0 +1,236 @@
+"""The launch context: what generated block code calls as `X`.
+
+It owns the lane bookkeeping of the current wave (which slot is which block, warp and lane),
+forwards memory operations to `Memory`, and implements C's arithmetic corner cases (integer
+division truncates, float-to-int saturates). Faults raised here carry their source site.
+"""
+import numpy as np
+
+from .errors import make_fault
+from .memory import UNDEF_LOCAL, UNDEF_SHARED, UNDEF_SHUFFLE
+
+WARP = 32
+
+
+class Context:
+    DEFINED = np.uint8(0)
+    UNSET = np.uint8(UNDEF_LOCAL)
+
+    def __init__(self, launch, prog, memory, checks):
+        self.launch = launch
+        self.prog = prog
+        self.memory = memory
+        self.checks = checks
+        bx, by, bz = launch.block
+        gx, gy, gz = launch.grid
+        self.bdim_x, self.bdim_y, self.bdim_z = (np.uint32(v) for v in (bx, by, bz))
+        self.gdim_x, self.gdim_y, self.gdim_z = (np.uint32(v) for v in (gx, gy, gz))
+        self.engine = None
+
+    # ---- lanes of the wave
+    def set_wave(self, slot_block, slot_lane, slot_warp, S):
+        self.slot_block = slot_block
+        self.slot_lane = slot_lane
+        self.slot_warp = slot_warp
+        self.S = S
+        self._all = np.arange(S)
+
+    def nlanes(self, L):
+        if isinstance(L, slice):
+            start, stop, _ = L.indices(self.S)
+            return stop - start
+        return len(L)
+
+    def lane_index(self, L):
+        return self._all[L] if isinstance(L, slice) else L
+
+    def subset(self, L, keep):
+        return self.lane_index(L)[keep]
+
+    def block_of(self, L):
+        return self.slot_block[L]
+
+    def lane_of(self, L):
+        return self.slot_lane[L].astype(np.uint32)
+
+    # ---- memory
+    def ld(self, addr, dtype, L, site):
+        return self.memory.load(addr, dtype, L, site, False)
+
+    def ldu(self, addr, dtype, L, site):
+        return self.memory.load(addr, dtype, L, site, True)
+
+    def st(self, addr, value, dtype, L, site, taint):
+        self.memory.store(addr, value, dtype, L, site, taint)
+
+    def atomic(self, op, addr, value, dtype, L, site, compare):
+        return self.memory.atomic(op, addr, value, dtype, L, site, compare)
+
+    # ---- per-thread local arrays
+    def lget(self, arr, idx, L, site):
+        n = arr.shape[0]
+        length = arr.shape[1]
+        if np.ndim(idx) == 0:
+            k = int(idx)
+            if not 0 <= k < length:
+                self.fault_local_bounds(np.full(n, k), length, L, site)
+                return np.zeros(n, arr.dtype)
+            return arr[:, k].copy()
+        idx = np.asarray(idx)
+        bad = (idx < 0) | (idx >= length)
+        if bad.any():
+            self.fault_local_bounds(idx, length, L, site)
+            idx = np.where(bad, 0, idx)
+        return arr[np.arange(n), idx]
+
+    def lset(self, arr, idx, value, L, site):
+        n, length = arr.shape
+        if np.ndim(idx) == 0:
+            k = int(idx)
+            if not 0 <= k < length:
+                self.fault_local_bounds(np.full(n, k), length, L, site)
+                return
+            arr[:, k] = value
+            return
+        idx = np.asarray(idx)
+        bad = (idx < 0) | (idx >= length)
+        rows = np.arange(n)
+        if bad.any():
+            self.fault_local_bounds(idx, length, L, site)
+            rows, idx = rows[~bad], idx[~bad]
+            value = np.broadcast_to(value, (n,))[~bad]
+        arr[rows, idx] = value
+
+    # ---- arithmetic with C semantics
+    def idiv(self, a, b, L, site):
+        a, b = np.broadcast_arrays(a, b)
+        zero = b == 0
+        if zero.any():
+            self.fault_div_zero(zero, L, site)
+            b = np.where(zero, 1, b).astype(a.dtype)
+        if a.dtype.kind == "u":
+            return a // b
+        q = a // b
+        r = a - q * b
+        # numpy floors; C truncates toward zero
+        fix = (r != 0) & ((a < 0) != (b < 0))
+        return (q + fix).astype(a.dtype)
+
+    def imod(self, a, b, L, site):
+        a, b = np.broadcast_arrays(a, b)
+        zero = b == 0
+        if zero.any():
+            self.fault_div_zero(zero, L, site)
+            b = np.where(zero, 1, b).astype(a.dtype)
+        if a.dtype.kind == "u":
+            return a % b
+        return np.fmod(a, b).astype(a.dtype)
+
+    @staticmethod
+    def f2i(x, dtype):
+        """float -> integer: truncate toward zero, saturate, NaN -> 0 (what cvt.rzi does)."""
+        info = np.iinfo(dtype)
+        x = np.asarray(x)
+        with np.errstate(all="ignore"):
+            t = np.trunc(x)
+            t = np.where(np.isnan(t), 0, t)
+            t = np.clip(t, info.min, info.max)
+        if dtype.itemsize == 8:
+            # float64 cannot hold 2**63-1 exactly; clip again after the conversion
+            out = t.astype(np.float64)
+            big = out >= float(info.max)
+            res = out.astype(dtype)
+            return np.where(big, info.max, res).astype(dtype)
+        return t.astype(dtype)
+
+    @staticmethod
+    def round(x):
+        return (np.sign(x) * np.floor(np.abs(x) + x.dtype.type(0.5))).astype(x.dtype)
+
+    @staticmethod
+    def rsqrt(x):
+        return (x.dtype.type(1) / np.sqrt(x)).astype(x.dtype)
+
+    @staticmethod
+    def saturate(x):
+        return np.clip(x, 0, 1).astype(x.dtype)
+
+    @staticmethod
+    def fma(a, b, c, dtype):
+        if dtype == np.float32:
+            return (a.astype(np.float64) * b + c).astype(np.float32)
+        return a * b + c
+
+    @staticmethod
+    def popc(x):
+        x = np.asarray(x)
+        bits = x.dtype.itemsize * 8
+        u = x.astype(np.uint64) & np.uint64((1 << bits) - 1)
+        return np.bitwise_count(u).astype(np.int32) if hasattr(np, "bitwise_count") else \
+            np.array([bin(int(v)).count("1") for v in np.ravel(u)], np.int32).reshape(np.shape(u))
+
+    @staticmethod
+    def ffs(x):
+        x = np.asarray(x)
+        bits = x.dtype.itemsize * 8
+        u = x.astype(np.uint64) & np.uint64((1 << bits) - 1)
+        low = u & (~u + np.uint64(1))      # lowest set bit
+        pos = np.where(u == 0, 0, np.log2(np.where(low == 0, 1, low).astype(np.float64)).astype(np.int32) + 1)
+        return pos.astype(np.int32)
+
+    @staticmethod
+    def clz(x):
+        u = np.asarray(x).astype(np.uint32).astype(np.uint64)
+        out = np.full(u.shape, 32, np.int32)
+        nz = u != 0
+        out[nz] = 31 - np.floor(np.log2(u[nz].astype(np.float64))).astype(np.int32)
+        return out
+
+    @staticmethod
+    def brev(x):
+        u = np.asarray(x).astype(np.uint32)
+        out = np.zeros_like(u)
+        for i in range(32):
+            out |= ((u >> np.uint32(i)) & np.uint32(1)) << np.uint32(31 - i)
+        return out
+
+    def activemask(self, L):
+        """Lanes of each warp that execute this point together (the lanes in L)."""
+        idx = self.lane_index(L)
+        warps = self.slot_warp[idx]
+        bits = (np.uint32(1) << self.slot_lane[idx].astype(np.uint32)).astype(np.uint32)
+        per_warp = np.zeros(self.S // WARP, np.uint32)
+        np.bitwise_or.at(per_warp, warps, bits)
+        return per_warp[warps]
+
+    # ---- undefined values
+    def use_check(self, taint, L, site, what):
+        """An undefined value decides control flow or an address: that is the fault."""
+        t = np.asarray(taint)
+        if not t.any():
+            return
+        if t.ndim == 0:
+            t = np.full(self.nlanes(L), t)
+        self.engine.fault_undefined_use(t, L, site, what)
+
+    def check_stored_value(self, taint, region, L, site):
+        if not taint.any():
+            return
+        self.engine.fault_undefined_store(taint, region, L, site)
+
+    # ---- faults detected during a block (delegated to the engine for the report)
+    def fault_out_of_bounds(self, region, off, size, bad, L, site, kind):
+        self.engine.fault_out_of_bounds(region, off, size, bad, L, site, kind)
+
+    def fault_misaligned(self, region, off, size, L, site, kind):
+        self.engine.fault_misaligned(region, off, size, L, site, kind)
+
+    def fault_bad_pointer(self, addr, L, site, kind):
+        self.engine.fault_bad_pointer(addr, L, site, kind)
+
+    def fault_local_bounds(self, idx, length, L, site):
+        if self.checks["out_of_bounds"]:
+            self.engine.fault_local_bounds(idx, length, L, site)
+
+    def fault_div_zero(self, zero, L, site):
+        self.engine.fault_div_zero(zero, L, site)

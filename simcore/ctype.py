@@ -1,0 +1,147 @@
+"""C types of the CUDA subset, and C's rules for mixing them.
+
+A value in the simulator is a numpy array with one element per lane; its C type decides the
+numpy dtype and how operators behave (32-bit wrap, unsigned arithmetic, float32 in float32).
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+
+class CType:
+    is_scalar = is_pointer = is_array = is_void = False
+
+
+@dataclass(frozen=True)
+class Scalar(CType):
+    name: str
+    dtype: np.dtype
+    kind: str      # 'b' bool, 'i' signed, 'u' unsigned, 'f' floating
+    rank: int      # integer conversion rank (C 6.3.1.1); floats: 10 float, 11 double
+    is_scalar = True
+
+    @property
+    def size(self):
+        return self.dtype.itemsize
+
+    @property
+    def is_integer(self):
+        return self.kind in "biu"
+
+    @property
+    def is_float(self):
+        return self.kind == "f"
+
+    def __str__(self):
+        return self.name
+
+
+@dataclass(frozen=True)
+class Pointer(CType):
+    base: CType
+    const: bool = False
+    is_pointer = True
+    size = 8
+    dtype = np.dtype(np.int64)   # an address
+
+    def __str__(self):
+        return f"{'const ' if self.const else ''}{self.base} *"
+
+
+@dataclass(frozen=True)
+class Array(CType):
+    base: CType
+    length: object   # int, or None for `extern __shared__ float s[]`
+    is_array = True
+
+    @property
+    def size(self):
+        return (self.length or 0) * self.base.size
+
+    def __str__(self):
+        return f"{self.base}[{self.length if self.length is not None else ''}]"
+
+
+class _Void(CType):
+    is_void = True
+    size = 1
+
+    def __str__(self):
+        return "void"
+
+
+VOID = _Void()
+
+BOOL = Scalar("bool", np.dtype(np.bool_), "b", 0)
+CHAR = Scalar("char", np.dtype(np.int8), "i", 1)
+UCHAR = Scalar("unsigned char", np.dtype(np.uint8), "u", 1)
+SHORT = Scalar("short", np.dtype(np.int16), "i", 2)
+USHORT = Scalar("unsigned short", np.dtype(np.uint16), "u", 2)
+INT = Scalar("int", np.dtype(np.int32), "i", 3)
+UINT = Scalar("unsigned int", np.dtype(np.uint32), "u", 3)
+LLONG = Scalar("long long", np.dtype(np.int64), "i", 4)
+ULLONG = Scalar("unsigned long long", np.dtype(np.uint64), "u", 4)
+FLOAT = Scalar("float", np.dtype(np.float32), "f", 10)
+DOUBLE = Scalar("double", np.dtype(np.float64), "f", 11)
+
+SCALARS = [BOOL, CHAR, UCHAR, SHORT, USHORT, INT, UINT, LLONG, ULLONG, FLOAT, DOUBLE]
+BY_DTYPE = {t.dtype: t for t in SCALARS}
+
+# Type-specifier word lists (sorted) as pycparser gives them -> type. 64-bit Linux: long is 64.
+_SPELLINGS = {
+    ("_Bool",): BOOL, ("bool",): BOOL,
+    ("char",): CHAR, ("char", "signed"): CHAR, ("char", "unsigned"): UCHAR,
+    ("short",): SHORT, ("int", "short"): SHORT, ("short", "signed"): SHORT,
+    ("int", "short", "signed"): SHORT,
+    ("short", "unsigned"): USHORT, ("int", "short", "unsigned"): USHORT,
+    ("int",): INT, ("signed",): INT, ("int", "signed"): INT,
+    ("unsigned",): UINT, ("int", "unsigned"): UINT,
+    ("long",): LLONG, ("int", "long"): LLONG, ("long", "long"): LLONG, ("int", "long", "long"): LLONG,
+    ("long", "signed"): LLONG, ("long", "long", "signed"): LLONG, ("int", "long", "long", "signed"): LLONG,
+    ("long", "unsigned"): ULLONG, ("int", "long", "unsigned"): ULLONG,
+    ("long", "long", "unsigned"): ULLONG, ("int", "long", "long", "unsigned"): ULLONG,
+    ("float",): FLOAT, ("double",): DOUBLE, ("double", "long"): DOUBLE,
+    ("void",): VOID,
+}
+
+
+def from_names(names):
+    """Map pycparser's IdentifierType names to a type, or None if unknown."""
+    return _SPELLINGS.get(tuple(sorted(names)))
+
+
+def promote(t):
+    """Integer promotion: anything narrower than int becomes int."""
+    if t.is_scalar and t.is_integer and t.rank < INT.rank:
+        return INT
+    return t
+
+
+def common_type(a, b):
+    """C's usual arithmetic conversions for two scalar types."""
+    if DOUBLE in (a, b):
+        return DOUBLE
+    if FLOAT in (a, b):
+        return FLOAT
+    a, b = promote(a), promote(b)
+    if a == b:
+        return a
+    if (a.kind == "u") == (b.kind == "u"):
+        return a if a.rank >= b.rank else b
+    u, s = (a, b) if a.kind == "u" else (b, a)
+    if u.rank >= s.rank:
+        return u
+    if s.size > u.size:        # the signed type can hold every value of the unsigned one
+        return s
+    return {INT: UINT, LLONG: ULLONG}[s]
+
+
+def unsigned_of(t):
+    return {CHAR: UCHAR, SHORT: USHORT, INT: UINT, LLONG: ULLONG}.get(t, t)
+
+
+def decay(t):
+    """Arrays used as values become pointers to their first element."""
+    if t.is_array:
+        return Pointer(t.base)
+    return t

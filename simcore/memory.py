@@ -1,0 +1,297 @@
+"""Device memory: the caller's numpy arrays (global) and one array per block (shared).
+
+An address is an int64: region << 40 | (2**39 + byte offset). Every global argument and every
+__shared__ array is its own region, so pointer arithmetic never leaves the array it started
+in, and an out-of-bounds access can always name the array and the element it missed.
+Accesses are reported to observers (the race detector) before they happen.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import make_fault
+
+REGION_SHIFT = 40
+HALF = 1 << 39
+OFFSET_MASK = (1 << REGION_SHIFT) - 1
+FIRST_GLOBAL_REGION = 256
+GARBAGE_BYTE = 0xCD     # what never-written shared memory holds: visibly wrong, deterministic
+
+UNDEF_SHUFFLE, UNDEF_SHARED, UNDEF_LOCAL = 1, 2, 4
+
+
+def region_base(region):
+    return (region << REGION_SHIFT) + HALF
+
+
+@dataclass
+class Region:
+    id: int
+    kind: str            # 'global' | 'shared'
+    name: str
+    nbytes: int
+    dtype: np.dtype      # element type as declared (for messages)
+    storage: np.ndarray = None   # uint8 bytes; shared: (blocks in wave, nbytes)
+    init: np.ndarray = None      # shared: which granules hold a written value (uninitialized check)
+
+
+class Memory:
+    def __init__(self, ctx):
+        self.ctx = ctx
+        self.regions = {}
+        self._views = {}
+        self.observers = []          # objects with on_access(region, rows, offsets, size, kind, L, site)
+
+    # ---- set-up
+    def add_global(self, k, name, array):
+        rid = FIRST_GLOBAL_REGION + k
+        for r in self.regions.values():   # the same array passed twice aliases, as on a GPU
+            if r.kind == "global" and r.storage.ctypes.data == array.ctypes.data \
+                    and r.nbytes == array.nbytes:
+                return r.id
+        flat = array.reshape(-1).view(np.uint8)
+        self.regions[rid] = Region(rid, "global", name, array.nbytes, array.dtype, flat)
+        self._views[(rid, array.dtype)] = array.reshape(-1)
+        return rid
+
+    def add_shared(self, arr, nbytes):
+        self.regions[arr.region] = Region(arr.region, "shared", arr.name, nbytes, arr.elem.dtype)
+
+    def new_wave(self, blocks, track_init, granule):
+        """Fresh shared memory for the blocks of a wave (garbage-filled, nothing written)."""
+        for r in self.regions.values():
+            if r.kind == "shared":
+                r.storage = np.full((blocks, r.nbytes), GARBAGE_BYTE, np.uint8)
+                r.init = np.zeros((blocks, max(1, r.nbytes // granule)), bool) if track_init else None
+                for key in [k for k in self._views if k[0] == r.id]:
+                    del self._views[key]
+        self.granule = granule
+
+    def view(self, region, dtype):
+        key = (region.id, dtype)
+        v = self._views.get(key)
+        if v is None:
+            size = dtype.itemsize
+            s = region.storage
+            if region.kind == "global":
+                usable = (s.shape[0] // size) * size
+                v = s[:usable].view(dtype)
+            else:
+                usable = (s.shape[1] // size) * size
+                v = s[:, :usable].view(dtype)
+            self._views[key] = v
+        return v
+
+    # ---- address decoding
+    def decode(self, addr, size, L, site, kind):
+        """-> (region, byte offsets, lane filter or None). Faults on bad addresses."""
+        ctx = self.ctx
+        n = ctx.nlanes(L)
+        addr = np.broadcast_to(np.asarray(addr, dtype=np.int64), (n,))
+        reg = addr >> REGION_SHIFT
+        r0 = int(reg[0]) if n else 0
+        if n and (reg != r0).any():
+            return None, None, None     # mixed regions: caller splits
+        region = self.regions.get(r0)
+        off = (addr & OFFSET_MASK) - HALF
+        if region is None:
+            ctx.fault_bad_pointer(addr, L, site, kind)
+            return region, off, np.zeros(n, bool)
+        keep = None
+        lo, hi = (int(off.min()), int(off.max())) if n else (0, 0)
+        if lo < 0 or hi + size > region.nbytes:
+            bad = (off < 0) | (off + size > region.nbytes)
+            if ctx.checks["out_of_bounds"]:
+                ctx.fault_out_of_bounds(region, off, size, bad, L, site, kind)
+            keep = ~bad
+        if size > 1 and (off & (size - 1)).any():
+            ctx.fault_misaligned(region, off, size, L, site, kind)
+        return region, off, keep
+
+    def split_regions(self, addr, L):
+        n = self.ctx.nlanes(L)
+        addr = np.broadcast_to(np.asarray(addr, dtype=np.int64), (n,))
+        reg = addr >> REGION_SHIFT
+        idx = self.ctx.lane_index(L)
+        for r in np.unique(reg):
+            sel = reg == r
+            yield sel, addr[sel], idx[sel]
+
+    # ---- loads and stores (called from generated code through Context)
+    def load(self, addr, dtype, L, site, want_taint):
+        region, off, keep = self.decode(addr, dtype.itemsize, L, site, "read")
+        if region is None and off is None:
+            out = np.zeros(self.ctx.nlanes(L), dtype)
+            taint = np.zeros(self.ctx.nlanes(L), np.uint8)
+            for sel, a, sub in self.split_regions(addr, L):
+                v, t = self.load(a, dtype, sub, site, True)
+                out[sel], taint[sel] = v, t
+            return (out, taint) if want_taint else out
+        if region is None:
+            out = np.zeros(self.ctx.nlanes(L), dtype)
+            return (out, self.ctx.DEFINED) if want_taint else out
+        Lk, offk = L, off
+        if keep is not None:
+            Lk, offk = self.ctx.subset(L, keep), off[keep]
+        idx = offk // dtype.itemsize
+        for obs in self.observers:
+            obs.on_access(region, offk, dtype.itemsize, "read", Lk, site)
+        view = self.view(region, dtype)
+        taint = self.ctx.DEFINED
+        if region.kind == "global":
+            vals = view[idx]
+        else:
+            rows = self.ctx.block_of(Lk)
+            vals = view[rows, idx]
+            if region.init is not None:
+                g = offk // self.granule
+                ok = region.init[rows, g]
+                for extra in range(1, dtype.itemsize // self.granule):
+                    ok = ok & region.init[rows, g + extra]
+                if not ok.all():
+                    taint = np.where(ok, np.uint8(0), np.uint8(UNDEF_SHARED))
+        if keep is not None:
+            full = np.zeros(self.ctx.nlanes(L), dtype)
+            full[keep] = vals
+            vals = full
+            if not np.isscalar(taint):
+                t = np.zeros(self.ctx.nlanes(L), np.uint8)
+                t[keep] = taint
+                taint = t
+        return (vals, taint) if want_taint else vals
+
+    def store(self, addr, value, dtype, L, site, taint):
+        region, off, keep = self.decode(addr, dtype.itemsize, L, site, "write")
+        n = self.ctx.nlanes(L)
+        value = np.broadcast_to(np.asarray(value, dtype=dtype), (n,))
+        if region is None and off is None:
+            for sel, a, sub in self.split_regions(addr, L):
+                t = None if taint is None or np.isscalar(taint) else np.broadcast_to(taint, (n,))[sel]
+                self.store(a, value[sel], dtype, sub, site, t if t is not None else taint)
+            return
+        if region is None:
+            return
+        if taint is not None:
+            taint = np.broadcast_to(taint, (n,))
+            self.ctx.check_stored_value(taint, region, L, site)
+        Lk, offk = L, off
+        if keep is not None:
+            Lk, offk, value = self.ctx.subset(L, keep), off[keep], value[keep]
+            if taint is not None:
+                taint = taint[keep]
+        for obs in self.observers:
+            obs.on_access(region, offk, dtype.itemsize, "write", Lk, site)
+        view = self.view(region, dtype)
+        idx = offk // dtype.itemsize
+        if region.kind == "global":
+            view[idx] = value
+        else:
+            rows = self.ctx.block_of(Lk)
+            view[rows, idx] = value
+            if region.init is not None:
+                g = offk // self.granule
+                written = True if taint is None else (taint & UNDEF_SHARED) == 0
+                for extra in range(dtype.itemsize // self.granule):
+                    region.init[rows, g + extra] = written
+
+    def atomic(self, op, addr, value, dtype, L, site, compare):
+        region, off, keep = self.decode(addr, dtype.itemsize, L, site, "atomic")
+        n = self.ctx.nlanes(L)
+        value = np.broadcast_to(np.asarray(value, dtype=dtype), (n,)).copy()
+        if compare is not None:
+            compare = np.broadcast_to(np.asarray(compare, dtype=dtype), (n,)).copy()
+        if region is None and off is None:
+            out = np.zeros(n, dtype)
+            for sel, a, sub in self.split_regions(addr, L):
+                out[sel] = self.atomic(op, a, value[sel], dtype, sub, site,
+                                       None if compare is None else compare[sel])
+            return out
+        old = np.zeros(n, dtype)
+        if region is None:
+            return old
+        Lk, offk = L, off
+        if keep is not None:
+            Lk, offk, value = self.ctx.subset(L, keep), off[keep], value[keep]
+            compare = None if compare is None else compare[keep]
+        for obs in self.observers:
+            obs.on_access(region, offk, dtype.itemsize, "atomic", Lk, site)
+        view = self.view(region, dtype)
+        idx = offk // dtype.itemsize
+        if region.kind == "global":
+            target, key = view, idx
+        else:
+            rows = self.ctx.block_of(Lk)
+            target, key = view, (rows, idx)
+        got = _apply_atomic(op, target, key, value, compare, dtype)
+        if keep is not None:
+            old[keep] = got
+            return old
+        return got
+
+
+def _apply_atomic(op, view, key, value, compare, dtype):
+    """Apply one atomic instruction for all lanes, in lane order; return each lane's old value."""
+    flat_key = key if not isinstance(key, tuple) else key[0] * view.shape[1] + key[1]
+    flat = view.reshape(-1) if isinstance(key, tuple) else view
+    n = len(value)
+    old = np.empty(n, dtype)
+    order = np.argsort(flat_key, kind="stable")
+    sk = flat_key[order]
+    starts = np.flatnonzero(np.r_[True, sk[1:] != sk[:-1]])
+    ends = np.r_[starts[1:], n]
+    lens = ends - starts
+    if op in ("add", "sub") and lens.max() > 8:
+        v = value[order] if op == "add" else (-value[order]).astype(dtype)
+        base = flat[sk[starts]]
+        if dtype.kind in "iu":
+            # Integer sums wrap exactly, so one cumulative sum serves every address at once.
+            csum = np.cumsum(v, dtype=dtype)
+            before = (csum[starts] - v[starts]).astype(dtype)
+            excl = (csum - v - np.repeat(before, lens)).astype(dtype)
+            old[order] = (np.repeat(base, lens) + excl).astype(dtype)
+            flat[sk[starts]] = (base + (csum[ends - 1] - before)).astype(dtype)
+            return old
+        if len(starts) <= 1024:
+            for s0, e0, b in zip(starts, ends, base):
+                seg = np.cumsum(np.r_[np.asarray([b], dtype), v[s0:e0]], dtype=dtype)
+                old[order[s0:e0]] = seg[:-1]
+                flat[sk[s0]] = seg[-1]
+            return old
+    # Rounds: each round applies the first pending lane of every address, vectorised.
+    pending = order
+    while len(pending):
+        keys = flat_key[pending]
+        _, first = np.unique(keys, return_index=True)
+        lanes = pending[first]
+        k = flat_key[lanes]
+        cur = flat[k]
+        old[lanes] = cur
+        v = value[lanes]
+        with np.errstate(all="ignore"):
+            if op == "add":
+                new = cur + v
+            elif op == "sub":
+                new = cur - v
+            elif op == "min":
+                new = np.minimum(cur, v)
+            elif op == "max":
+                new = np.maximum(cur, v)
+            elif op == "exch":
+                new = v
+            elif op == "and":
+                new = cur & v
+            elif op == "or":
+                new = cur | v
+            elif op == "xor":
+                new = cur ^ v
+            elif op == "inc":
+                new = np.where(cur >= v, 0, cur + 1)
+            elif op == "dec":
+                new = np.where((cur == 0) | (cur > v), v, cur - 1)
+            elif op == "cas":
+                new = np.where(cur == compare[lanes], v, cur)
+        flat[k] = np.asarray(new, dtype=dtype)
+        mask = np.ones(len(pending), bool)
+        mask[first] = False
+        pending = pending[mask]
+    return old

@@ -1,0 +1,303 @@
+"""The public API: RawModule / RawKernel, mirroring cupy.RawModule / cupy.RawKernel.
+
+    mod = simcore.RawModule(code=src)
+    k = mod.get_function("reverse")
+    k((blocks,), (threads,), (out, x, n), shared_mem=0)      # numpy arrays, written in place
+
+The same call runs on a GPU through CuPy with backend="cupy" (or SIMCORE_BACKEND=cupy).
+"""
+import os
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import ctype as T
+from .errors import CompileError, LaunchError, SimcoreError, SimulatorError, SimWarning
+
+CHECKS = ("divergent_barrier", "race", "global_race", "invalid_mask", "undefined_value", "uninitialized",
+          "named_barrier", "out_of_bounds")
+SCHEDULES = ("lockstep", "round_robin", "random", "adversarial")
+MODELS = ("independent", "stack")
+MAX_THREADS_PER_BLOCK = 1024
+MAX_BLOCK_DIMS = (1024, 1024, 64)
+MAX_GRID_DIMS = (2 ** 31 - 1, 65535, 65535)
+SHARED_LIMIT = 48 * 1024          # default per-block limit without cudaFuncSetAttribute
+SHARED_OPTIN_LIMIT = 227 * 1024   # an H200 with the opt-in attribute
+
+
+@dataclass
+class Launch:
+    """The record of one launch: `kernel.last_launch`."""
+    kernel: str
+    grid: tuple
+    block: tuple
+    shared_mem: int
+    backend: str
+    warnings: list = field(default_factory=list)
+    trace: object = None
+    steps: int = 0
+    thread_instructions: int = 0
+    schedule: str = "lockstep"
+    model: str = "independent"
+
+    @property
+    def threads_per_block(self):
+        return self.block[0] * self.block[1] * self.block[2]
+
+    @property
+    def num_blocks(self):
+        return self.grid[0] * self.grid[1] * self.grid[2]
+
+
+@dataclass
+class Options:
+    checks: dict
+    schedule: str
+    model: str
+    seed: int
+    max_steps: int
+    trace_recorder: object
+
+    def blocks_per_wave(self, slots_per_block):
+        budget = 65536 if self.schedule == "lockstep" else 4096
+        return max(1, budget // slots_per_block)
+
+
+def _default_backend(backend):
+    backend = backend or os.environ.get("SIMCORE_BACKEND", "sim")
+    if backend not in ("sim", "cupy", "auto"):
+        raise LaunchError(f"backend must be 'sim', 'cupy' or 'auto', not {backend!r}")
+    if backend == "auto":
+        from .cupy_backend import gpu_available
+        backend = "cupy" if gpu_available()[0] else "sim"
+    return backend
+
+
+def gpu_available():
+    """-> (bool, reason): can backend='cupy' run here?"""
+    try:
+        from .cupy_backend import gpu_available as probe
+    except ImportError as e:      # pragma: no cover - the module is part of the package
+        return False, f"the CuPy backend is not available ({e})"
+    return probe()
+
+
+class RawModule:
+    """A module of CUDA C source: `get_function(name)` gives a launchable Kernel."""
+
+    def __init__(self, code=None, options=(), backend=None, *, path=None, name_expressions=None):
+        if code is None and path is not None:
+            with open(path) as f:
+                code = f.read()
+        if code is None:
+            raise CompileError("RawModule needs code=<CUDA C source>")
+        self.code = code
+        self.options = tuple(options)
+        self.backend = _default_backend(backend)
+        try:
+            from .compiler import compile_source
+            self._programs = compile_source(code, self.options)
+        except SimcoreError as e:
+            raise e.with_traceback(None) from None
+        self._gpu = None
+        if self.backend == "cupy":
+            from .cupy_backend import CupyModule
+            try:
+                self._gpu = CupyModule(code, self.options)
+            except SimcoreError as e:
+                raise e.with_traceback(None) from None
+
+    @property
+    def kernel_names(self):
+        return list(self._programs)
+
+    def get_function(self, name):
+        if name not in self._programs:
+            raise CompileError(f"no __global__ function named '{name}' in this module; it has: "
+                               f"{', '.join(self._programs) or 'none'}", construct=name)
+        return Kernel(self, name)
+
+
+def RawKernel(code, name, options=(), backend=None):
+    """Like cupy.RawKernel(code, name): one kernel of a source."""
+    return RawModule(code=code, options=options, backend=backend).get_function(name)
+
+
+class Kernel:
+    def __init__(self, module, name):
+        self.module = module
+        self.name = name
+        self.program = module._programs[name]
+        self.last_launch = None
+
+    @property
+    def params(self):
+        return list(self.program.params)
+
+    @property
+    def signature(self):
+        return f"{self.name}({', '.join(f'{p.type} {p.name}' for p in self.params)})"
+
+    def __repr__(self):
+        return f"<simcore.Kernel {self.signature} backend={self.module.backend}>"
+
+    def __call__(self, grid, block, args, *, shared_mem=0, stream=None, checks=True, schedule="lockstep",
+                 model="independent", seed=0, trace=False, max_steps=None, **unknown):
+        if unknown:
+            raise LaunchError(f"unknown launch option(s): {', '.join(sorted(unknown))}")
+        try:
+            return self._launch(grid, block, args, shared_mem, checks, schedule, model, seed, trace, max_steps)
+        except SimcoreError as e:
+            raise e.with_traceback(None) from None
+        except Exception as e:   # a bug in simcore: say so plainly, never a raw traceback
+            if os.environ.get("SIMCORE_DEBUG"):
+                raise
+            raise SimulatorError(f"internal simulator error while running {self.name} ({type(e).__name__}: "
+                                 f"{e}). This is a bug in simcore, not in your kernel; set SIMCORE_DEBUG=1 "
+                                 "for details.") from None
+
+    # ------------------------------------------------------------------ launch
+    def _launch(self, grid, block, args, shared_mem, checks, schedule, model, seed, trace, max_steps):
+        prog = self.program
+        grid = _dims(grid, "grid")
+        block = _dims(block, "block")
+        _check_limits(grid, block)
+        if not isinstance(shared_mem, (int, np.integer)) or shared_mem < 0:
+            raise LaunchError(f"shared_mem must be a non-negative number of bytes, not {shared_mem!r}")
+        static = sum(a.nbytes for a in prog.shared if not a.dynamic)
+        total = static + int(shared_mem)
+        if total > SHARED_LIMIT:
+            raise LaunchError(
+                f"CUDA_ERROR_INVALID_VALUE: invalid argument - the launch needs {total} bytes of shared memory "
+                f"per block ({static} static + {int(shared_mem)} dynamic), more than the default limit of "
+                f"{SHARED_LIMIT} bytes (48 KB) per block. (An H200 allows up to {SHARED_OPTIN_LIMIT} bytes "
+                "after cudaFuncSetAttribute(..., cudaFuncAttributeMaxDynamicSharedMemorySize, ...).)")
+        if any(a.dynamic for a in prog.shared) and shared_mem == 0:
+            pass   # legal: an extern __shared__ array of 0 bytes; any access is out of bounds
+        values = self._marshal(args)
+        launch = Launch(self.name, grid, block, int(shared_mem), self.module.backend, schedule=schedule, model=model)
+        self.last_launch = launch
+        if self.module.backend == "cupy":
+            self.module._gpu.launch(self.name, grid, block, tuple(values), int(shared_mem))
+            return None
+        options = _options(checks, schedule, model, seed, trace, max_steps)
+        launch.arg_values = self._arg_register_values(values)
+        from .runner import run_launch
+        run_launch(prog, launch, values, options)
+        for w in launch.warnings:
+            warnings.warn(SimWarning(w), stacklevel=3)
+        return None
+
+    def _marshal(self, args):
+        params = self.program.params
+        if not isinstance(args, (tuple, list)):
+            raise LaunchError(f"args must be a tuple of arguments, e.g. (out, x, n), not {type(args).__name__}")
+        if len(args) != len(params):
+            raise LaunchError(f"{self.signature} takes {len(params)} argument(s), got {len(args)}")
+        out = []
+        for k, (p, a) in enumerate(zip(params, args)):
+            where = f"argument {k + 1} ('{p.name}', {p.type}) of {self.name}"
+            if p.is_pointer:
+                if hasattr(a, "__cuda_array_interface__") and not isinstance(a, np.ndarray):
+                    if self.module.backend == "cupy":
+                        raise LaunchError(f"{where}: pass numpy arrays; simcore copies them to the GPU and back")
+                    raise LaunchError(f"{where}: this is a GPU array; the simulator needs a numpy array "
+                                      "(use .get() to copy it to the host)")
+                if not isinstance(a, np.ndarray):
+                    raise LaunchError(f"{where} must be a numpy array, not {type(a).__name__}")
+                if a.dtype != p.dtype:
+                    raise LaunchError(f"{where} must be an array of {p.dtype} ({p.type.replace(' *', '')}), "
+                                      f"but the array holds {a.dtype}; convert it with .astype(np.{p.dtype})")
+                if not a.flags.c_contiguous:
+                    raise LaunchError(f"{where}: the array is not contiguous in memory; pass "
+                                      "np.ascontiguousarray(x)")
+                if not a.flags.writeable and "const" not in p.type:
+                    raise LaunchError(f"{where}: the array is read-only but the kernel may write it")
+                out.append(a)
+            else:
+                out.append(_scalar(a, p, where))
+        return out
+
+    def _arg_register_values(self, values):
+        """Pointer arguments become addresses in simcore's memory (see memory.py)."""
+        return values   # resolved by the runner, which owns the memory
+
+
+def _scalar(a, p, where):
+    dtype = p.dtype
+    if isinstance(a, np.ndarray):
+        if a.ndim == 0:
+            a = a[()]
+        else:
+            raise LaunchError(f"{where} is a scalar parameter but got an array")
+    kind = dtype.kind
+    if isinstance(a, (bool, np.bool_)):
+        return dtype.type(bool(a))
+    if isinstance(a, (float, np.floating)):
+        if kind != "f":
+            raise LaunchError(f"{where} is an integer parameter but got the floating-point value {a!r}; "
+                              f"pass an integer (e.g. np.{dtype}({int(a)}) if that is what you mean)")
+        return dtype.type(a)
+    if isinstance(a, (int, np.integer)):
+        if kind in "iu":
+            info = np.iinfo(dtype)
+            if not info.min <= int(a) <= info.max:
+                raise LaunchError(f"{where}: {int(a)} does not fit in {p.type} ({info.min} to {info.max})")
+        return dtype.type(a)
+    raise LaunchError(f"{where} must be a number, not {type(a).__name__}")
+
+
+def _dims(d, what):
+    if isinstance(d, (int, np.integer)):
+        d = (int(d),)
+    if not isinstance(d, (tuple, list)) or not 1 <= len(d) <= 3 or \
+            not all(isinstance(v, (int, np.integer)) for v in d):
+        raise LaunchError(f"{what} must be an int or a tuple of 1 to 3 ints, not {d!r}")
+    d = tuple(int(v) for v in d) + (1,) * (3 - len(d))
+    if any(v <= 0 for v in d):
+        raise LaunchError(f"CUDA_ERROR_INVALID_VALUE: invalid argument - {what} {d} has a zero or negative "
+                          "dimension; every dimension must be at least 1")
+    return d
+
+
+def _check_limits(grid, block):
+    threads = block[0] * block[1] * block[2]
+    if threads > MAX_THREADS_PER_BLOCK:
+        raise LaunchError(f"CUDA_ERROR_INVALID_VALUE: invalid argument - block {block} has {threads} threads; "
+                          f"a block may have at most {MAX_THREADS_PER_BLOCK} threads")
+    for axis, (v, lim) in enumerate(zip(block, MAX_BLOCK_DIMS)):
+        if v > lim:
+            raise LaunchError(f"CUDA_ERROR_INVALID_VALUE: invalid argument - blockDim.{'xyz'[axis]} = {v}; the "
+                              f"limit is {lim}")
+    for axis, (v, lim) in enumerate(zip(grid, MAX_GRID_DIMS)):
+        if v > lim:
+            raise LaunchError(f"CUDA_ERROR_INVALID_VALUE: invalid argument - gridDim.{'xyz'[axis]} = {v}; the "
+                              f"limit is {lim}")
+
+
+def _options(checks, schedule, model, seed, trace, max_steps):
+    if checks is True or checks is None:
+        c = dict.fromkeys(CHECKS, True)
+    elif checks is False:
+        c = dict.fromkeys(CHECKS, False)
+    elif isinstance(checks, dict):
+        c = dict.fromkeys(CHECKS, True)
+        for k, v in checks.items():
+            if k not in CHECKS:
+                raise LaunchError(f"unknown check {k!r}; the checks are: {', '.join(CHECKS)}")
+            c[k] = bool(v)
+    else:
+        names = list(checks)
+        c = dict.fromkeys(CHECKS, False)
+        for k in names:
+            if k not in CHECKS:
+                raise LaunchError(f"unknown check {k!r}; the checks are: {', '.join(CHECKS)}")
+            c[k] = True
+    if schedule not in SCHEDULES:
+        raise LaunchError(f"schedule must be one of {', '.join(SCHEDULES)}, not {schedule!r}")
+    if model not in MODELS:
+        raise LaunchError(f"model must be 'independent' (Volta and later) or 'stack' (pre-Volta), not {model!r}")
+    from .trace import TraceRecorder
+    recorder = TraceRecorder() if trace else None
+    return Options(c, schedule, model, int(seed), int(max_steps) if max_steps else 0, recorder)

@@ -1,0 +1,415 @@
+"""From CUDA C source to C99 that pycparser parses, keeping every line where it was.
+
+Steps: join continued lines, strip comments, run the preprocessor directives we support
+(#define, #undef, #if/#ifdef/#ifndef/#elif/#else/#endif, #include and #pragma ignored), expand
+macros, then rewrite CUDA spellings (`__global__`, `__shared__`, `extern "C"`, inline PTX,
+C++ casts) into plain C. Line numbers never move, so every later error points at the line
+the student wrote.
+"""
+import re
+from dataclasses import dataclass, field
+
+from .errors import CompileError
+
+IDENT = re.compile(r"[A-Za-z_]\w*")
+# One C token: string or char literal, identifier, number, or a single other character.
+TOKEN = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|[A-Za-z_]\w*|\d[\w.]*(?:[eEpP][+-]\d+)?\w*|\s+|.')
+
+PRELUDE = """typedef _Bool bool; typedef unsigned long size_t; typedef long ptrdiff_t;
+typedef unsigned int uint32_t; typedef int int32_t; typedef unsigned long long uint64_t;
+typedef long long int64_t; typedef unsigned short uint16_t; typedef short int16_t;
+typedef unsigned char uint8_t; typedef signed char int8_t; typedef unsigned int uint;
+"""
+
+# Words that mean a construct outside the subset: a clear message beats a parse error.
+UNSUPPORTED_WORDS = {
+    "template": "C++ templates", "class": "C++ classes", "struct": "structs",
+    "union": "unions", "namespace": "namespaces", 
+    "goto": "goto", "__constant__": "__constant__ memory", 
+    "float2": "vector types (float2)", "float3": "vector types (float3)",
+    "float4": "vector types (float4)", "int2": "vector types (int2)", "int4": "vector types (int4)",
+    "__half": "half precision",
+    "cooperative_groups": "cooperative groups", 
+    "register": "the register keyword", "_Thread_local": "_Thread_local", 
+    "typename": "templates", "operator": "operator overloading", "__managed__": "__managed__ memory",
+    
+}
+
+ERASE = ("__device__", "__host__", "__forceinline__", "__noinline__", "inline", "__inline__")
+
+
+@dataclass
+class Preprocessed:
+    text: str                      # C99 text for pycparser (prelude + line marker + body)
+    lines: list                    # the user's original source lines, for messages
+    kernels: list                  # names declared __global__, in order
+    asm_sites: dict = field(default_factory=dict)
+
+
+def preprocess(source, options=()):
+    lines = source.split("\n")
+    defines = {"true": (None, "1"), "false": (None, "0"), "nullptr": (None, "0"), "NULL": (None, "0"),
+               "__CUDACC__": (None, "1"), "__CUDA_ARCH__": (None, "900")}
+    for opt in options:
+        if opt.startswith("-D"):
+            name, _, value = opt[2:].partition("=")
+            defines[name.strip()] = (None, value if value else "1")
+    body = _strip_comments(_join_continuations(source), lines)
+    body = _directives(body.split("\n"), defines, lines)
+    text = "\n".join(body)
+    text, kernels = _cuda_spellings(text, lines)
+    return Preprocessed(PRELUDE + '# 1 "kernel.cu"\n' + text, lines, kernels)
+
+
+def _error(msg, line, lines, column=None, construct=None):
+    src = lines[line - 1] if line and 0 < line <= len(lines) else None
+    return CompileError(msg, line=line, column=column, construct=construct, source_line=src)
+
+
+def _join_continuations(source):
+    """`a \\<newline> b` becomes `a  b` followed by an empty line, so lines keep their numbers."""
+    out, pending, carry = [], "", 0
+    for line in source.split("\n"):
+        if line.endswith("\\"):
+            pending += line[:-1] + " "
+            carry += 1
+            continue
+        out.append(pending + line)
+        out.extend([""] * carry)
+        pending, carry = "", 0
+    if pending:
+        out.append(pending)
+    return "\n".join(out)
+
+
+def _strip_comments(text, lines):
+    out, i, n = [], 0, len(text)
+    while i < n:
+        c = text[i]
+        if c in "\"'":
+            j = i + 1
+            while j < n and text[j] != c:
+                if text[j] == "\\":
+                    j += 1
+                if j < n and text[j] == "\n":
+                    break
+                j += 1
+            out.append(text[i:j + 1])
+            i = j + 1
+        elif text.startswith("//", i):
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            out.append(" " * (j - i))
+            i = j
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            if j < 0:
+                raise _error("unterminated /* comment", text.count("\n", 0, i) + 1, lines,
+                             construct="comment")
+            chunk = text[i:j + 2]
+            out.append("".join(ch if ch == "\n" else " " for ch in chunk))
+            i = j + 2
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def _directives(body, defines, lines):
+    """Run #-directives; directive lines become empty lines."""
+    out = []
+    stack = []          # per #if: [taking now, some branch already taken, parent active]
+    active = True
+    for no, line in enumerate(body, 1):
+        stripped = line.strip()
+        if stripped.startswith("#"):
+            m = re.match(r"#\s*(\w*)\s*(.*)", stripped)
+            word, rest = m.group(1), m.group(2).strip()
+            if word in ("if", "ifdef", "ifndef"):
+                if word == "if":
+                    cond = active and _eval_if(rest, defines, no, lines)
+                else:
+                    name = rest.split()[0] if rest else ""
+                    cond = active and ((name in defines) == (word == "ifdef"))
+                stack.append([cond, cond, active])
+                active = cond
+            elif word in ("elif", "else"):
+                if not stack:
+                    raise _error(f"#{word} without #if", no, lines, construct="#" + word)
+                top = stack[-1]
+                if top[1]:
+                    top[0] = False
+                else:
+                    top[0] = top[2] and (word == "else" or _eval_if(rest, defines, no, lines))
+                    top[1] = top[0]
+                active = top[0]
+            elif word == "endif":
+                if not stack:
+                    raise _error("#endif without #if", no, lines, construct="#endif")
+                active = stack.pop()[2]
+            elif not active:
+                pass
+            elif word == "define":
+                m = re.match(r"([A-Za-z_]\w*)(\(([^)]*)\))?\s*(.*)", rest)
+                if not m:
+                    raise _error("malformed #define", no, lines, construct="#define")
+                params = None
+                if m.group(2) is not None:
+                    params = [p.strip() for p in m.group(3).split(",") if p.strip()]
+                defines[m.group(1)] = (params, m.group(4))
+            elif word == "undef":
+                defines.pop(rest.split()[0] if rest else "", None)
+            elif word in ("include", "pragma", "line", ""):
+                pass   # headers are built in; #pragma unroll is a hint we do not need
+            elif word == "error":
+                raise _error(f"#error {rest}", no, lines, construct="#error")
+            else:
+                raise _error(f"preprocessor directive #{word} is not supported", no, lines,
+                             construct="#" + word)
+            out.append("")
+        elif active:
+            out.append(expand(line, defines, no, lines))
+        else:
+            out.append("")
+    if stack:
+        raise _error("#if without #endif", len(body), lines, construct="#if")
+    return out
+
+
+def _eval_if(expr, defines, no, lines):
+    expr = re.sub(r"defined\s*\(\s*(\w+)\s*\)|defined\s+(\w+)",
+                  lambda m: "1" if (m.group(1) or m.group(2)) in defines else "0", expr)
+    expr = expand(expr, defines, no, lines)
+    expr = IDENT.sub(lambda m: m.group(0) if m.group(0) in ("and", "or", "not") else "0", expr)
+    expr = re.sub(r"(\d+)[uUlL]+", r"\1", expr)
+    expr = expr.replace("&&", " and ").replace("||", " or ")
+    expr = re.sub(r"!(?!=)", " not ", expr).replace("/", "//")
+    try:
+        return bool(eval(expr, {"__builtins__": {}}, {}))
+    except Exception:
+        raise _error(f"cannot evaluate #if {expr.strip()}", no, lines, construct="#if") from None
+
+
+def expand(line, defines, no, lines, depth=0, hide=frozenset()):
+    """Expand object-like and function-like macros in one line (no # or ## operators)."""
+    if depth > 50:
+        raise _error("macro expansion too deep (recursive #define?)", no, lines, construct="#define")
+    toks = TOKEN.findall(line)
+    out, i = [], 0
+    changed = False
+    while i < len(toks):
+        t = toks[i]
+        if t in defines and t not in hide:
+            params, body = defines[t]
+            if params is None:
+                out.append(expand(body, defines, no, lines, depth + 1, hide | {t}))
+                changed = True
+                i += 1
+                continue
+            j = i + 1
+            while j < len(toks) and toks[j].isspace():
+                j += 1
+            if j < len(toks) and toks[j] == "(":
+                args, j = _macro_args(toks, j, no, lines)
+                if len(args) != len(params) and not (params == [] and args == [""]):
+                    raise _error(f"macro {t} takes {len(params)} argument(s), got {len(args)}", no, lines,
+                                 construct="#define")
+                sub = dict(zip(params, args))
+                replaced = "".join(sub.get(bt, bt) if IDENT.fullmatch(bt) else bt
+                                   for bt in TOKEN.findall(body))
+                out.append(expand(replaced, defines, no, lines, depth + 1, hide | {t}))
+                changed = True
+                i = j
+                continue
+        out.append(t)
+        i += 1
+    return "".join(out) if changed else line
+
+
+def _macro_args(toks, j, no, lines):
+    depth, args, cur = 0, [], []
+    j += 1
+    while j < len(toks):
+        t = toks[j]
+        if t == "(":
+            depth += 1
+        elif t == ")":
+            if depth == 0:
+                args.append("".join(cur).strip())
+                return args, j + 1
+            depth -= 1
+        elif t == "," and depth == 0:
+            args.append("".join(cur).strip())
+            cur = []
+            j += 1
+            continue
+        cur.append(t)
+        j += 1
+    raise _error("unterminated macro call (the arguments must be on one line)", no, lines,
+                 construct="#define")
+
+
+def _line_of(text, pos):
+    return text.count("\n", 0, pos) + 1
+
+
+def _blank(s):
+    return "".join(c if c == "\n" else " " for c in s)
+
+
+def _matching(text, i, open_="(", close=")"):
+    """Index of the bracket closing the one at text[i], skipping string literals."""
+    depth, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == '"':
+            i = text.index('"', i + 1) if '"' in text[i + 1:] else n
+        elif c == open_:
+            depth += 1
+        elif c == close:
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return -1
+
+
+def _cuda_spellings(text, lines):
+    # Words that are outside the subset get a clear, located message.
+    for m in IDENT.finditer(text):
+        w = m.group(0)
+        if w in UNSUPPORTED_WORDS:
+            line = _line_of(text, m.start())
+            col = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
+            raise _error(f"{UNSUPPORTED_WORDS[w]} {'are' if UNSUPPORTED_WORDS[w].endswith('s') else 'is'} "
+                         f"not in simcore's CUDA subset", line, lines, column=col, construct=w)
+    # extern "C" { ... }  ->  ...
+    while True:
+        m = re.search(r'extern\s*"C"\s*\{', text)
+        if not m:
+            break
+        close = _matching(text, m.end() - 1, "{", "}")
+        if close < 0:
+            raise _error('unbalanced braces after extern "C" {', _line_of(text, m.start()), lines,
+                         construct='extern "C"')
+        text = text[:m.start()] + _blank(m.group(0)) + text[m.end():close] + " " + text[close + 1:]
+    text = re.sub(r'extern\s*"C"', lambda m: _blank(m.group(0)), text)
+    text = re.sub(r"__launch_bounds__\s*\([^)]*\)", lambda m: _blank(m.group(0)), text)
+    kernels = []
+    for m in re.finditer(r"\b__global__\b[^(;{}]*?\b([A-Za-z_]\w*)\s*\(", text):
+        kernels.append(m.group(1))
+    text = re.sub(r"\b__global__\b", " " * 10, text)
+    for w in ERASE:
+        text = re.sub(r"\b%s\b" % w, " " * len(w), text)
+    text = re.sub(r"\b__shared__\b", "_Thread_local", text)
+    text = re.sub(r"\b__restrict__\b", "restrict    ", text)
+    text = _cxx_casts(text, lines)
+    text = _inline_ptx(text, lines)
+    return text, kernels
+
+
+def _cxx_casts(text, lines):
+    pat = re.compile(r"\b(static_cast|reinterpret_cast|const_cast)\s*<([^<>]*)>\s*\(")
+    while True:
+        m = pat.search(text)
+        if not m:
+            return text
+        close = _matching(text, m.end() - 1)
+        if close < 0:
+            raise _error(f"unbalanced parentheses after {m.group(1)}", _line_of(text, m.start()), lines,
+                         construct=m.group(1))
+        text = text[:m.start()] + f"(({m.group(2)})(" + text[m.end():close] + "))" + text[close + 1:]
+
+
+# bar.sync / barrier.sync{.aligned} / bar.arrive / barrier.arrive{.aligned}, operands %N or immediates
+PTX_BAR = re.compile(r"^\s*(bar|barrier)\.(sync|arrive)(\.aligned)?\s+([^,;]+?)\s*(?:,\s*([^,;]+?)\s*)?;?\s*$")
+
+
+def _inline_ptx(text, lines):
+    pat = re.compile(r"\b(asm|__asm__|__asm)\b(\s+(volatile|__volatile__))?\s*\(")
+    while True:
+        m = pat.search(text)
+        if not m:
+            return text
+        close = _matching(text, m.end() - 1)
+        line = _line_of(text, m.start())
+        if close < 0:
+            raise _error("unbalanced parentheses in asm statement", line, lines, construct="asm")
+        inner = text[m.end():close]
+        parts = _split_top(inner, ":")
+        template = "".join(re.findall(r'"((?:\\.|[^"\\])*)"', parts[0])).replace("\\n", "").replace("\\t", " ")
+        outputs = parts[1].strip() if len(parts) > 1 else ""
+        inputs = [p.strip() for p in _split_top(parts[2], ",")] if len(parts) > 2 and parts[2].strip() else []
+        if outputs:
+            raise _error("inline PTX with output operands is not supported (only bar.sync, "
+                         "barrier.sync and bar.arrive)", line, lines, construct="asm")
+        operands = []
+        for inp in inputs:
+            om = re.match(r'"[^"]*"\s*\((.*)\)\s*$', inp, re.S)
+            if not om:
+                raise _error(f"cannot read asm operand {inp!r}", line, lines, construct="asm")
+            operands.append(om.group(1))
+        stmts = [s for s in template.split(";") if s.strip()]
+        if len(stmts) != 1:
+            raise _error(f"inline PTX {template!r} is not supported: simcore understands one "
+                         "bar.sync / barrier.sync / bar.arrive instruction per asm statement", line, lines,
+                         construct="asm")
+        bm = PTX_BAR.match(stmts[0] + ";")
+        if not bm:
+            raise _error(f"inline PTX {template.strip()!r} is not supported: simcore understands "
+                         "bar.sync a{, b}, barrier.sync a{, b} and bar.arrive a, b", line, lines,
+                         construct="asm")
+
+        def operand(tok):
+            tok = tok.strip()
+            om = re.fullmatch(r"%(\d+)", tok)
+            if om:
+                k = int(om.group(1))
+                if k >= len(operands):
+                    raise _error(f"asm operand %{k} is not given", line, lines, construct="asm")
+                return "(" + operands[k] + ")"
+            if re.fullmatch(r"\d+", tok):
+                return tok
+            raise _error(f"asm operand {tok!r} must be %N or an integer", line, lines, construct="asm")
+
+        kind = bm.group(2)
+        bar_id = operand(bm.group(4))
+        count = operand(bm.group(5)) if bm.group(5) else "-1"
+        if kind == "arrive" and not bm.group(5):
+            raise _error("bar.arrive needs a thread count: bar.arrive a, b", line, lines, construct="asm")
+        call = f"__simcore_bar_{kind}({bar_id}, {count})"
+        original = text[m.start():close + 1]
+        nl = original.count("\n")
+        text = text[:m.start()] + call + "\n" * nl + text[close + 1:]
+
+
+def _split_top(s, sep):
+    """Split on sep outside parentheses and string literals."""
+    out, depth, cur, in_str = [], 0, [], False
+    i = 0
+    while i < len(s):
+        c = s[i]
+        if in_str:
+            cur.append(c)
+            if c == "\\":
+                cur.append(s[i + 1])
+                i += 1
+            elif c == '"':
+                in_str = False
+        elif c == '"':
+            in_str = True
+            cur.append(c)
+        elif c == "(":
+            depth += 1
+            cur.append(c)
+        elif c == ")":
+            depth -= 1
+            cur.append(c)
+        elif c == sep and depth == 0:
+            out.append("".join(cur))
+            cur = []
+        else:
+            cur.append(c)
+        i += 1
+    out.append("".join(cur))
+    return out

@@ -1,0 +1,106 @@
+"""What the compiler hands the engine: a kernel as a control-flow graph of basic blocks.
+
+A basic block is straight-line numpy code over a set of lanes, compiled to one Python
+function. It ends at a branch, a join, an exit, or a *sync point* (barrier, warp collective):
+the places where lanes may have to wait for other lanes. The engine moves lane groups from
+block to block; it never looks inside a block.
+"""
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Var:
+    """A per-thread register: one numpy element per lane (or a row, for local arrays)."""
+    name: str            # unique, a valid Python identifier
+    ctype: object        # ctype of the element
+    shape: tuple = ()    # () for scalars, (n,) for local arrays
+    tracked: bool = False   # has a shadow array saying which lanes hold undefined values
+    source_name: str = ""
+
+
+@dataclass
+class SharedArray:
+    name: str
+    elem: object         # ctype of the element
+    nbytes: int          # 0 for `extern __shared__` (sized by shared_mem at launch)
+    region: int          # address-space region (see memory.py)
+    dynamic: bool = False
+    line: int = 0
+
+
+@dataclass
+class Param:
+    """A kernel parameter, as users and the CuPy backend see it."""
+    name: str
+    type: str            # C spelling
+    is_pointer: bool
+    dtype: object        # numpy dtype of the scalar, or of the pointee
+    var: str = ""        # register name inside the program
+
+
+@dataclass
+class Site:
+    """A source position used in reports."""
+    line: int
+    column: int
+    text: str            # the source line
+    what: str = ""       # e.g. "read of tile[...]"
+
+
+@dataclass
+class SyncSite:
+    """A sync point: where lanes wait for other lanes.
+
+    op: 'bar' (block/named barrier), 'syncwarp', 'shfl', 'vote'.
+    operands: register names holding this call's operand values.
+    """
+    id: int
+    op: str
+    line: int
+    column: int
+    text: str
+    name: str                    # the call as written, e.g. "__syncthreads"
+    operands: dict = field(default_factory=dict)
+    result: str = None           # register receiving the result
+    result_ctype: object = None
+    mode: str = ""               # bar: 'sync' | 'arrive'; shfl: 'idx'|'up'|'down'|'xor'; vote: 'ballot'|'all'|'any'
+    reduce: str = ""             # bar: '' | 'popc' | 'and' | 'or'
+    block_wide: bool = False     # __syncthreads* (count = whole block, id 0)
+    next: int = -1               # block to continue at
+
+
+@dataclass
+class Block:
+    id: int
+    code: list = field(default_factory=list)    # Python statements
+    lines: set = field(default_factory=set)
+    term: tuple = ("exit",)      # ('goto', b) | ('branch', cond_code, t, f, line) | ('sync', site_id) | ('exit',)
+    first_line: int = 0
+    loads: list = field(default_factory=list)   # registers read before written
+    stores: list = field(default_factory=list)  # registers written
+    is_join: bool = False        # lanes of a warp that diverged earlier wait here
+    join_of: list = field(default_factory=list)  # branch blocks whose reconvergence point this is
+    fn: object = None            # compiled function (R, L, X) -> cond or None
+    ipdom: int = -1              # for branch blocks: the join block id (-1: kernel exit)
+
+
+@dataclass
+class Program:
+    name: str
+    params: list
+    blocks: list
+    entry: int
+    vars: dict                   # name -> Var
+    shared: list                 # SharedArray
+    sync_sites: list             # SyncSite
+    sites: list                  # Site, for memory accesses and other reports
+    source_lines: list
+    global_access_size: int = 4  # smallest access size to global memory (race shadow granule)
+    shared_access_size: int = 4
+    uses_taint: bool = False
+    python_source: str = ""
+
+    def line_text(self, line):
+        if line and 0 < line <= len(self.source_lines):
+            return self.source_lines[line - 1].strip()
+        return ""

@@ -1,0 +1,429 @@
+"""Fault reports: what happened, where (source lines), who (blocks, warps, lanes), and why.
+
+Every fault is raised from here, with a structured `.report` (for widgets) whose text reads
+like a compute-sanitizer report followed by a plain explanation and a fix.
+"""
+import numpy as np
+
+from .context import WARP
+from .errors import make_fault
+
+MODELS = {"independent": "independent thread scheduling (Volta and later)",
+          "stack": "pre-Volta stack-based reconvergence"}
+RUN, BAR, JOIN, EXIT, PARK = 0, 1, 2, 3, 4
+
+
+def lane_ranges(lanes):
+    """[0,1,2,3,8,9] -> '0-3, 8-9'"""
+    lanes = sorted(int(x) for x in lanes)
+    out, start, prev = [], None, None
+    for x in lanes:
+        if start is None:
+            start = prev = x
+        elif x == prev + 1:
+            prev = x
+        else:
+            out.append(f"{start}-{prev}" if prev > start else f"{start}")
+            start = prev = x
+    if start is not None:
+        out.append(f"{start}-{prev}" if prev > start else f"{start}")
+    return ", ".join(out)
+
+
+class Reporter:
+    def __init__(self, engine):
+        self.e = engine
+        self.undefined_shuffles = []
+
+    # ---- naming things
+    def thread(self, slot):
+        e = self.e
+        slot = int(slot)
+        b = int(e.slot_block[slot]) + e.first_block
+        t = int(e.slot_thread[slot])
+        bx, by, _ = e.launch.block
+        gx, gy, _ = e.launch.grid
+        tid = (t % bx, (t // bx) % by, t // (bx * by))
+        bid = (b % gx, (b // gx) % gy, b // (gx * gy))
+        return {"block": bid, "thread": tid, "warp": t // WARP, "lane": t % WARP, "linear_thread": t,
+                "linear_block": b}
+
+    def who(self, slot):
+        d = self.thread(slot)
+        return f"thread {_xyz(d['thread'])} of block {_xyz(d['block'])} (warp {d['warp']}, lane {d['lane']})"
+
+    def site_loc(self, site_id, what=""):
+        s = self.e.prog.sites[site_id]
+        return {"line": s.line, "column": s.column, "text": s.text.strip(), "what": what or s.what}
+
+    def base(self, kind, title, explanation, fix, locations=(), who=None, **extra):
+        e = self.e
+        if hasattr(e, "st") and getattr(e, "cur_L", None) is not None and kind not in ("deadlock",):
+            e.running_mask = np.zeros(e.S, bool)
+            e.running_mask[e.cur_L] = True
+            e.fault_line = locations[0]["line"] if locations else 0
+        launch = e.launch
+        report = {
+            "kind": kind, "title": title, "explanation": explanation, "fix": fix,
+            "model": MODELS[e.model], "schedule": e.schedule,
+            "launch": f"grid {_xyz(launch.grid, 1)} x block {_xyz(launch.block, 1)}",
+            "locations": list(locations), "who": who,
+            "line": locations[0]["line"] if locations else None,
+            "lines": [loc["line"] for loc in locations],
+        }
+        warps, text = self.warp_positions()
+        report["warps"] = warps
+        report["warps_text"] = text
+        report.update(extra)
+        return report
+
+    def raise_(self, kind, *args, **kw):
+        raise make_fault(**self.base(kind, *args, **kw))
+
+    # ---- where every warp is
+    def warp_positions(self, max_groups=6):
+        """Every warp's lane groups (structured) and a compact text: identical warps and blocks merge."""
+        e = self.e
+        structured, text = [], []
+        if not hasattr(e, "st"):
+            return structured, text
+        block_desc = []
+        for b in range(e.nblk):
+            gb = e.first_block + b
+            descs = []
+            for w in range(e.wpb):
+                base = b * e.spb + w * WARP
+                groups = {}
+                for lane in range(WARP):
+                    slot = base + lane
+                    if e.slot_thread[slot] >= e.tpb:
+                        continue
+                    groups.setdefault(self.position(slot), []).append(lane)
+                structured.append({"block": gb, "warp": w, "groups": [
+                    {"lanes": lanes, "state": pos[0], "line": pos[1], "where": pos[2]}
+                    for pos, lanes in groups.items()]})
+                descs.append("; ".join(f"lanes {lane_ranges(l)} {pos[2]}" if len(groups) > 1 or len(l) < 32
+                                       else f"all lanes {pos[2]}" for pos, l in groups.items()))
+            block_desc.append(descs)
+        # merge runs of identical blocks, and runs of identical warps inside a block
+        b = 0
+        shown = 0
+        while b < e.nblk:
+            b2 = b
+            while b2 + 1 < e.nblk and block_desc[b2 + 1] == block_desc[b]:
+                b2 += 1
+            if shown >= max_groups:
+                text.append(f"... blocks {e.first_block + b}-{e.first_block + e.nblk - 1} not shown")
+                break
+            label = f"block {e.first_block + b}" if b2 == b else f"blocks {e.first_block + b}-{e.first_block + b2}"
+            text.append(label + ":")
+            descs = block_desc[b]
+            w = 0
+            while w < len(descs):
+                w2 = w
+                while w2 + 1 < len(descs) and descs[w2 + 1] == descs[w]:
+                    w2 += 1
+                wl = f"warp {w}" if w2 == w else f"warps {w}-{w2}"
+                text.append(f"  {wl}: {descs[w]}")
+                w = w2 + 1
+            shown += 1
+            b = b2 + 1
+        return structured, text
+
+    def position(self, slot):
+        e = self.e
+        st = int(e.st[slot])
+        pc = int(e.pc[slot])
+        if st == EXIT:
+            return ("exited", int(e.exit_line[slot]), "exited")
+        cur = getattr(e, "cur_L", None)
+        if st == RUN and cur is not None and getattr(e, "running_mask", None) is not None and e.running_mask[slot]:
+            line = getattr(e, "fault_line", 0) or e.block_line[pc]
+            return ("running", line, f"executing line {line}")
+        if st == BAR:
+            s = e.prog.sync_sites[int(e.site[slot])]
+            return ("waiting", s.line, f"waiting at {s.name}() on line {s.line}")
+        line = e.block_line[pc] if pc < len(e.block_line) else 0
+        if st == JOIN:
+            return ("waiting_reconverge", line,
+                    f"waiting on line {line} for warp-mates to reconverge (end of a divergent branch)")
+        if st == PARK:
+            return ("parked", line, f"parked before line {line} until the other side of the branch finishes")
+        return ("running", line, f"about to run line {line}")
+
+    # ---- faults raised while a block runs
+    def fault_out_of_bounds(self, region, off, size, bad, L, site, kind):
+        e = self.e
+        idx = e.ctx.lane_index(L)
+        k = int(np.flatnonzero(bad)[0])
+        slot = idx[k]
+        elem = int(off[k]) // size if off[k] >= 0 else -((-int(off[k])) // size)
+        n = region.nbytes // max(1, region.dtype.itemsize)
+        space = "argument" if region.kind == "global" else "__shared__ array"
+        self.raise_("out_of_bounds", f"Out-of-bounds {kind} of {region.name}[{elem}]",
+                    f"the {kind} at line {e.prog.sites[site].line} touches {region.name}[{elem}], but the "
+                    f"{space} '{region.name}' has {n} element(s) (valid indices 0 to {n - 1}). "
+                    f"{int(bad.sum())} thread(s) of this step are out of bounds; the first is "
+                    f"{self.who(slot)}.",
+                    "guard the access with a bounds check (e.g. if (i < n)), or fix the index arithmetic; "
+                    "for a tile, fill out-of-range elements with a neutral value instead of reading them.",
+                    [self.site_loc(site, kind)], self.who(slot), array=region.name, index=elem)
+
+    def fault_misaligned(self, region, off, size, L, site, kind):
+        idx = self.e.ctx.lane_index(L)
+        k = int(np.flatnonzero(off % size)[0])
+        self.raise_("misaligned", f"Misaligned {kind} of {size} bytes in {region.name}",
+                    f"byte offset {int(off[k])} is not a multiple of the access size {size}.",
+                    "access memory through a pointer of the element's own type.",
+                    [self.site_loc(site, kind)], self.who(idx[k]))
+
+    def fault_bad_pointer(self, addr, L, site, kind):
+        idx = self.e.ctx.lane_index(L)
+        null = (np.asarray(addr) == 0)
+        what = "a null pointer" if null.any() else "an address that is in no array"
+        self.raise_("out_of_bounds", f"Invalid {kind} through {what}",
+                    f"the {kind} at line {self.e.prog.sites[site].line} uses {what}.",
+                    "point into a kernel argument or a __shared__ array.",
+                    [self.site_loc(site, kind)], self.who(idx[0]))
+
+    def fault_local_bounds(self, idx, length, L, site):
+        lanes = self.e.ctx.lane_index(L)
+        bad = (np.asarray(idx) < 0) | (np.asarray(idx) >= length)
+        k = int(np.flatnonzero(bad)[0])
+        self.raise_("out_of_bounds", "Out-of-bounds access of a local array",
+                    f"index {int(np.asarray(idx)[k])} of a local array of {length} elements.",
+                    "keep the index between 0 and the array length - 1.",
+                    [self.site_loc(site)], self.who(lanes[k]))
+
+    def fault_div_zero(self, zero, L, site):
+        lanes = self.e.ctx.lane_index(L)
+        k = int(np.flatnonzero(zero)[0])
+        self.raise_("division_by_zero", "Integer division by zero",
+                    f"{int(zero.sum())} thread(s) divided an integer by zero; C leaves the result undefined "
+                    "(a GPU returns garbage, it does not trap).",
+                    "check the divisor first, or compute only where it is non-zero.",
+                    [self.site_loc(site, "division")], self.who(lanes[k]))
+
+    def note_undefined_shuffle(self, site, lanes, src):
+        if len(self.undefined_shuffles) < 4:
+            self.undefined_shuffles.append((site, int(lanes[0]), int(src[0])))
+
+    def _undefined_origin(self, taint_bits):
+        if taint_bits & 1 and self.undefined_shuffles:
+            site, slot, src = self.undefined_shuffles[0]
+            return (f"The value came from {site.name}() on line {site.line}: {self.who(slot)} read lane {src}, "
+                    "which was not taking part in that shuffle (not in the mask, exited, or elsewhere), so "
+                    "what it read is undefined.", site.line)
+        if taint_bits & 2:
+            return ("The value was read from shared memory that no thread of the block had written yet.", None)
+        if taint_bits & 4:
+            return ("The value is a local variable that was declared without a value and read before any "
+                    "assignment.", None)
+        return ("The value is undefined.", None)
+
+    def fault_undefined_use(self, taint, L, site, what):
+        e = self.e
+        bits = int(np.bitwise_or.reduce(taint))
+        check = "uninitialized" if bits == 2 else "undefined_value"
+        if not e.checks[check]:
+            return
+        lanes = e.ctx.lane_index(L)
+        k = int(np.flatnonzero(taint)[0])
+        origin, oline = self._undefined_origin(bits)
+        locs = [self.site_loc(site, what)]
+        if oline:
+            locs.append({"line": oline, "text": e.prog.line_text(oline), "what": "where it became undefined"})
+        self.raise_(check, f"Undefined value {what}",
+                    f"a value that is undefined {what} at line {e.prog.sites[site].line}. {origin}",
+                    _undef_fix(bits), locs, self.who(lanes[k]))
+
+    def fault_undefined_store(self, taint, region, L, site):
+        e = self.e
+        lanes = e.ctx.lane_index(L)
+        if region.kind == "shared":
+            taint = taint & ~np.uint8(2)     # copies of uninitialized shared memory stay tracked
+        bits = int(np.bitwise_or.reduce(taint)) if len(taint) else 0
+        if not bits:
+            return
+        check = "uninitialized" if bits == 2 else "undefined_value"
+        if not e.checks[check]:
+            return
+        k = int(np.flatnonzero(taint)[0])
+        origin, oline = self._undefined_origin(bits)
+        locs = [self.site_loc(site, f"stored to {region.name}")]
+        if oline:
+            locs.append({"line": oline, "text": e.prog.line_text(oline), "what": "where it became undefined"})
+        title = ("Never-written shared memory reached the output" if check == "uninitialized"
+                 else "Undefined value stored to memory")
+        self.raise_(check, title,
+                    f"{int((taint != 0).sum())} thread(s) stored an undefined value to '{region.name}' at line "
+                    f"{e.prog.sites[site].line}. {origin}", _undef_fix(bits), locs, self.who(lanes[k]))
+
+    # ---- sync faults
+    def invalid_mask(self, lanes, mask, warp, own_ok, bits, named_live, same_site):
+        e = self.e
+        site = e.prog.sync_sites[int(e.site[lanes[0]])]
+        slot0 = int(lanes[0])
+        locs = [{"line": site.line, "text": site.text.strip(), "what": site.name}]
+        if not own_ok.all():
+            bad = lanes[~own_ok]
+            expl = (f"lane(s) {lane_ranges(e.slot_lane[bad])} called {site.name}() with mask 0x{mask:08x}, "
+                    "which does not include their own lane: every caller must be named in its mask.")
+        elif not same_site:
+            expl = (f"lanes {lane_ranges(e.slot_lane[lanes])} use mask 0x{mask:08x} at different warp "
+                    "intrinsics; the lanes named in a mask must execute the same intrinsic.")
+        else:
+            missing = named_live & ~bits
+            miss = [i for i in range(32) if missing >> i & 1]
+            where = []
+            base = e.slot_warp[slot0] * WARP
+            for lane in miss[:3]:
+                where.append(f"lane {lane} is {self.position(base + lane)[2]}")
+            expl = (f"{site.name}() on line {site.line} was called by lanes {lane_ranges(e.slot_lane[lanes])} with "
+                    f"mask 0x{mask:08x}, which also names lane(s) {lane_ranges(miss)}; those lanes are alive "
+                    f"but do not take part ({'; '.join(where)}). A mask that names lanes that do not execute "
+                    "the intrinsic is undefined behaviour.")
+        self.raise_("invalid_mask", f"Invalid mask 0x{mask:08x} for {site.name}()", expl,
+                    "name exactly the lanes that reach this call: compute the mask once, before any divergence "
+                    "(e.g. __ballot_sync(0xffffffff, condition) before the branch or loop), and use the same "
+                    "mask in every participating lane. Do not take it from __activemask() inside divergent code.",
+                    locs, self.who(slot0), mask=mask)
+
+    def bad_width(self, site, lanes, width):
+        self.raise_("undefined_value", f"Invalid width {width} for {site.name}()",
+                    "the width of a shuffle must be a power of two between 1 and 32.",
+                    "use 32, 16, 8, 4, 2 or 1.", [{"line": site.line, "text": site.text.strip(),
+                                                     "what": site.name}], self.who(lanes[0]))
+
+    def divergent_barrier(self, b, lanes):
+        e = self.e
+        sites = e.site[lanes]
+        uniq = [int(s) for s in np.unique(sites)]
+        locs = []
+        split_warp = None
+        for s in uniq:
+            site = e.prog.sync_sites[s]
+            sel = lanes[sites == s]
+            threads = e.slot_thread[sel]
+            locs.append({"line": site.line, "text": site.text.strip(),
+                         "what": f"{len(sel)} thread(s): {lane_ranges(threads)}"})
+        warps = e.slot_warp[lanes]
+        for w in np.unique(warps):
+            if len(np.unique(sites[warps == w])) > 1:
+                split_warp = int(w) - b * e.wpb
+                break
+        scope = f"in warp {split_warp}" if split_warp is not None else "in block"
+        self.raise_("divergent_barrier", f"Barrier error: divergent thread(s) {scope}",
+                    f"the threads of block {e.first_block + b} reached barrier 0 at {len(uniq)} different "
+                    f"call sites (lines {', '.join(str(e.prog.sync_sites[s].line) for s in uniq)}). "
+                    "__syncthreads() requires every thread of the block to reach the *same* call: a barrier "
+                    "under a condition that is not uniform across the block is undefined behaviour. "
+                    + ("A warp straddles the condition, so its two sides ran one after the other. "
+                       if split_warp is not None else
+                       "Each warp happens to be uniform here, so a GPU may appear to work, but it is still "
+                       "undefined and changes with the block size. ")
+                    + "(compute-sanitizer --tool synccheck reports this as \"Barrier error detected. "
+                    f"Divergent thread(s) {scope}\".)",
+                    "move the barrier out of the condition: let every thread reach one unconditional "
+                    "__syncthreads(), and put the condition around the work instead.",
+                    locs, None, block=e.first_block + b, split_warp=split_warp)
+
+    def named_barrier(self, b, bar_id, lanes, message, too_many=False):
+        e = self.e
+        if not e.checks["named_barrier"]:
+            return
+        site = e.prog.sync_sites[int(e.site[lanes[0]])]
+        self.raise_("named_barrier", f"Named barrier {bar_id} misused",
+                    message + ".", "make every thread of the group arrive with the same id and count, with the "
+                    "count equal to the number of threads in the group (a multiple of 32), and keep other "
+                    "threads off that barrier id.",
+                    [{"line": site.line, "text": site.text.strip(), "what": site.name}], self.who(lanes[0]),
+                    block=e.first_block + b, barrier=bar_id)
+
+    def deadlock(self):
+        e = self.e
+        waiting = np.flatnonzero(e.st != EXIT)
+        sites = {}
+        for slot in waiting:
+            pos = self.position(slot)
+            sites.setdefault(pos[2], 0)
+            sites[pos[2]] += 1
+        locs = []
+        for s in np.unique(e.site[e.st == 1]):
+            site = e.prog.sync_sites[int(s)]
+            locs.append({"line": site.line, "text": site.text.strip(), "what": site.name})
+        join_lanes = np.flatnonzero(e.st == JOIN)
+        parts = []
+        if len(join_lanes):
+            parts.append("Some lanes finished a divergent branch or loop early and wait at its end for their "
+                         "warp-mates (a warp reconverges at the end of a divergent region before going on), "
+                         "while those warp-mates wait at a barrier for them: neither can move.")
+        if (e.st == PARK).any():
+            parts.append("Under the pre-Volta stack model a warp runs one side of a branch at a time: the lanes "
+                         "on the other side are parked until this side reaches the end of the branch, so they "
+                         "can never arrive at the barrier this side waits at. The block hangs.")
+        nb = e.named
+        if nb.count.any():
+            b, i = map(int, np.argwhere(nb.count)[0])
+            parts.append(f"Named barrier {i} in block {e.first_block + b} expects {int(nb.count[b, i])} threads; "
+                         "fewer can ever arrive, so that phase can never complete.")
+        if not parts:
+            parts.append("Threads wait at barriers that the other live threads of the block never reach.")
+        summary = "; ".join(f"{n} thread(s) {w}" for w, n in list(sites.items())[:6])
+        self.raise_("deadlock", "Deadlock: no thread can make progress",
+                    f"{summary}. " + " ".join(parts) + " On a GPU this launch would hang until killed (or, "
+                    "being undefined, give wrong results).",
+                    "make every thread reach the same barriers the same number of times: keep barriers out of "
+                    "loops with per-thread trip counts (run every thread to the maximum trip count and predicate "
+                    "the work) and out of non-uniform conditions.", locs)
+
+    def step_limit(self, pc, L):
+        e = self.e
+        line = e.block_line[pc]
+        self.raise_("step_limit", "Step limit reached: the kernel seems to loop forever",
+                    f"the simulator ran {e.max_steps:,} steps and the kernel has not finished; the last step "
+                    f"ran line {line}. An endless loop (a condition that never becomes false) is the usual cause.",
+                    "check the loop's condition and that its variables change in every iteration; pass a larger "
+                    "max_steps= if the kernel is just very long.",
+                    [{"line": line, "text": e.prog.line_text(line), "what": "last step"}], None)
+
+    def race(self, hazard, region, elem, first, second):
+        """first/second: dicts with slot, site, kind ('read'/'write'/'atomic'), plus block."""
+        e = self.e
+        names = {"RAW": "read-after-write", "WAR": "write-after-read", "WAW": "write-after-write"}
+        space = "shared memory" if region.kind == "shared" else "global memory"
+        l1 = e.prog.sites[first["site"]].line
+        l2 = e.prog.sites[second["site"]].line
+        locs = [self.site_loc(first["site"], f"{first['kind']} by {first['who']}"),
+                self.site_loc(second["site"], f"{second['kind']} by {second['who']}")]
+        self.raise_("race", f"Data race ({names[hazard]} hazard) on {space} {region.name}[{elem}]",
+                    f"{first['who']} {_past(first['kind'])} {region.name}[{elem}] at line {l1}, and "
+                    f"{second['who']} {_past(second['kind'])} it at line {l2}, with no barrier between them. "
+                    "Nothing orders the two accesses, so the result depends on timing: on a GPU some runs "
+                    "read the old value and some the new one.",
+                    f"put __syncthreads() between line {l1} and line {l2} so that every thread's "
+                    f"{first['kind']} finishes before any thread's {second['kind']} (or __syncwarp() if both "
+                    "threads are in one warp).",
+                    locs, second["who"], hazard=hazard, array=region.name, index=elem)
+
+
+def _past(kind):
+    return {"read": "read", "write": "wrote", "atomic": "atomically updated"}[kind]
+
+
+def _undef_fix(bits):
+    if bits & 1:
+        return ("give the shuffle a mask that names exactly the participating lanes, and only read from "
+                "lanes that take part (or ignore the result in lanes whose source does not).")
+    if bits & 2:
+        return ("make sure every element of the shared array is written before any thread reads it, with a "
+                "__syncthreads() in between; fill the tail of a tile with a neutral value.")
+    return "give the variable a value on every path before it is used."
+
+
+def _xyz(t, trim=0):
+    """(5, 0, 0) -> '5', (3, 1, 0) -> '(3, 1)'; dimensions trim 1s instead of 0s."""
+    t = tuple(int(v) for v in t)
+    while len(t) > 1 and t[-1] == trim:
+        t = t[:-1]
+    return "(" + ", ".join(map(str, t)) + ")" if len(t) > 1 else str(t[0])

@@ -1,0 +1,404 @@
+"""Sync resolution: when no lane can run, complete whatever can complete.
+
+In order: reconvergence points (JOIN), parked sides of branches (stack model), warp
+collectives (`__syncwarp`, shuffles, votes), barriers (`__syncthreads*`, `bar.sync`,
+`bar.arrive`). Anything that completes makes lanes runnable again. When nothing can complete,
+`diagnose_stuck` explains why: an invalid mask, a divergent barrier, or a deadlock.
+
+All of it is vectorised over warps and blocks: a convergent kernel's barrier completes for
+every block of the wave in a handful of numpy calls.
+"""
+import numpy as np
+
+from .context import WARP
+from .memory import UNDEF_SHUFFLE
+
+RUN, BAR, JOIN, EXIT, PARK = 0, 1, 2, 3, 4
+FULL = 0xFFFFFFFF
+
+
+class NamedBarriers:
+    """Per block and barrier id: threads that arrived with bar.arrive in the open phase."""
+
+    def __init__(self, nblk):
+        self.arrived = np.zeros((nblk, 16), np.int64)
+        self.count = np.zeros((nblk, 16), np.int64)     # expected count of the open phase (0: none)
+        self.arrive_sites = {}                           # (block, id) -> set of sites
+
+
+def resolve(e):
+    """Complete one kind of pending sync; True if any lane can run again."""
+    if resolve_joins(e):
+        return True
+    if e.model == "stack" and unpark(e):
+        return True
+    if resolve_collectives(e, diagnose=False):
+        return True
+    if resolve_barriers(e, diagnose=False):
+        return True
+    if not e.checks["invalid_mask"]:
+        # With the mask check off, a collective whose mask names absent lanes completes anyway
+        # (reads from absent lanes are undefined), as it might on hardware.
+        return resolve_collectives(e, diagnose=False, force=True)
+    return False
+
+
+# ===================================================================== reconvergence
+def _join_keys(e, idx, joins):
+    return e.slot_warp[idx].astype(np.int64) * (len(e.prog.blocks) + 1) + joins
+
+
+def resolve_joins(e):
+    progressed = False
+    while True:
+        waiting = np.flatnonzero(e.st == JOIN)
+        if len(waiting) == 0:
+            return progressed
+        live = np.flatnonzero((e.st != EXIT) & (e.jdepth > 0))
+        mkeys = _join_keys(e, live, e.jtop(live))
+        # members at the join: waiting there (or parked lanes are *not* there)
+        at = (e.st[live] == JOIN)
+        keys, inv = np.unique(mkeys, return_inverse=True)
+        total = np.bincount(inv, minlength=len(keys))
+        there = np.bincount(inv, weights=at, minlength=len(keys))
+        done = total == there
+        release = live[at & done[inv]]
+        if len(release) == 0:
+            return progressed
+        e.jdepth[release] -= 1
+        e.st[release] = RUN
+        _rejoin(e, release)
+        progressed = True
+
+
+def _rejoin(e, idx):
+    """Lanes released from a join that registered the same join twice wait again."""
+    again = e.jtop(idx) == e.pc[idx]
+    if again.any():
+        e.st[idx[again]] = JOIN
+
+
+def unpark(e):
+    """Stack model: parked lanes run once the running side of their warp has reached the join."""
+    parked = np.flatnonzero(e.st == PARK)
+    if len(parked) == 0:
+        return False
+    live = np.flatnonzero((e.st != EXIT) & (e.jdepth > 0))
+    keys_live = _join_keys(e, live, e.jtop(live))
+    busy = (e.st[live] != JOIN) & (e.st[live] != PARK)
+    busy_keys = np.unique(keys_live[busy])
+    pk = _join_keys(e, parked, e.jtop(parked))
+    free = ~np.isin(pk, busy_keys)
+    if not free.any():
+        return False
+    # release one warp-side at a time: the parked lanes of each free key
+    e.st[parked[free]] = RUN
+    return True
+
+
+# ===================================================================== warp collectives
+def resolve_collectives(e, diagnose, force=False):
+    prog = e.prog
+    waiting = np.flatnonzero(e.st == BAR)
+    if len(waiting) == 0:
+        return False
+    ops = np.array([s.op for s in prog.sync_sites])
+    sites = e.site[waiting]
+    coll = np.isin(ops[sites], ("syncwarp", "shfl", "vote"))
+    lanes = waiting[coll]
+    if len(lanes) == 0:
+        return False
+    masks = _operand(e, lanes, "mask").astype(np.int64) & FULL
+    lane_id = e.slot_lane[lanes]
+    warp = e.slot_warp[lanes]
+    own_ok = ((masks >> lane_id) & 1) == 1
+    live_bits = _live_bits(e)
+    key = warp.astype(np.int64) << 32 | masks
+    ukeys, inv = np.unique(key, return_inverse=True)
+    bits = np.zeros(len(ukeys), np.int64)
+    np.bitwise_or.at(bits, inv, np.int64(1) << lane_id.astype(np.int64))
+    gwarp = (ukeys >> 32).astype(np.int64)
+    gmask = ukeys & FULL
+    named_live = gmask & live_bits[gwarp]
+    site_first = np.full(len(ukeys), -1, np.int64)
+    np.maximum.at(site_first, inv, e.site[lanes])
+    site_min = np.full(len(ukeys), 1 << 40, np.int64)
+    np.minimum.at(site_min, inv, e.site[lanes])
+    own_all = np.ones(len(ukeys), bool)
+    np.logical_and.at(own_all, inv, own_ok)
+    same_site = site_first == site_min
+    all_syncwarp = np.array([prog.sync_sites[int(s)].op == "syncwarp" for s in site_first])
+    complete = (bits == named_live) & own_all & (same_site | all_syncwarp)
+    if force:
+        complete[:] = True
+    if diagnose:
+        bad = np.flatnonzero(~complete)
+        if len(bad):
+            g = bad[0]
+            e.report.invalid_mask(lanes[inv == g], int(gmask[g]), int(gwarp[g]), own_ok[inv == g],
+                                  int(bits[g]), int(named_live[g]), same_site[g] or all_syncwarp[g])
+        return False
+    if not complete.any():
+        return False
+    done = complete[inv]
+    lanes, inv, masks = lanes[done], inv[done], masks[done]
+    # complete per site (results depend on the operation)
+    for s in np.unique(e.site[lanes]):
+        sel = e.site[lanes] == s
+        _complete_collective(e, prog.sync_sites[int(s)], lanes[sel], bits[inv[sel]])
+    return True
+
+
+def _live_bits(e):
+    nw = e.S // WARP
+    alive = (e.st != EXIT).reshape(nw, WARP)
+    weights = (np.int64(1) << np.arange(WARP, dtype=np.int64))
+    return (alive * weights).sum(axis=1).astype(np.int64)
+
+
+def _operand(e, lanes, key, site=None):
+    """Per-lane operand values: each lane's own sync site decides which register holds them."""
+    prog = e.prog
+    sites = e.site[lanes]
+    out = None
+    for s in np.unique(sites):
+        reg = prog.sync_sites[int(s)].operands.get(key)
+        sel = sites == s
+        vals = e.R[reg][lanes[sel]] if reg is not None else np.full(sel.sum(), FULL, np.int64)
+        if out is None:
+            out = np.zeros(len(lanes), np.int64 if vals.dtype.kind in "iub" else vals.dtype)
+        out[sel] = vals
+    return out
+
+
+def _complete_collective(e, site, lanes, part_bits):
+    """lanes: participants at this site; part_bits: each lane's group participation bitmask."""
+    R = e.R
+    lane_id = e.slot_lane[lanes].astype(np.int64)
+    if site.op == "syncwarp":
+        new = e.warp_epoch[lanes].max() + 1
+        e.warp_epoch[lanes] = new
+    elif site.op == "vote":
+        pred = R[site.operands["predicate"]][lanes].astype(bool)
+        warp = e.slot_warp[lanes]
+        nw = e.S // WARP
+        ballot = np.zeros(nw, np.int64)
+        np.bitwise_or.at(ballot, warp, np.where(pred, np.int64(1) << lane_id, 0))
+        b = ballot[warp]
+        if site.mode == "ballot":
+            res = b.astype(np.uint32)
+        elif site.mode == "all":
+            res = (b == part_bits).astype(np.int32)
+        else:
+            res = (b != 0).astype(np.int32)
+        R[site.result][lanes] = res
+    elif site.op == "shfl":
+        _shuffle(e, site, lanes, lane_id, part_bits)
+    e.st[lanes] = RUN
+    e.site[lanes] = -1
+    _arrive(e, lanes, site.next)
+
+
+def _arrive(e, lanes, target):
+    e.pc[lanes] = target
+    e.check_join(lanes, target)
+
+
+def _shuffle(e, site, lanes, lane_id, part_bits):
+    R = e.R
+    width = R[site.operands["width"]][lanes].astype(np.int64)
+    if ((width & (width - 1)) != 0).any() or (width < 1).any() or (width > 32).any():
+        bad = lanes[((width & (width - 1)) != 0) | (width < 1) | (width > 32)]
+        e.report.bad_width(site, bad, int(width[np.isin(lanes, bad)][0]))
+    src_arg = R[site.operands["lane"]][lanes].astype(np.int64)
+    seg = lane_id & ~(width - 1)
+    if site.mode == "idx":
+        src = seg + (src_arg % width)
+    elif site.mode == "up":
+        src = lane_id - src_arg
+        src = np.where((lane_id - seg) - src_arg < 0, lane_id, src)
+    elif site.mode == "down":
+        src = lane_id + src_arg
+        src = np.where((lane_id - seg) + src_arg >= width, lane_id, src)
+    else:   # xor: lanes of later segments are out of reach and give back their own value
+        src = lane_id ^ (src_arg & 31)
+        src = np.where((src // width) > (lane_id // width), lane_id, src)
+    warp_base = e.slot_warp[lanes].astype(np.int64) * WARP
+    src_slot = warp_base + src
+    value_reg = site.operands["value"]
+    values = R[value_reg][src_slot]
+    # the source lane must take part in this same shuffle; otherwise the value is undefined
+    taking_part = ((part_bits >> src) & 1) == 1
+    taint = np.where(taking_part, 0, UNDEF_SHUFFLE).astype(np.uint8)
+    if "__u_" + value_reg in R:
+        taint |= R["__u_" + value_reg][src_slot]
+    R[site.result][lanes] = values
+    R["__u_" + site.result][lanes] = taint
+    if (~taking_part).any():
+        e.report.note_undefined_shuffle(site, lanes[~taking_part], src[~taking_part])
+
+
+# ===================================================================== barriers
+def resolve_barriers(e, diagnose):
+    prog = e.prog
+    waiting = np.flatnonzero(e.st == BAR)
+    if len(waiting) == 0:
+        return False
+    sites = e.site[waiting]
+    is_bar = np.array([prog.sync_sites[int(s)].op == "bar" for s in sites], bool) if len(sites) else sites
+    lanes = waiting[is_bar]
+    if len(lanes) == 0:
+        return False
+    block_wide = np.array([prog.sync_sites[int(s)].block_wide for s in e.site[lanes]], bool)
+    progressed = False
+    if block_wide.all() and not e.named.count.any():
+        return _block_barriers(e, lanes, diagnose)
+    # General path (named barriers, bar.arrive): one (block, id) at a time.
+    ids = np.zeros(len(lanes), np.int64)
+    counts = np.full(len(lanes), -1, np.int64)
+    for s in np.unique(e.site[lanes]):
+        site = prog.sync_sites[int(s)]
+        sel = e.site[lanes] == s
+        if "id" in site.operands:
+            ids[sel] = e.R[site.operands["id"]][lanes[sel]]
+        if "count" in site.operands:
+            counts[sel] = e.R[site.operands["count"]][lanes[sel]]
+    blocks = e.slot_block[lanes]
+    for b in np.unique(blocks):
+        for i in np.unique(ids[blocks == b]):
+            sel = (blocks == b) & (ids == i)
+            if _named_phase(e, int(b), int(i), lanes[sel], counts[sel], diagnose):
+                progressed = True
+    return progressed
+
+
+def _block_barriers(e, lanes, diagnose):
+    """__syncthreads* only: complete, per block, when every live thread has arrived."""
+    nblk = e.nblk
+    blocks = e.slot_block[lanes]
+    live = np.bincount(e.slot_block[e.st != EXIT], minlength=nblk)
+    arrived = np.bincount(blocks, minlength=nblk)
+    full = (arrived == live) & (arrived > 0)
+    if not full.any():
+        return False
+    ready = full[blocks]
+    lanes, blocks = lanes[ready], blocks[ready]
+    sites = e.site[lanes]
+    # per block: all at one call site?
+    smin = np.full(nblk, 1 << 30, np.int64)
+    smax = np.full(nblk, -1, np.int64)
+    np.minimum.at(smin, blocks, sites)
+    np.maximum.at(smax, blocks, sites)
+    divergent = full & (smin != smax)
+    if divergent.any() and e.checks["divergent_barrier"]:
+        b = int(np.flatnonzero(divergent)[0])
+        e.report.divergent_barrier(b, lanes[blocks == b])
+    if diagnose:
+        return False
+    _release_barrier(e, lanes, blocks, sites)
+    return True
+
+
+def _release_barrier(e, lanes, blocks, sites):
+    prog = e.prog
+    # exited threads are not waited for: legal, but worth a warning once per site
+    total = e.tpb
+    arrived = np.bincount(blocks, minlength=e.nblk)
+    short = np.flatnonzero((arrived > 0) & (arrived < total))
+    if len(short):
+        b = int(short[0])
+        s = prog.sync_sites[int(sites[blocks == b][0])]
+        e.warn(("exited", s.id),
+               f"line {s.line}: {s.name}() completed in block {e.first_block + b} with {arrived[b]} of "
+               f"{total} threads; the other {total - arrived[b]} had already exited. That is legal (exited "
+               "threads are not waited for), but fragile: any code added after the guarded part that "
+               "those threads reach makes the barrier undefined. Prefer an unconditional barrier with a "
+               "predicated fill.")
+    for s in np.unique(sites):
+        site = prog.sync_sites[int(s)]
+        sel = sites == s
+        if site.reduce and site.result:
+            pred = np.zeros(len(lanes), bool)
+            for s2 in np.unique(sites):
+                reg = prog.sync_sites[int(s2)].operands.get("predicate")
+                if reg is not None:
+                    pred[sites == s2] = e.R[reg][lanes[sites == s2]].astype(bool)
+            nblk = e.nblk
+            cnt = np.bincount(blocks, weights=pred, minlength=nblk).astype(np.int64)
+            n = np.bincount(blocks, minlength=nblk)
+            if site.reduce == "popc":
+                res = cnt
+            elif site.reduce == "and":
+                res = (cnt == n).astype(np.int64)
+            else:
+                res = (cnt > 0).astype(np.int64)
+            e.R[site.result][lanes[sel]] = res[blocks[sel]]
+    e.bar_epoch[lanes] += 1
+    e.st[lanes] = RUN
+    e.site[lanes] = -1
+    for s in np.unique(sites):
+        sel = sites == s
+        _arrive(e, lanes[sel], e.prog.sync_sites[int(s)].next)
+    for obs in e.observers:
+        obs.on_barrier(e, lanes)
+
+
+def _named_phase(e, b, bar_id, lanes, counts, diagnose):
+    """One named barrier (or barrier 0 used with counts) in one block."""
+    prog = e.prog
+    nb = e.named
+    if not 0 <= bar_id < 16:
+        e.report.named_barrier(b, bar_id, lanes, f"barrier id {bar_id} is out of range: PTX has barriers 0 to 15")
+    live_in_block = int(((e.slot_block == b) & (e.st != EXIT)).sum())
+    eff = np.where(counts < 0, live_in_block, counts)
+    c0 = int(eff[0])
+    if (eff != c0).any():
+        e.report.named_barrier(b, bar_id, lanes, f"threads arriving at barrier {bar_id} disagree on its "
+                               f"thread count ({', '.join(map(str, np.unique(eff)))})")
+    if (counts >= 0).any() and (c0 % WARP != 0 or c0 <= 0):
+        e.report.named_barrier(b, bar_id, lanes, f"bar.sync {bar_id}, {c0}: the thread count must be a "
+                               "positive multiple of the warp size (32); on an H200 this is an illegal "
+                               "instruction")
+    if nb.count[b, bar_id] and nb.count[b, bar_id] != c0:
+        e.report.named_barrier(b, bar_id, lanes, f"barrier {bar_id} was opened with count "
+                               f"{nb.count[b, bar_id]} by bar.arrive, then used with count {c0}")
+    if (counts < 0).all() and len(np.unique(e.site[lanes])) > 1 and e.checks["divergent_barrier"] \
+            and len(lanes) == live_in_block:
+        e.report.divergent_barrier(b, lanes)
+    arrive = np.array([prog.sync_sites[int(s)].mode == "arrive" for s in e.site[lanes]], bool)
+    total = int(nb.arrived[b, bar_id]) + len(lanes)
+    if total > c0:
+        e.report.named_barrier(b, bar_id, lanes, f"{total} threads arrived at barrier {bar_id} in one phase "
+                               f"but its count is {c0}: more participants than the count (the group is "
+                               "larger than the barrier expects)", too_many=True)
+    if diagnose:
+        return False
+    if arrive.any():
+        # producers: counted, then free to go on without waiting
+        al = lanes[arrive]
+        nb.arrived[b, bar_id] += len(al)
+        nb.count[b, bar_id] = c0
+        for s in np.unique(e.site[al]):
+            sel = e.site[al] == s
+            e.st[al[sel]] = RUN
+            e.site[al[sel]] = -1
+            _arrive(e, al[sel], prog.sync_sites[int(s)].next)
+        lanes = lanes[~arrive]
+    if nb.arrived[b, bar_id] + len(lanes) == c0 and len(lanes) + nb.arrived[b, bar_id] > 0:
+        nb.arrived[b, bar_id] = 0
+        nb.count[b, bar_id] = 0
+        if len(lanes):
+            sites = e.site[lanes]
+            _release_barrier(e, lanes, e.slot_block[lanes], sites)
+        return True
+    if len(lanes):
+        nb.count[b, bar_id] = c0
+    return bool(arrive.any())
+
+
+# ===================================================================== when nothing can move
+def diagnose_stuck(e):
+    """Nothing can run and nothing completes: find the most specific explanation."""
+    resolve_collectives(e, diagnose=True)
+    resolve_barriers(e, diagnose=True)
+    e.report.deadlock()
