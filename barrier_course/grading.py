@@ -308,7 +308,7 @@ def check_kernel(
     atol: float = 1e-6,
     gpu: bool | None = None,
     quiet: bool = False,
-) -> int:
+) -> None:
     """Launch ``kernel_name`` from ``source`` on many configurations; raise on the first failure.
 
     ``make_args(n, block, rng)`` returns ``(grid, args)`` or ``(grid, args, shared_mem)``;
@@ -318,7 +318,8 @@ def check_kernel(
 
     ``sizes``: the problem sizes ``n``, a list or a function of the block size (default
     :func:`default_sizes`). ``gpu``: None = also on the GPU when one is present, False = never,
-    True = required. Returns the number of launches that passed.
+    True = required. Returns None on purpose: nbgrader reads a number that a test cell
+    returns as partial credit.
     """
     _stub_check(source, kernel_name)
     block_sizes = tuple(int(b) for b in block_sizes)
@@ -358,7 +359,6 @@ def check_kernel(
             f"OK: '{kernel_name}' gave the right results in {passed} launches on the {where} "
             f"(block sizes {list(block_sizes)}, schedules {list(schedules)})."
         )
-    return passed
 
 
 def try_kernel(
@@ -379,7 +379,7 @@ def try_kernel(
 ):
     """Run one launch and print what happened; never raises for a student's mistake.
 
-    Returns the arguments after the launch (or None when nothing ran).
+    Prints the outputs; returns None (so that a notebook cell shows only the printout).
     """
     try:
         _stub_check(source, kernel_name)
@@ -418,4 +418,3 @@ def try_kernel(
               f"{' ...' if got.size > show else ''}  ({verdict})")
         for idx, exp, g in shown:
             print(f"  {names[pos]}[{idx}]: expected {_fmt(exp)}, got {_fmt(g)}")
-    return args
