@@ -76,11 +76,13 @@ H200_BARRIER_COSTS = {'what': 'cycles per __syncthreads() on an NVIDIA H200 (sm_
 # Okabe-Ito palette; the hatches keep the states apart on a grey-scale print.
 STATE_STYLE = OrderedDict([
     ("running", ("running", "#009E73", "")),
+    ("ready", ("ready, not scheduled in this step", "#FFFFFF", "")),
     ("waiting_barrier", ("waiting at a block barrier", "#E69F00", "///")),
     ("waiting_warp", ("waiting for warp-mates (__syncwarp / shuffle)", "#CC79A7", "xxx")),
     ("waiting_reconverge", ("waiting to reconverge", "#56B4E9", "...")),
+    ("parked", ("parked behind its warp's other path", "#0072B2", "\\\\\\")),
     ("split", ("lane groups in different states", "#F0E442", "++")),
-    ("exited", ("exited", "#DDDDDD", "")),
+    ("exited", ("exited", "#BBBBBB", "")),
 ])
 _UNKNOWN_STYLE = ("other", "#FFFFFF", "oo")
 
@@ -198,6 +200,7 @@ def trace_figure(trace, *, title="Warps over time", blocks=None, max_rows=48,
     import matplotlib.pyplot as plt
     from matplotlib.patches import Patch
     from matplotlib.lines import Line2D
+    from matplotlib.ticker import MaxNLocator
 
     rows, states, lines = warp_timeline(trace, blocks)
     hidden = max(0, len(rows) - max_rows)
@@ -241,6 +244,7 @@ def trace_figure(trace, *, title="Warps over time", blocks=None, max_rows=48,
                        fontsize=8)
     ax.set_ylim(-0.7, nrows - 0.3)
     ax.set_xlim(0, max(1, nsteps))
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("trace step (scheduler decisions, not clock cycles)")
     if hidden:
         ax.set_ylabel(f"{hidden} more warps not shown", fontsize=8)
