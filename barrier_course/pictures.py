@@ -184,14 +184,15 @@ def _runs(values):
 
 
 def trace_figure(trace, *, title="Warps over time", blocks=None, max_rows=48,
-                 show_lines=True, figsize=None):
+                 show_lines=True, end_label=None, figsize=None):
     """Draw a trace as warps (rows) x trace steps (columns).
 
     Each row is one warp, labelled ``block b / warp w``. Bars are coloured *and* hatched
     by the warp's state; where a bar is wide enough it carries the source line (``L12``).
     A black triangle marks the step where a warp arrives at a block barrier; a dashed
     vertical line marks a step where a barrier released (its arrival count fell back).
-    The top panel shows each barrier's arrival count over time.
+    The top panel shows each barrier's arrival count over time. ``end_label`` (e.g. the
+    ``kind`` of a ``KernelFault`` that ended the launch) is written at the right edge.
 
     ``trace`` needs ``.steps``; each step needs ``.warps`` (``WarpState``-like objects with
     ``block``, ``warp``, ``line``, ``state``; one per lane group is fine) and ``.barriers``
@@ -226,7 +227,7 @@ def trace_figure(trace, *, title="Warps over time", blocks=None, max_rows=48,
                 used_states.append(state)
             ax.broken_barh([(start, length)], (y - 0.4, 0.8), facecolors=colour,
                            edgecolors="black", linewidth=0.4, hatch=hatch)
-            if (show_lines and line is not None and state != "exited"
+            if (show_lines and line and state != "exited"
                     and length >= max(2, nsteps / 40)):
                 ax.text(start + length / 2, y, f"L{line}", ha="center", va="center",
                         fontsize=7, color="black",
@@ -270,6 +271,10 @@ def trace_figure(trace, *, title="Warps over time", blocks=None, max_rows=48,
     for s in sorted(releases):
         ax.axvline(s, color="black", linestyle="--", linewidth=0.8)
         ax_bar.axvline(s, color="black", linestyle="--", linewidth=0.8)
+    if end_label:
+        ax.axvline(nsteps, color="black", linewidth=2)
+        ax.text(nsteps, nrows - 0.3, f" {end_label}", ha="right", va="bottom", fontsize=9,
+                fontweight="bold", bbox=dict(boxstyle="round,pad=0.2", fc="white", ec="black"))
     ax_bar.set_ylabel("threads\narrived", fontsize=8)
     if series:
         ax_bar.legend(fontsize=7, loc="upper left", ncol=min(4, len(series)))

@@ -216,3 +216,9 @@ def test_run_case_on_simcore():
     wrong = widgets.run_case(mod.get_function("reverse_tile_nobarrier"), 128, make_args,
                              reference, checks=False, schedule="adversarial")
     assert wrong.status == "wrong" and wrong.wrong > 0, wrong.summary()
+
+
+def test_trace_end_label():
+    fig = pictures.trace_figure(hand_trace(), end_label="deadlock")
+    assert any("deadlock" in t.get_text() for t in fig.axes[1].texts)
+    plt.close(fig)
