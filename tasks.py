@@ -80,7 +80,11 @@ def ensure_installed(extras: tuple[str, ...]) -> None:
     """pip install -e '.[extras]' into .venv unless the stamp says it is done already."""
     check_python()
     create_venv()
-    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    # An editable install maps the top-level packages it saw: reinstall when pyproject.toml
+    # changes or when a top-level package appears or disappears.
+    fingerprint = (ROOT / "pyproject.toml").read_bytes() + "\n".join(
+        sorted(p.parent.name for p in ROOT.glob("*/__init__.py"))).encode()
+    digest = hashlib.sha256(fingerprint).hexdigest()
     stamp = VENV / ".gpu-barriers-course.stamp"
     have = set()
     if stamp.exists():

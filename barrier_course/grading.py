@@ -39,6 +39,7 @@ __all__ = [
     "default_sizes",
     "describe_size",
     "gpu_available",
+    "gpu_status",
 ]
 
 #: The text nbgrader puts where a solution was (see ``nbgrader_config.py``). The stub line
@@ -63,21 +64,33 @@ def _simcore():
     return simcore
 
 
-def gpu_available() -> bool:
-    """True when simcore says a CUDA GPU and CuPy are usable (False when it cannot say)."""
+def gpu_status() -> tuple:
+    """(usable, reason): can the kernel also run on a GPU through CuPy here?
+
+    Follows ``simcore.gpu_available()``, which returns ``(bool, reason)`` (a plain bool is
+    accepted too). ``BARRIER_COURSE_NO_GPU=1`` turns the GPU runs off.
+    """
     if os.environ.get("BARRIER_COURSE_NO_GPU"):
-        return False
+        return False, "BARRIER_COURSE_NO_GPU is set"
     try:
         simcore = _simcore()
-    except RuntimeError:
-        return False
+    except RuntimeError as exc:
+        return False, str(exc)
     probe = getattr(simcore, "gpu_available", None)
     if not callable(probe):
-        return False
+        return False, "this simcore has no gpu_available()"
     try:
-        return bool(probe())
-    except Exception:
-        return False
+        answer = probe()
+    except Exception as exc:
+        return False, f"simcore.gpu_available() failed: {type(exc).__name__}: {exc}"
+    if isinstance(answer, tuple):
+        return bool(answer[0]), str(answer[1]) if len(answer) > 1 else ""
+    return bool(answer), ""
+
+
+def gpu_available() -> bool:
+    """True when a CUDA GPU and CuPy are usable (see :func:`gpu_status`)."""
+    return gpu_status()[0]
 
 
 def _stub_check(source: Any, kernel_name: str) -> None:
@@ -345,8 +358,8 @@ def check_kernel(
             passed += 1
 
     on_gpu = gpu_available() if gpu is None else bool(gpu)
-    if gpu and not gpu_available():
-        raise AssertionError("This test needs a GPU with CuPy, and none is usable here.")
+    if gpu and not on_gpu:
+        raise AssertionError(f"This test needs a GPU with CuPy: {gpu_status()[1]}")
     if on_gpu:
         gpu_kernel = _compile(source, kernel_name, options, "cupy")
         for case in cases:
