@@ -199,9 +199,9 @@ class Context:
         idx = self.lane_index(L)
         warps = self.slot_warp[idx]
         bits = (np.uint32(1) << self.slot_lane[idx].astype(np.uint32)).astype(np.uint32)
-        per_warp = np.zeros(self.S // WARP, np.uint32)
-        np.bitwise_or.at(per_warp, warps, bits)
-        return per_warp[warps]
+        change = np.r_[True, warps[1:] != warps[:-1]]
+        starts = np.flatnonzero(change)
+        return np.bitwise_or.reduceat(bits, starts)[np.cumsum(change) - 1]
 
     # ---- undefined values
     def use_check(self, taint, L, site, what):

@@ -55,6 +55,12 @@ class Engine:
         self.block_line = [b.first_line or (min(b.lines) if b.lines else 0) for b in prog.blocks]
         self.is_join = np.array([b.is_join for b in prog.blocks] + [False], bool)
         self.observers = []
+        # per sync site facts as arrays, so sync resolution can look them up per lane
+        sites = prog.sync_sites
+        self.site_op = np.array([sync.OP_CODES[x.op] for x in sites] + [-1], np.int8)
+        self.site_is_coll = np.isin(self.site_op, (sync.OP_SYNCWARP, sync.OP_SHFL, sync.OP_VOTE))
+        self.site_block_wide = np.array([x.block_wide for x in sites] + [False], bool)
+        self.site_arrive = np.array([x.mode == "arrive" for x in sites] + [False], bool)
 
     # ================================================================= waves
     def run(self):
@@ -99,6 +105,7 @@ class Engine:
         self.site = np.full(S, -1, np.int32)
         self.jstack = np.full((S, 8), -1, np.int32)
         self.jdepth = np.zeros(S, np.int32)
+        self.top = np.full(S, -1, np.int32)
         self.bar_epoch = np.zeros(S, np.int32)
         self.warp_epoch = np.zeros(S, np.int32)
         self.exit_line = np.zeros(S, np.int32)    # where each thread exited (reports)
@@ -228,9 +235,12 @@ class Engine:
             self.check_join(self.lanes_of(L), target)
 
     def jtop(self, idx):
+        """The reconvergence point each lane waits for next (-1: none)."""
+        return self.top[idx]
+
+    def set_top(self, idx):
         d = self.jdepth[idx]
-        top = self.jstack[idx, np.maximum(d - 1, 0)]
-        return np.where(d > 0, top, -1)
+        self.top[idx] = np.where(d > 0, self.jstack[idx, np.maximum(d - 1, 0)], -1)
 
     def check_join(self, idx, target):
         """Lanes arriving at a reconvergence point they registered for wait there."""
@@ -261,6 +271,7 @@ class Engine:
                 self.jstack = np.concatenate([self.jstack, grow], axis=1)
             self.jstack[fresh, d] = join
             self.jdepth[fresh] += 1
+            self.top[fresh] = join
         if self.model == "stack" and f_lanes is not None:
             # Pre-Volta: the warp runs one side at a time; the other side is parked until the
             # running side reaches the reconvergence point.

@@ -113,16 +113,15 @@ class RaceDetector:
                 other = int(rt[k]) if rt[k] >= 0 else -1
                 self._report("WAR", region, gran[k], granule, other, int(sh.r_site[key[k]]), "read",
                              int(tid[k]), site, kind)
-            # two lanes of this very instruction writing one location
-            if len(key) > 1 and not atomic:
-                order = np.argsort(key, kind="stable")
-                ks = key[order]
-                dup = np.flatnonzero(ks[1:] == ks[:-1])
-                if len(dup):
-                    a, b = order[dup[0]], order[dup[0] + 1]
-                    self._report("WAW", region, gran[a], granule, int(tid[a]), site, "write", int(tid[b]),
-                                 site, kind)
+            # two lanes of this very instruction writing one location: scatter, then read back
             sh.w_tid[key] = tid
+            if len(key) > 1 and not atomic:
+                back = sh.w_tid[key]
+                clash = back != tid
+                if clash.any():
+                    k = int(np.flatnonzero(clash)[0])
+                    self._report("WAW", region, gran[k], granule, int(back[k]), site, "write", int(tid[k]),
+                                 site, kind)
             sh.w_bar[key] = bar
             sh.w_wep[key] = wep
             sh.w_site[key] = site
@@ -139,9 +138,11 @@ class RaceDetector:
         sh.r_wep[key] = wep
         sh.r_site[key] = site
         if len(key) > 1:
-            uniq, counts = np.unique(key, return_counts=True)
-            if (counts > 1).any():
-                sh.r_tid[uniq[counts > 1]] = MANY
+            # several lanes of this instruction read one location: read back to find them
+            back = sh.r_tid[key]
+            shared_read = back != new
+            if shared_read.any():
+                sh.r_tid[key[shared_read]] = MANY
 
     def _report(self, hazard, region, gran, granule, other_tid, other_site, other_kind, tid, site, kind):
         e = self.e

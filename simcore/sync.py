@@ -15,6 +15,8 @@ from .memory import UNDEF_SHUFFLE
 
 RUN, BAR, JOIN, EXIT, PARK = 0, 1, 2, 3, 4
 FULL = 0xFFFFFFFF
+OP_BAR, OP_SYNCWARP, OP_SHFL, OP_VOTE = 0, 1, 2, 3
+OP_CODES = {"bar": OP_BAR, "syncwarp": OP_SYNCWARP, "shfl": OP_SHFL, "vote": OP_VOTE}
 
 
 class NamedBarriers:
@@ -24,6 +26,23 @@ class NamedBarriers:
         self.arrived = np.zeros((nblk, 16), np.int64)
         self.count = np.zeros((nblk, 16), np.int64)     # expected count of the open phase (0: none)
         self.arrive_sites = {}                           # (block, id) -> set of sites
+
+
+def _grouped(keys):
+    """keys sorted ascending -> (start index of each group, group id of each element)."""
+    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+    gid = np.cumsum(np.r_[False, keys[1:] != keys[:-1]])
+    return starts, gid
+
+
+def _distinct(values):
+    """np.unique, fast when (as usual) every lane is at the same site."""
+    if len(values) == 0:
+        return values
+    lo, hi = values.min(), values.max()
+    if lo == hi:
+        return values[:1]
+    return np.unique(values)
 
 
 def resolve(e):
@@ -66,6 +85,7 @@ def resolve_joins(e):
         if len(release) == 0:
             return progressed
         e.jdepth[release] -= 1
+        e.set_top(release)
         e.st[release] = RUN
         _rejoin(e, release)
         progressed = True
@@ -102,32 +122,28 @@ def resolve_collectives(e, diagnose, force=False):
     waiting = np.flatnonzero(e.st == BAR)
     if len(waiting) == 0:
         return False
-    ops = np.array([s.op for s in prog.sync_sites])
-    sites = e.site[waiting]
-    coll = np.isin(ops[sites], ("syncwarp", "shfl", "vote"))
-    lanes = waiting[coll]
+    lanes = waiting[e.site_is_coll[e.site[waiting]]]
     if len(lanes) == 0:
         return False
     masks = _operand(e, lanes, "mask").astype(np.int64) & FULL
-    lane_id = e.slot_lane[lanes]
-    warp = e.slot_warp[lanes]
+    key = e.slot_warp[lanes].astype(np.int64) << 32 | masks
+    order = np.argsort(key, kind="stable")
+    lanes, masks, key = lanes[order], masks[order], key[order]
+    lane_id = e.slot_lane[lanes].astype(np.int64)
     own_ok = ((masks >> lane_id) & 1) == 1
     live_bits = _live_bits(e)
-    key = warp.astype(np.int64) << 32 | masks
-    ukeys, inv = np.unique(key, return_inverse=True)
-    bits = np.zeros(len(ukeys), np.int64)
-    np.bitwise_or.at(bits, inv, np.int64(1) << lane_id.astype(np.int64))
+    starts, inv = _grouped(key)
+    ukeys = key[starts]
+    sites_l = e.site[lanes].astype(np.int64)
+    bits = np.bitwise_or.reduceat(np.int64(1) << lane_id, starts)
     gwarp = (ukeys >> 32).astype(np.int64)
     gmask = ukeys & FULL
     named_live = gmask & live_bits[gwarp]
-    site_first = np.full(len(ukeys), -1, np.int64)
-    np.maximum.at(site_first, inv, e.site[lanes])
-    site_min = np.full(len(ukeys), 1 << 40, np.int64)
-    np.minimum.at(site_min, inv, e.site[lanes])
-    own_all = np.ones(len(ukeys), bool)
-    np.logical_and.at(own_all, inv, own_ok)
+    site_first = np.maximum.reduceat(sites_l, starts)
+    site_min = np.minimum.reduceat(sites_l, starts)
+    own_all = np.logical_and.reduceat(own_ok, starts)
     same_site = site_first == site_min
-    all_syncwarp = np.array([prog.sync_sites[int(s)].op == "syncwarp" for s in site_first])
+    all_syncwarp = e.site_op[site_first] == OP_SYNCWARP
     complete = (bits == named_live) & own_all & (same_site | all_syncwarp)
     if force:
         complete[:] = True
@@ -143,7 +159,7 @@ def resolve_collectives(e, diagnose, force=False):
     done = complete[inv]
     lanes, inv, masks = lanes[done], inv[done], masks[done]
     # complete per site (results depend on the operation)
-    for s in np.unique(e.site[lanes]):
+    for s in _distinct(e.site[lanes]):
         sel = e.site[lanes] == s
         _complete_collective(e, prog.sync_sites[int(s)], lanes[sel], bits[inv[sel]])
     return True
@@ -161,7 +177,7 @@ def _operand(e, lanes, key, site=None):
     prog = e.prog
     sites = e.site[lanes]
     out = None
-    for s in np.unique(sites):
+    for s in _distinct(sites):
         reg = prog.sync_sites[int(s)].operands.get(key)
         sel = sites == s
         vals = e.R[reg][lanes[sel]] if reg is not None else np.full(sel.sum(), FULL, np.int64)
@@ -182,9 +198,8 @@ def _complete_collective(e, site, lanes, part_bits):
         pred = R[site.operands["predicate"]][lanes].astype(bool)
         warp = e.slot_warp[lanes]
         nw = e.S // WARP
-        ballot = np.zeros(nw, np.int64)
-        np.bitwise_or.at(ballot, warp, np.where(pred, np.int64(1) << lane_id, 0))
-        b = ballot[warp]
+        starts, gid = _grouped(warp)
+        b = np.bitwise_or.reduceat(np.where(pred, np.int64(1) << lane_id, 0), starts)[gid]
         if site.mode == "ballot":
             res = b.astype(np.uint32)
         elif site.mode == "all":
@@ -244,19 +259,17 @@ def resolve_barriers(e, diagnose):
     waiting = np.flatnonzero(e.st == BAR)
     if len(waiting) == 0:
         return False
-    sites = e.site[waiting]
-    is_bar = np.array([prog.sync_sites[int(s)].op == "bar" for s in sites], bool) if len(sites) else sites
-    lanes = waiting[is_bar]
+    lanes = waiting[e.site_op[e.site[waiting]] == OP_BAR]
     if len(lanes) == 0:
         return False
-    block_wide = np.array([prog.sync_sites[int(s)].block_wide for s in e.site[lanes]], bool)
+    block_wide = e.site_block_wide[e.site[lanes]]
     progressed = False
     if block_wide.all() and not e.named.count.any():
         return _block_barriers(e, lanes, diagnose)
     # General path (named barriers, bar.arrive): one (block, id) at a time.
     ids = np.zeros(len(lanes), np.int64)
     counts = np.full(len(lanes), -1, np.int64)
-    for s in np.unique(e.site[lanes]):
+    for s in _distinct(e.site[lanes]):
         site = prog.sync_sites[int(s)]
         sel = e.site[lanes] == s
         if "id" in site.operands:
@@ -285,11 +298,9 @@ def _block_barriers(e, lanes, diagnose):
     lanes, blocks = lanes[ready], blocks[ready]
     sites = e.site[lanes]
     # per block: all at one call site?
-    smin = np.full(nblk, 1 << 30, np.int64)
-    smax = np.full(nblk, -1, np.int64)
-    np.minimum.at(smin, blocks, sites)
-    np.maximum.at(smax, blocks, sites)
-    divergent = full & (smin != smax)
+    starts, _ = _grouped(blocks)
+    divergent = np.zeros(nblk, bool)
+    divergent[blocks[starts]] = np.minimum.reduceat(sites, starts) != np.maximum.reduceat(sites, starts)
     if divergent.any() and e.checks["divergent_barrier"]:
         b = int(np.flatnonzero(divergent)[0])
         e.report.divergent_barrier(b, lanes[blocks == b])
@@ -314,12 +325,12 @@ def _release_barrier(e, lanes, blocks, sites):
                "threads are not waited for), but fragile: any code added after the guarded part that "
                "those threads reach makes the barrier undefined. Prefer an unconditional barrier with a "
                "predicated fill.")
-    for s in np.unique(sites):
+    for s in _distinct(sites):
         site = prog.sync_sites[int(s)]
         sel = sites == s
         if site.reduce and site.result:
             pred = np.zeros(len(lanes), bool)
-            for s2 in np.unique(sites):
+            for s2 in _distinct(sites):
                 reg = prog.sync_sites[int(s2)].operands.get("predicate")
                 if reg is not None:
                     pred[sites == s2] = e.R[reg][lanes[sites == s2]].astype(bool)
@@ -336,7 +347,7 @@ def _release_barrier(e, lanes, blocks, sites):
     e.bar_epoch[lanes] += 1
     e.st[lanes] = RUN
     e.site[lanes] = -1
-    for s in np.unique(sites):
+    for s in _distinct(sites):
         sel = sites == s
         _arrive(e, lanes[sel], e.prog.sync_sites[int(s)].next)
     for obs in e.observers:
@@ -365,7 +376,7 @@ def _named_phase(e, b, bar_id, lanes, counts, diagnose):
     if (counts < 0).all() and len(np.unique(e.site[lanes])) > 1 and e.checks["divergent_barrier"] \
             and len(lanes) == live_in_block:
         e.report.divergent_barrier(b, lanes)
-    arrive = np.array([prog.sync_sites[int(s)].mode == "arrive" for s in e.site[lanes]], bool)
+    arrive = e.site_arrive[e.site[lanes]]
     total = int(nb.arrived[b, bar_id]) + len(lanes)
     if total > c0:
         e.report.named_barrier(b, bar_id, lanes, f"{total} threads arrived at barrier {bar_id} in one phase "
@@ -378,7 +389,7 @@ def _named_phase(e, b, bar_id, lanes, counts, diagnose):
         al = lanes[arrive]
         nb.arrived[b, bar_id] += len(al)
         nb.count[b, bar_id] = c0
-        for s in np.unique(e.site[al]):
+        for s in _distinct(e.site[al]):
             sel = e.site[al] == s
             e.st[al[sel]] = RUN
             e.site[al[sel]] = -1
