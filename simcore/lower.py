@@ -896,10 +896,12 @@ class Lowerer(c_ast.NodeVisitor):
 
     def e_Assignment(self, node):
         rhs = self.value(self.expr(node.rvalue))
-        if has_boundary(node.lvalue):
-            rhs = self.read(self.reg_tmp(rhs))
-        rhs = self.tmp(rhs)
+        spilled = self.reg_tmp(rhs) if has_boundary(node.lvalue) else None
+        if spilled is None:
+            rhs = self.tmp(rhs)
         target = self.lvalue(node.lvalue)
+        if spilled is not None:
+            rhs = self.read(spilled)
         if node.op == "=":
             ltype = self.lvalue_type(target)
             val = self.tmp(self.convert_for_assign(rhs, ltype, node))
@@ -925,9 +927,10 @@ class Lowerer(c_ast.NodeVisitor):
         if op in ("&&", "||"):
             return self.logical(node)
         left = self.value(self.expr(node.left))
-        if has_boundary(node.right):
-            left = self.read(self.reg_tmp(left))
+        spilled = self.reg_tmp(left) if has_boundary(node.right) else None
         right = self.value(self.expr(node.right))
+        if spilled is not None:
+            left = self.read(spilled)
         return self.binary(op, left, right, node)
 
     def logical(self, node):
@@ -1012,10 +1015,14 @@ class Lowerer(c_ast.NodeVisitor):
     def e_TernaryOp(self, node):
         if is_pure(node.iftrue) and is_pure(node.iffalse):
             c = self.condition(node.cond)
-            if has_boundary(node.iftrue) or has_boundary(node.iffalse):
-                c = self.read(self.reg_tmp(c))
+            spilled = self.reg_tmp(c) if has_boundary(node.iftrue) or has_boundary(node.iffalse) else None
             a = self.value(self.expr(node.iftrue))
+            a_spill = self.reg_tmp(a) if has_boundary(node.iffalse) else None
             b = self.value(self.expr(node.iffalse))
+            if spilled is not None:
+                c = self.read(spilled)
+            if a_spill is not None:
+                a = self.read(a_spill)
             t = self.result_type(a, b, node)
             a, b = self.cast(a, t), self.cast(b, t)
             if c.const is not None:
@@ -1093,9 +1100,9 @@ class Lowerer(c_ast.NodeVisitor):
         for k, a in enumerate(args):
             v = self.value(self.expr(a))
             if any(has_boundary(later) for later in args[k + 1:]):
-                v = self.read(self.reg_tmp(v))
+                v = self.reg_tmp(v)      # a register: re-read below, in the block we end up in
             vals.append(v)
-        return vals
+        return [self.read(v) if isinstance(v, Var) else v for v in vals]
 
     def inline_call(self, name, args, node):
         fdef = self.funcs[name]

@@ -147,7 +147,7 @@ class Kernel:
         if unknown:
             raise LaunchError(f"unknown launch option(s): {', '.join(sorted(unknown))}")
         try:
-            return self._launch(grid, block, args, shared_mem, checks, schedule, model, seed, trace, max_steps)
+            self._launch(grid, block, args, shared_mem, checks, schedule, model, seed, trace, max_steps)
         except SimcoreError as e:
             raise e.with_traceback(None) from None
         except Exception as e:   # a bug in simcore: say so plainly, never a raw traceback
@@ -156,6 +156,9 @@ class Kernel:
             raise SimulatorError(f"internal simulator error while running {self.name} ({type(e).__name__}: "
                                  f"{e}). This is a bug in simcore, not in your kernel; set SIMCORE_DEBUG=1 "
                                  "for details.") from None
+        for w in self.last_launch.warnings:
+            warnings.warn(SimWarning(w), stacklevel=2)
+        return None
 
     # ------------------------------------------------------------------ launch
     def _launch(self, grid, block, args, shared_mem, checks, schedule, model, seed, trace, max_steps):
@@ -185,9 +188,6 @@ class Kernel:
         launch.arg_values = self._arg_register_values(values)
         from .runner import run_launch
         run_launch(prog, launch, values, options)
-        for w in launch.warnings:
-            warnings.warn(SimWarning(w), stacklevel=3)
-        return None
 
     def _marshal(self, args):
         params = self.program.params

@@ -310,12 +310,12 @@ def _block_barriers(e, lanes, diagnose):
     return True
 
 
-def _release_barrier(e, lanes, blocks, sites):
+def _release_barrier(e, lanes, blocks, sites, whole_block=True):
     prog = e.prog
     # exited threads are not waited for: legal, but worth a warning once per site
     total = e.tpb
     arrived = np.bincount(blocks, minlength=e.nblk)
-    short = np.flatnonzero((arrived > 0) & (arrived < total))
+    short = np.flatnonzero((arrived > 0) & (arrived < total)) if whole_block else []
     if len(short):
         b = int(short[0])
         s = prog.sync_sites[int(sites[blocks == b][0])]
@@ -400,7 +400,7 @@ def _named_phase(e, b, bar_id, lanes, counts, diagnose):
         nb.count[b, bar_id] = 0
         if len(lanes):
             sites = e.site[lanes]
-            _release_barrier(e, lanes, e.slot_block[lanes], sites)
+            _release_barrier(e, lanes, e.slot_block[lanes], sites, whole_block=bool((counts < 0).all()))
         return True
     if len(lanes):
         nb.count[b, bar_id] = c0
