@@ -84,29 +84,35 @@ class Memory:
 
     # ---- address decoding
     def decode(self, addr, size, L, site, kind):
-        """-> (region, byte offsets, lane filter or None). Faults on bad addresses."""
+        """-> (region, byte offsets, lane filter or None). Faults on bad addresses.
+
+        (None, None, None) means the lanes point into different arrays: the caller splits them."""
         ctx = self.ctx
         n = ctx.nlanes(L)
-        addr = np.broadcast_to(np.asarray(addr, dtype=np.int64), (n,))
-        reg = addr >> REGION_SHIFT
-        r0 = int(reg[0]) if n else 0
-        if n and (reg != r0).any():
-            return None, None, None     # mixed regions: caller splits
+        addr = np.asarray(addr, dtype=np.int64)
+        if addr.ndim == 0:
+            addr = np.broadcast_to(addr, (n,))
+        r0 = int(addr[0]) >> REGION_SHIFT if n else 0
         region = self.regions.get(r0)
-        off = (addr & OFFSET_MASK) - HALF
-        if region is None:
+        off = addr - region_base(r0)
+        lo, hi = (int(off.min()), int(off.max())) if n else (0, 0)
+        if region is not None and lo >= 0 and hi + size <= region.nbytes:
+            pass    # the fast path: one array, all in bounds
+        elif n and ((addr >> REGION_SHIFT) != r0).any():
+            return None, None, None
+        elif region is None:
             ctx.fault_bad_pointer(addr, L, site, kind)
             return region, off, np.zeros(n, bool)
-        keep = None
-        lo, hi = (int(off.min()), int(off.max())) if n else (0, 0)
-        if lo < 0 or hi + size > region.nbytes:
+        else:
             bad = (off < 0) | (off + size > region.nbytes)
             if ctx.checks["out_of_bounds"]:
                 ctx.fault_out_of_bounds(region, off, size, bad, L, site, kind)
-            keep = ~bad
+            if size > 1 and (off & (size - 1)).any():
+                ctx.fault_misaligned(region, off, size, L, site, kind)
+            return region, off, ~bad
         if size > 1 and (off & (size - 1)).any():
             ctx.fault_misaligned(region, off, size, L, site, kind)
-        return region, off, keep
+        return region, off, None
 
     def split_regions(self, addr, L):
         n = self.ctx.nlanes(L)

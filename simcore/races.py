@@ -8,19 +8,26 @@ and lanes of one warp are also ordered by __syncwarp (their warp epoch).
 """
 import numpy as np
 
-NONE, MANY = -1, -2
+NONE = -1
+TID_BITS = 43
+TID_MASK = (1 << TID_BITS) - 1
+MANY_TID = TID_MASK            # "several threads read it in this interval"
+EMASK = (1 << 10) - 1          # epochs are compared modulo 1024: plenty for one interval
+WEP_SHIFT, BAR_SHIFT = TID_BITS, TID_BITS + 10
+
+
+def stamp(tid, bar, wep):
+    """One int64 per access: barrier epoch (high bits), warp-sync epoch, thread id (low bits).
+
+    Same barrier interval <=> equal bits above WEP_SHIFT+10; NONE (-1) never matches."""
+    return ((bar.astype(np.int64) & EMASK) << BAR_SHIFT) | ((wep.astype(np.int64) & EMASK) << WEP_SHIFT) | tid
 
 
 class Shadow:
     def __init__(self, n):
-        self.w_tid = np.full(n, NONE, np.int64)
-        self.w_bar = np.zeros(n, np.int32)
-        self.w_wep = np.zeros(n, np.int32)
-        self.w_site = np.zeros(n, np.int32)
-        self.w_atomic = np.zeros(n, bool)
-        self.r_tid = np.full(n, NONE, np.int64)
-        self.r_bar = np.zeros(n, np.int32)
-        self.r_wep = np.zeros(n, np.int32)
+        self.w = np.full(n, NONE, np.int64)      # last writer's stamp
+        self.w_site = np.zeros(n, np.int32)      # its site * 2 + (1 if atomic)
+        self.r = np.full(n, NONE, np.int64)      # reader's stamp (tid MANY_TID: several readers)
         self.r_site = np.zeros(n, np.int32)
 
 
@@ -31,12 +38,20 @@ class RaceDetector:
         self.check_global = global_
         self.global_shadows = {}
         self.shared_shadows = {}
+        self._cur = None
 
     def on_wave(self, engine):
         self.shared_shadows = {}
+        self._cur = None
 
     def on_barrier(self, engine, lanes):
-        pass    # barrier epochs live in the engine (bar_epoch); nothing to clear
+        self._cur = None        # epochs changed: recompute the stamps
+
+    def stamps(self):
+        if self._cur is None:
+            e = self.e
+            self._cur = stamp(np.arange(e.S, dtype=np.int64), e.bar_epoch, e.warp_epoch)
+        return self._cur
 
     def on_access(self, region, offsets, size, kind, L, site):
         e = self.e
@@ -48,101 +63,84 @@ class RaceDetector:
             if not self.check_global:
                 return
             granule = e.prog.global_access_size
-        slots = e.ctx.lane_index(L)
-        if len(slots) == 0:
+        if e.ctx.nlanes(L) == 0:
             return
         g0 = offsets // granule
         for extra in range(max(1, size // granule)):
-            self._check(region, g0 + extra, granule, kind, slots, site)
+            self._check(region, g0 + extra, granule, kind, L, site)
 
     def _shadow(self, region, granule):
         e = self.e
-        if region.kind == "shared":
-            sh = self.shared_shadows.get(region.id)
-            if sh is None:
-                sh = self.shared_shadows[region.id] = Shadow(e.nblk * max(1, region.nbytes // granule))
-            return sh
-        sh = self.global_shadows.get(region.id)
+        table = self.shared_shadows if region.kind == "shared" else self.global_shadows
+        sh = table.get(region.id)
         if sh is None:
-            sh = self.global_shadows[region.id] = Shadow(max(1, region.nbytes // granule))
+            per = max(1, region.nbytes // granule)
+            sh = table[region.id] = Shadow(e.nblk * per if region.kind == "shared" else per)
         return sh
 
-    def _check(self, region, gran, granule, kind, slots, site):
+    def _check(self, region, gran, granule, kind, L, site):
         e = self.e
         sh = self._shadow(region, granule)
+        cur = self.stamps()[L]
         if region.kind == "shared":
-            per_block = max(1, region.nbytes // granule)
-            key = e.slot_block[slots].astype(np.int64) * per_block + gran
-            tid = slots.astype(np.int64)
-            same_block = lambda other: np.ones(len(tid), bool)   # noqa: E731 (one shadow per block)
+            key = e.slot_block[L].astype(np.int64) * max(1, region.nbytes // granule) + gran
         else:
             key = gran.astype(np.int64)
-            tid = slots.astype(np.int64) + e.gslot_base
-            spb = e.spb
-            same_block = lambda other: (other // spb) == (tid // spb)   # noqa: E731
-        bar = e.bar_epoch[slots]
-        wep = e.warp_epoch[slots]
-        warp = tid // 32
+            cur = cur + e.gslot_base
 
-        def unordered(other_tid, other_bar, other_wep):
-            same_warp = (other_tid // 32) == warp
-            return (other_bar == bar) & ~(same_warp & (other_wep != wep))
+        def unordered(other):
+            """Accesses by other threads of this block in the same interval (no barrier between)."""
+            hit = (other >> BAR_SHIFT) == (cur >> BAR_SHIFT)       # same barrier interval
+            if not hit.any():
+                return hit
+            otid, tid = other & TID_MASK, cur & TID_MASK
+            hit &= otid != tid
+            same_warp = (otid >> 5) == (tid >> 5)
+            hit &= ~(same_warp & ((other >> WEP_SHIFT) != (cur >> WEP_SHIFT)))   # ordered by __syncwarp
+            if region.kind == "global":
+                hit &= ((otid // e.spb) == (tid // e.spb)) | (otid == MANY_TID)
+            return hit
 
-        wt = sh.w_tid[key]
-        is_write = kind != "read"
+        w = sh.w[key]
         atomic = kind == "atomic"
-        w_conf = (wt >= 0) & (wt != tid) & same_block(wt) & unordered(wt, sh.w_bar[key], sh.w_wep[key])
-        if atomic:
-            w_conf &= ~sh.w_atomic[key]
-        elif kind == "read":
-            pass   # a plain read after an atomic write also races
+        w_conf = unordered(w)
+        if atomic and w_conf.any():
+            w_conf &= (sh.w_site[key] & 1) == 0           # atomic against atomic is fine
         if w_conf.any():
             k = int(np.flatnonzero(w_conf)[0])
-            hazard = "RAW" if kind == "read" else "WAW"
-            self._report(hazard, region, gran[k], granule, int(wt[k]), int(sh.w_site[key[k]]),
-                         "atomic" if sh.w_atomic[key[k]] else "write", int(tid[k]), site, kind)
-        if is_write:
-            rt = sh.r_tid[key]
-            r_conf = (rt != NONE) & (rt != tid) & unordered(np.where(rt >= 0, rt, tid), sh.r_bar[key],
-                                                             sh.r_wep[key])
-            if region.kind == "global":
-                r_conf &= (rt == MANY) | same_block(np.where(rt >= 0, rt, tid))
-            # a reader that is this very thread is fine; MANY readers include another thread
+            ws = int(sh.w_site[key[k]])
+            self._report("RAW" if kind == "read" else "WAW", region, gran[k], granule, int(w[k] & TID_MASK),
+                         ws >> 1, "atomic" if ws & 1 else "write", int(cur[k] & TID_MASK), site, kind)
+        if kind != "read":
+            r = sh.r[key]
+            r_conf = unordered(r)
             if r_conf.any():
                 k = int(np.flatnonzero(r_conf)[0])
-                other = int(rt[k]) if rt[k] >= 0 else -1
-                self._report("WAR", region, gran[k], granule, other, int(sh.r_site[key[k]]), "read",
-                             int(tid[k]), site, kind)
-            # two lanes of this very instruction writing one location: scatter, then read back
-            sh.w_tid[key] = tid
+                other = int(r[k] & TID_MASK)
+                self._report("WAR", region, gran[k], granule, -1 if other == MANY_TID else other,
+                             int(sh.r_site[key[k]]), "read", int(cur[k] & TID_MASK), site, kind)
+            sh.w[key] = cur
             if len(key) > 1 and not atomic:
-                back = sh.w_tid[key]
-                clash = back != tid
+                # two lanes of this very instruction writing one location: scatter, then read back
+                back = sh.w[key]
+                clash = back != cur
                 if clash.any():
                     k = int(np.flatnonzero(clash)[0])
-                    self._report("WAW", region, gran[k], granule, int(back[k]), site, "write", int(tid[k]),
-                                 site, kind)
-            sh.w_bar[key] = bar
-            sh.w_wep[key] = wep
-            sh.w_site[key] = site
-            sh.w_atomic[key] = atomic
-            if atomic:
-                return
+                    self._report("WAW", region, gran[k], granule, int(back[k] & TID_MASK), site, "write",
+                                 int(cur[k] & TID_MASK), site, kind)
+            sh.w_site[key] = site * 2 + (1 if atomic else 0)
             return
-        # read: remember the readers of this interval
-        rt = sh.r_tid[key]
-        stale = (rt == NONE) | (sh.r_bar[key] != bar)
-        new = np.where(stale | (rt == tid), tid, MANY)
-        sh.r_tid[key] = new
-        sh.r_bar[key] = bar
-        sh.r_wep[key] = wep
-        sh.r_site[key] = site
+        # a read: remember this interval's readers (several -> MANY)
+        r = sh.r[key]
+        many = cur | MANY_TID
+        new = np.where(((r >> BAR_SHIFT) == (cur >> BAR_SHIFT)) & ((r & TID_MASK) != (cur & TID_MASK)), many, cur)
+        sh.r[key] = new
         if len(key) > 1:
-            # several lanes of this instruction read one location: read back to find them
-            back = sh.r_tid[key]
-            shared_read = back != new
-            if shared_read.any():
-                sh.r_tid[key[shared_read]] = MANY
+            back = sh.r[key]
+            several = back != new
+            if several.any():
+                sh.r[key[several]] = many[several]
+        sh.r_site[key] = site
 
     def _report(self, hazard, region, gran, granule, other_tid, other_site, other_kind, tid, site, kind):
         e = self.e

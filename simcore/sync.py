@@ -194,6 +194,8 @@ def _complete_collective(e, site, lanes, part_bits):
     if site.op == "syncwarp":
         new = e.warp_epoch[lanes].max() + 1
         e.warp_epoch[lanes] = new
+        for obs in e.observers:
+            obs.on_barrier(e, lanes)
     elif site.op == "vote":
         pred = R[site.operands["predicate"]][lanes].astype(bool)
         warp = e.slot_warp[lanes]
