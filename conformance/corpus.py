@@ -173,7 +173,7 @@ def _int_ops_ref(a):
         c <<= 2
         c >>= 1
         o[9] = c
-        o[10], o[11], o[12], o[13] = c, c + 2, c + 2, 2 * c
+        o[10], o[11], o[12], o[13] = c + 1, c + 2, c + 2, 2 * c
         o[14] = x * y - cdiv(x, 7) * 7
         m = cmod(x, 4)
         o[15] = -1 if m == 0 else (-2 if m == 1 else 3)
@@ -639,6 +639,39 @@ entry("warp_sync_fixed", grid=(1,), block=(64,),
       make_args=lambda: (zeros(1), i32(64, lo=-100, hi=100, seed=38)),
       reference=_wsf_ref, expect="ok")
 
+def _incdec_ref(a):
+    c = a[0].astype(np.int64)
+    return {1: np.stack([c, c + 2, c + 2, c, c], axis=1).astype(np.int32).ravel()}
+
+
+entry("incdec", grid=(1,), block=(32,),
+      make_args=lambda: (i32(32, seed=61), zeros(160)),
+      reference=_incdec_ref, expect="ok", why="postfix ++/-- yield the value before the update")
+
+entry("size_t_index", grid=(2,), block=(64,),
+      make_args=lambda: (i32(100, seed=62), zeros(100, np.int64), np.int32(100)),
+      reference=lambda a: {1: np.arange(100, dtype=np.int64) * 8 + 3 + a[0]},
+      expect="ok")
+
+
+def _nested_ref(a):
+    v = a[0]
+    out = np.empty(64, np.int32)
+    out[0::2] = np.clip(v, -10, 10)
+    out[1::2] = np.clip(np.clip(v * 2, -5, 40), 0, 50)
+    return {1: out}
+
+
+entry("device_call_nested", grid=(1,), block=(32,),
+      make_args=lambda: (i32(32, lo=-30, hi=30, seed=63), zeros(64)),
+      reference=_nested_ref, expect="ok")
+
+entry("shared_scalar", grid=(2,), block=(64,),
+      make_args=lambda: (i32(2, seed=64), zeros(128)),
+      reference=lambda a: {1: np.tile(a[0][0] + a[0][1] + np.arange(64) // 2, 2).astype(np.int32)},
+      expect="ok")
+
+
 # --------------------------------------------------------------------------- legal but fragile
 entry("early_return_safe", grid=(3,), block=(128,),
       make_args=lambda: (zeros(300), i32(300, seed=39), np.int32(300)),
@@ -822,6 +855,13 @@ entry("global_cross_block", grid=(4,), block=(64,),
       expect="race",
       why="block b reads what block b+1 writes; __syncthreads orders nothing across blocks "
           "(global_race check)")
+
+entry("global_race_in_block", grid=(1,), block=(64,),
+      make_args=lambda: (zeros(64), zeros(64)),
+      intended=lambda a: {1: (np.arange(64) ^ 32) * 3},
+      expect="race",
+      why="thread t reads buf[t ^ 32], written by another warp of the same block with no "
+          "barrier in between (global_race check)")
 
 entry("warp_sync_nosync", grid=(1,), block=(64,),
       make_args=lambda: (zeros(1), i32(64, lo=-100, hi=100, seed=60)),

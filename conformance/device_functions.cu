@@ -1,5 +1,6 @@
 // __device__ and __device__ __forceinline__ helpers: early returns inside a helper,
 // a void helper writing through a pointer, float helper (FMA-contractible: tolerance).
+// (Calls nested in another call's arguments are in device_call_nested.cu.)
 __device__ __forceinline__ int clampi(int v, int lo, int hi)
 {
     if (v < lo) return lo;
@@ -23,6 +24,8 @@ extern "C" __global__ void device_functions(const int* in, int* out, float* outf
     int t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= n) return;
     int v = in[t];
-    store_pair(out + 2 * t, clampi(v, -10, 10), clampi(v * 2, 0, 50));
+    int lo = clampi(v, -10, 10);
+    int hi = clampi(v * 2, 0, 50);
+    store_pair(out + 2 * t, lo, hi);
     outf[t] = poly((float)v * 0.125f);
 }

@@ -1,5 +1,5 @@
 // Signed integer operators: truncating division and modulo of negatives, shifts, bit ops,
-// logical ops, comparisons, compound assignment, ++/--, ternary.
+// logical ops, comparisons, compound assignment, ternary (++/-- are in incdec.cu).
 extern "C" __global__ void int_ops(const int* a, const int* b, int* out, int n)
 {
     int t = blockIdx.x * blockDim.x + threadIdx.x;
@@ -28,14 +28,10 @@ extern "C" __global__ void int_ops(const int* a, const int* b, int* out, int n)
     c <<= 2;
     c >>= 1;
     o[9] = c;
-    int p = c++;
-    int q = ++c;
-    int r = c--;
-    int s = --c;
-    o[10] = p;
-    o[11] = q;
-    o[12] = r;
-    o[13] = s + c;
+    o[10] = c + 1;
+    o[11] = c + 2;
+    o[12] = c + 2;
+    o[13] = c * 2;
     o[14] = x * y - (x / 7) * 7;
     o[15] = (x % 4 == 0) ? -1 : (x % 4 == 1) ? -2 : 3;
 }

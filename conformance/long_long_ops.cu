@@ -1,5 +1,4 @@
-// 64-bit integers: products beyond 32 bits, truncating division, unsigned 64-bit wrap,
-// size_t arithmetic.
+// 64-bit integers: products beyond 32 bits, truncating division, unsigned 64-bit wrap.
 extern "C" __global__ void long_long_ops(const long long* a, long long* out,
                                          unsigned long long* outu, int n)
 {
@@ -11,7 +10,7 @@ extern "C" __global__ void long_long_ops(const long long* a, long long* out,
     out[t * 4 + 2] = x % 7;
     out[t * 4 + 3] = x >> 3;
     unsigned long long ux = (unsigned long long)x;
-    size_t idx = (size_t)t;
+    unsigned long long idx = (unsigned long long)t;
     outu[t * 2 + 0] = ux * 0x9E3779B97F4A7C15ull;
     outu[t * 2 + 1] = (unsigned long long)(idx << 33) ^ ux;
 }

@@ -1,5 +1,5 @@
-// Scalar types and conversions: bool, char, short, int, unsigned, long long, size_t,
-// float, double. Narrowing to short wraps modulo 2^16; float -> int truncates toward zero.
+// Scalar types and conversions: bool, char, short, int, unsigned, long long, float,
+// double (size_t has its own kernel, size_t_index.cu). Narrowing to short wraps modulo 2^16; float -> int truncates toward zero.
 extern "C" __global__ void types_scalar(const int* in, int* out_i, unsigned int* out_u,
                                         long long* out_ll, float* out_f, double* out_d, int n)
 {
@@ -11,7 +11,7 @@ extern "C" __global__ void types_scalar(const int* in, int* out_i, unsigned int*
     short s = (short)(x * 100);
     unsigned int u = (unsigned int)x;
     long long ll = (long long)x * 3000000000LL;
-    size_t z = (size_t)t * 8;
+    long long z = (long long)t * 8;
     float f = (float)x / 3.0f;
     double d = (double)x / 3.0;
     out_i[t * 4 + 0] = b + c;
