@@ -21,7 +21,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
 MIN_PY, MAX_PY = (3, 10), (3, 14)
-ASSIGNMENTS = ("ex01_tail_handling",)
 
 
 def say(msg: str) -> None:
@@ -138,7 +137,7 @@ def cmd_test(args: list[str]) -> int:
 def cmd_release(args: list[str]) -> int:
     """Regenerate the committed student release exercises/ from solutions/."""
     ensure_installed(("course",))
-    names = args or list(ASSIGNMENTS)
+    names = args or sorted(p.name for p in (ROOT / "solutions").iterdir() if p.is_dir())
     for name in names:
         run([venv_bin("nbgrader"), "generate_assignment", name, "--force"], cwd=ROOT,
             env=venv_env())
