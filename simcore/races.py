@@ -11,7 +11,9 @@ import numpy as np
 NONE = -1
 TID_BITS = 43
 TID_MASK = (1 << TID_BITS) - 1
-MANY_TID = TID_MASK            # "several threads read it in this interval"
+SEVERAL = 1 << 42              # flag in the thread field: several readers, all of warp (field & WARPS)
+WARPS = SEVERAL - 1            # ... or of several warps when the warp part is all ones
+MANY_TID = SEVERAL | WARPS
 EMASK = (1 << 10) - 1          # epochs are compared modulo 1024: plenty for one interval
 WEP_SHIFT, BAR_SHIFT = TID_BITS, TID_BITS + 10
 
@@ -95,10 +97,12 @@ class RaceDetector:
                 return hit
             otid, tid = other & TID_MASK, cur & TID_MASK
             hit &= otid != tid
-            same_warp = (otid >> 5) == (tid >> 5)
+            several = (otid & SEVERAL) != 0
+            owarp = np.where(several, otid & WARPS, otid >> 5)
+            same_warp = owarp == (tid >> 5)
             hit &= ~(same_warp & ((other >> WEP_SHIFT) != (cur >> WEP_SHIFT)))   # ordered by __syncwarp
             if region.kind == "global":
-                hit &= ((otid // e.spb) == (tid // e.spb)) | (otid == MANY_TID)
+                hit &= ((owarp * 32 // e.spb) == (tid // e.spb)) | (owarp == WARPS)
             return hit
 
         w = sh.w[key]
@@ -117,7 +121,7 @@ class RaceDetector:
             if r_conf.any():
                 k = int(np.flatnonzero(r_conf)[0])
                 other = int(r[k] & TID_MASK)
-                self._report("WAR", region, gran[k], granule, -1 if other == MANY_TID else other,
+                self._report("WAR", region, gran[k], granule, -1 if other & SEVERAL else other,
                              int(sh.r_site[key[k]]), "read", int(cur[k] & TID_MASK), site, kind)
             sh.w[key] = cur
             if len(key) > 1 and not atomic:
@@ -130,16 +134,26 @@ class RaceDetector:
                                  int(cur[k] & TID_MASK), site, kind)
             sh.w_site[key] = site * 2 + (1 if atomic else 0)
             return
-        # a read: remember this interval's readers (several -> MANY)
+        # a read: remember this interval's readers; several readers keep their warp when they share one
         r = sh.r[key]
-        many = cur | MANY_TID
-        new = np.where(((r >> BAR_SHIFT) == (cur >> BAR_SHIFT)) & ((r & TID_MASK) != (cur & TID_MASK)), many, cur)
+        otid, tid = r & TID_MASK, cur & TID_MASK
+        warp = tid >> 5
+        owarp = np.where((otid & SEVERAL) != 0, otid & WARPS, otid >> 5)
+        low = cur & ~np.int64(TID_MASK)
+        same_bar = (r >> BAR_SHIFT) == (cur >> BAR_SHIFT)
+        same_warp = owarp == warp
+        newer_wep = (r >> WEP_SHIFT) != (cur >> WEP_SHIFT)
+        merged = np.where(same_warp, low | SEVERAL | warp, low | MANY_TID)
+        keep_new = ~same_bar | (otid == tid) | (same_warp & newer_wep)   # the old read is over
+        new = np.where(keep_new, cur, merged)
         sh.r[key] = new
         if len(key) > 1:
             back = sh.r[key]
             several = back != new
             if several.any():
-                sh.r[key[several]] = many[several]
+                bw = np.where(((back & TID_MASK) & SEVERAL) != 0, back & WARPS, (back & TID_MASK) >> 5)
+                sh.r[key[several]] = np.where(bw[several] == warp[several], low[several] | SEVERAL | warp[several],
+                                              low[several] | MANY_TID)
         sh.r_site[key] = site
 
     def _report(self, hazard, region, gran, granule, other_tid, other_site, other_kind, tid, site, kind):
