@@ -143,7 +143,7 @@ class Engine:
                 self.thread_instructions += n * max(1, len(blocks[pc].code))
                 block = blocks[pc]
                 self.cur_pc, self.cur_L = pc, L
-                if self.trace is not None:
+                if self.trace is not None and (block.code or block.lines):
                     self.trace.before_step(self, pc, L)
                 cond = block.fn(R, L, ctx)
                 self.advance(block, L, cond)

@@ -346,6 +346,8 @@ def _release_barrier(e, lanes, blocks, sites, whole_block=True):
             else:
                 res = (cnt > 0).astype(np.int64)
             e.R[site.result][lanes[sel]] = res[blocks[sel]]
+    if e.trace is not None:
+        e.trace.before_release(e, prog.sync_sites[int(sites[0])])
     e.bar_epoch[lanes] += 1
     e.st[lanes] = RUN
     e.site[lanes] = -1

@@ -32,6 +32,7 @@ class TraceStep:
     warps: list               # WarpState for every warp of the wave
     barriers: dict            # (block, barrier id) -> threads waiting there
     wave: int = 0
+    event: str = "step"       # "step", or "barrier_release": every arrival in, just before release
 
 
 class TraceRecorder:
@@ -47,6 +48,13 @@ class TraceRecorder:
         ran = np.zeros(e.S, bool)
         ran[L] = True
         self.raw.append((e.first_block, pc, ran, e.st.copy(), e.pc.copy(), e.site.copy(), e))
+
+    def before_release(self, e, site):
+        """A barrier is about to release: record the moment every arrival is in."""
+        if len(self.raw) >= self.max_steps:
+            return
+        self.raw.append((e.first_block, -1 - site.id, np.zeros(e.S, bool), e.st.copy(), e.pc.copy(),
+                         e.site.copy(), e))
 
     def finish(self, prog):
         return Trace(prog, self.raw, self.truncated)
@@ -73,8 +81,14 @@ class Trace:
     def _step(self, index, raw):
         first_block, pc, ran, st, pcs, sites, e = raw
         prog = self.prog
-        block = prog.blocks[pc]
-        line = block.first_line or (min(block.lines) if block.lines else 0)
+        event = "step"
+        if pc < 0:      # a barrier release snapshot
+            site = prog.sync_sites[-1 - pc]
+            line, block_lines, event = site.line, [site.line], "barrier_release"
+        else:
+            block = prog.blocks[pc]
+            line = block.first_line or (min(block.lines) if block.lines else 0)
+            block_lines = sorted(block.lines)
         warps = []
         barriers = {}
         nw = len(st) // WARP
@@ -115,7 +129,7 @@ class Trace:
                                                                                       "waiting": ""}
                 state, wline, waiting = best["state"], best["line"], best["waiting"]
             warps.append(WarpState(b, wib, wline, mask, state, waiting, gl))
-        return TraceStep(index, line, sorted(block.lines), warps, barriers)
+        return TraceStep(index, line, block_lines, warps, barriers, event=event)
 
     def __repr__(self):
         return f"<simcore.Trace of {len(self)} steps{' (truncated)' if self.truncated else ''}>"
