@@ -76,3 +76,59 @@ def test_every_kernel_is_extern_c_and_named():
         src = e.source
         assert src.count("__global__") == 1, e.name
         assert f'extern "C" __global__ void {e.kernel}(' in src, e.name
+
+
+# ----------------------------------------------------------------------------- the GPU tool
+def test_gpu_tool_parses_sanitizer_summaries():
+    sys.path.insert(0, str(ROOT / "tools"))
+    import gpu_conformance as gc
+
+    sync = ("========= COMPUTE-SANITIZER\n"
+            "========= Barrier error detected. Divergent thread(s) in block.\n"
+            "=========     at 0x1a0 in ifelse_straddle\n"
+            "========= ERROR SUMMARY: 4 errors\n")
+    s = gc.parse_sanitizer(sync)
+    assert s["errors"] == 4 and s["hazards"] is None
+    assert s["first"] == ["Barrier error detected. Divergent thread(s) in block."]
+    race = ("========= Error: Race reported between Write access at 0x90 in k\n"
+            "========= RACECHECK SUMMARY: 2048 hazards displayed (2048 errors, 0 warnings)\n"
+            "========= ERROR SUMMARY: 2048 errors\n")
+    r = gc.parse_sanitizer(race)
+    assert (r["errors"], r["hazards"]) == (2048, 2048)
+    assert gc.parse_sanitizer("killed")["errors"] is None
+
+
+def test_gpu_tool_explains_disagreements():
+    sys.path.insert(0, str(ROOT / "tools"))
+    import gpu_conformance as gc
+
+    row = {"name": "global_race_in_block", "expected": "race", "sim": {"verdict": "race"},
+           "gpu": {"outcome": "completed"},
+           "synccheck": {"outcome": "completed", "errors": 0},
+           "racecheck": {"outcome": "completed", "errors": 0, "hazards": 0}}
+    assert any("only checks shared memory" in n for n in gc.explain(row))
+    row = {"name": "reverse_tile", "expected": "ok", "sim": {"verdict": "ok"},
+           "gpu": {"outcome": "completed", "vs_sim": {"equal": True}},
+           "synccheck": {"outcome": "completed", "errors": 0},
+           "racecheck": {"outcome": "completed", "errors": 0, "hazards": 0}}
+    assert gc.explain(row) == []
+
+
+def test_gpu_tool_without_gpu(tmp_path):
+    import subprocess
+
+    tool = ROOT / "tools" / "gpu_conformance.py"
+    p = subprocess.run([sys.executable, str(tool), "--out", str(tmp_path)],
+                       capture_output=True, text=True, timeout=120)
+    from simcore.cupy_backend import gpu_available
+
+    if gpu_available()[0]:
+        pytest.skip("a GPU is present: the no-GPU message is not shown")
+    assert p.returncode == 2
+    assert "no GPU to run on" in p.stderr and "--sim-only" in p.stderr
+    p = subprocess.run([sys.executable, str(tool), "--out", str(tmp_path), "--sim-only",
+                        "--jobs", "2", "--entries", "reverse_tile,war_race"],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stdout + p.stderr
+    md = (tmp_path / "h200.md").read_text()
+    assert "| reverse_tile | ok | ok |" in md and "| war_race | race | race |" in md
