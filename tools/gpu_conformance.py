@@ -408,8 +408,14 @@ def main(argv=None):
     ap.add_argument("--sim-only", action="store_true",
                     help="no GPU: fill the simulator column only (for testing the script)")
     ap.add_argument("--name", default="h200", help="report file stem (default h200)")
+    ap.add_argument("--report-only", action="store_true",
+                    help="run nothing: rebuild the report from OUT/raw (e.g. after copying the "
+                         "raw/ folders of several partial runs into one)")
     a = ap.parse_args(argv)
     a.tools = [] if a.no_sanitizer or a.sim_only else [t for t in a.tools.split(",") if t]
+
+    if a.report_only:
+        return write_report(a, None, time.time())
 
     from simcore.cupy_backend import gpu_available
 
@@ -444,6 +450,7 @@ def main(argv=None):
     def one(name):
         row = run_entry(corpus.get(name), a, raw, sanitizer)
         row.setdefault("notes", explain(row))
+        row["device"] = device
         (raw / f"{name}.row.json").write_text(json.dumps(row, indent=1, default=str))
         print(f"  {name}: simcore {row['sim']['verdict']}; GPU {gpu_cell(row.get('gpu'))}; "
               + "; ".join(f"{t} {sanitizer_cell(row.get(t))}" for t in a.tools), flush=True)
@@ -451,7 +458,11 @@ def main(argv=None):
 
     with ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
         list(pool.map(one, names))
+    return write_report(a, device, t0)
 
+
+def write_report(a, device, t0):
+    raw = a.out / "raw"
     rows = []
     for e in corpus.ENTRIES:   # every entry with a result, from this run or an earlier one
         p = raw / f"{e.name}.row.json"
@@ -462,11 +473,12 @@ def main(argv=None):
                                 capture_output=True, text=True).stdout.strip()
     except Exception:
         commit = "?"
+    if device is None:
+        device = next((r["device"] for r in rows if r.get("device")), "unknown")
     meta = {"device": device, "date": time.strftime("%Y-%m-%d %H:%M"), "commit": commit,
             "timeout": a.timeout, "sanitizer_timeout": a.sanitizer_timeout,
             "tools": a.tools, "seconds": round(time.time() - t0, 1)}
-    tools = a.tools or [t for t in ("synccheck", "racecheck", "memcheck")
-                        if any(t in r for r in rows)]
+    tools = [t for t in ("synccheck", "racecheck", "memcheck") if any(t in r for r in rows)]
     (a.out / f"{a.name}.json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=1,
                                                      default=str))
     (a.out / f"{a.name}.md").write_text(to_markdown(rows, tools, meta))
