@@ -29,7 +29,7 @@ def _compile(source, options):
         ast = c_parser.CParser().parse(pre.text, filename="kernel.cu")
     except c_parser.ParseError as e:
         raise _parse_error(str(e), pre.lines) from None
-    funcs, kernels_defs, globals_ = {}, {}, {}
+    funcs, kernels_defs, globals_, typedefs = {}, {}, {}, {}
     for ext in ast.ext:
         if isinstance(ext, c_ast.FuncDef):
             name = ext.decl.name
@@ -48,12 +48,17 @@ def _compile(source, options):
                                    "or __shared__ memory)", line=line, construct="global variable",
                                    source_line=pre.lines[line - 1] if line else None)
         elif isinstance(ext, c_ast.Typedef):
-            continue
+            t = ext.type.type
+            if isinstance(ext.type, c_ast.TypeDecl) and isinstance(t, c_ast.IdentifierType):
+                names = t.names
+                if len(names) == 1 and names[0] in typedefs:
+                    names = typedefs[names[0]]
+                typedefs[ext.name] = names
         elif isinstance(ext, c_ast.Pragma):
             continue
     if not kernels_defs:
         raise CompileError("no __global__ kernel found in the source", construct="__global__")
-    return {name: compile_kernel(pre, fdef, funcs, globals_) for name, fdef in kernels_defs.items()}
+    return {name: compile_kernel(pre, fdef, funcs, globals_, typedefs) for name, fdef in kernels_defs.items()}
 
 
 def _parse_error(msg, lines):
@@ -69,18 +74,19 @@ def _parse_error(msg, lines):
                         "simcore's CUDA subset", line=line, column=col, construct="syntax", source_line=text)
 
 
-def compile_kernel(pre, fdef, funcs, global_decls):
-    tracked = set()
-    for _ in range(8):   # taint tracking: repeat until the set of tracked registers is stable
-        low = Lowerer(pre, funcs, {}, tracked)
+def compile_kernel(pre, fdef, funcs, global_decls, typedefs=None):
+    tracked, unaligned = set(), set()
+    for _ in range(8):   # repeat until the registers needing taint shadows / alignment checks are stable
+        low = Lowerer(pre, funcs, {}, tracked, frozenset(unaligned), typedefs)
         for name, decl in global_decls.items():
             low.globals[name] = low.declare_shared(decl, low.ctype_of(decl.type), "extern" in decl.storage)
         params = _params(low, fdef)
         low.stmt(fdef.body)
         low.close(("exit",))
-        if low.new_tracked <= tracked:
+        if low.new_tracked <= tracked and low.new_unaligned <= unaligned:
             break
         tracked = tracked | low.new_tracked
+        unaligned = unaligned | low.new_unaligned
     prog = Program(fdef.decl.name, params, low.blocks, 0, low.vars, low.shared, low.sync_sites, low.sites,
                    pre.lines)
     prog.global_access_size = min(low.global_sizes) if low.global_sizes else 4

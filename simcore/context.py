@@ -54,14 +54,14 @@ class Context:
         return self.slot_lane[L].astype(np.uint32)
 
     # ---- memory
-    def ld(self, addr, dtype, L, site):
-        return self.memory.load(addr, dtype, L, site, False)
+    def ld(self, addr, dtype, L, site, check_align=True):
+        return self.memory.load(addr, dtype, L, site, False, check_align)
 
-    def ldu(self, addr, dtype, L, site):
-        return self.memory.load(addr, dtype, L, site, True)
+    def ldu(self, addr, dtype, L, site, check_align=True):
+        return self.memory.load(addr, dtype, L, site, True, check_align)
 
-    def st(self, addr, value, dtype, L, site, taint):
-        self.memory.store(addr, value, dtype, L, site, taint)
+    def st(self, addr, value, dtype, L, site, taint, check_align=True):
+        self.memory.store(addr, value, dtype, L, site, taint, check_align)
 
     def atomic(self, op, addr, value, dtype, L, site, compare):
         return self.memory.atomic(op, addr, value, dtype, L, site, compare)

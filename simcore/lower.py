@@ -51,11 +51,12 @@ DT = {T.BOOL: "B1", T.CHAR: "I1", T.UCHAR: "U1", T.SHORT: "I2", T.USHORT: "U2", 
 
 class Val:
     """A value in the current block: numpy code, its C type, its taint code (or None)."""
-    __slots__ = ("code", "ctype", "taint", "const", "space", "local_var")
+    __slots__ = ("code", "ctype", "taint", "const", "space", "local_var", "aligned")
 
-    def __init__(self, code, ctype, taint=None, const=None, space=None):
+    def __init__(self, code, ctype, taint=None, const=None, space=None, aligned=False):
         self.code, self.ctype, self.taint, self.const, self.space = code, ctype, taint, const, space
         self.local_var = None
+        self.aligned = aligned   # pointers: known to be aligned to their element size
 
 
 class Sym:
@@ -68,12 +69,15 @@ class Sym:
 
 
 class Lowerer(c_ast.NodeVisitor):
-    def __init__(self, pre, funcs, globals_, tracked):
+    def __init__(self, pre, funcs, globals_, tracked, unaligned=frozenset(), typedefs=None):
+        self.typedefs = typedefs or {}
         self.pre = pre
         self.funcs = funcs
         self.globals = globals_          # file-scope __shared__ declarations
         self.tracked = tracked           # register names that carry a taint shadow
         self.new_tracked = set()
+        self.unaligned = unaligned       # pointer registers that may hold misaligned addresses
+        self.new_unaligned = set()
         self.blocks = []
         self.vars = {}
         self.shared = []
@@ -156,11 +160,14 @@ class Lowerer(c_ast.NodeVisitor):
             b._loaded.add(var.name)
             b.loads.append(var.name)
         taint = f"u_{var.name}" if var.tracked else None
-        return Val(f"v_{var.name}", var.ctype, taint, space=getattr(var, "space", None))
+        return Val(f"v_{var.name}", var.ctype, taint, space=getattr(var, "space", None),
+                   aligned=var.ctype.is_pointer and var.name not in self.unaligned)
 
     def write(self, var, val):
         """Assign val (already of var's type) to a register."""
         self.emit(f"v_{var.name} = {val.code}")
+        if var.ctype.is_pointer and not val.aligned:
+            self.new_unaligned.add(var.name)
         if var.tracked:
             self.emit(f"u_{var.name} = {val.taint if val.taint else 'X.DEFINED'}")
         elif val.taint:
@@ -177,7 +184,9 @@ class Lowerer(c_ast.NodeVisitor):
 
     def tmp(self, val):
         """Bind a value to a Python local so that it is evaluated once."""
-        if val.const is not None or val.code.isidentifier():
+        # Python names of temporaries are never rebound, so they need no copy; register
+        # locals (v_x) are rebound on assignment, so bind the current value to a new name.
+        if val.const is not None or (val.code.isidentifier() and not val.code.startswith(("v_", "u_"))):
             return val
         name = self.fresh("_t")
         self.emit(f"{name} = {val.code}")
@@ -210,7 +219,10 @@ class Lowerer(c_ast.NodeVisitor):
         if isinstance(node, c_ast.TypeDecl):
             return self.ctype_of(node.type, decl_node)
         if isinstance(node, c_ast.IdentifierType):
-            t = T.from_names(node.names)
+            names = node.names
+            if len(names) == 1 and names[0] in self.typedefs:
+                names = self.typedefs[names[0]]
+            t = T.from_names(names)
             if t is None:
                 raise self.error(node, f"type '{' '.join(node.names)}' is not in simcore's subset",
                                  construct=" ".join(node.names))
@@ -259,7 +271,10 @@ class Lowerer(c_ast.NodeVisitor):
             val = Val(val.code, frm, val.taint, val.const, val.space)
         if to.is_pointer or frm.is_pointer:
             if to.is_pointer and frm.is_pointer:
-                return Val(val.code, to, val.taint, val.const, val.space)
+                tsize = 1 if to.base.is_void else to.base.size
+                fsize = 1 if frm.base.is_void else frm.base.size
+                return Val(val.code, to, val.taint, val.const, val.space,
+                           aligned=val.aligned and tsize <= fsize)
             if to.is_pointer and frm.is_scalar and frm.is_integer:
                 if val.const is not None:
                     return Val(val.code, to, val.taint, val.const)
@@ -280,7 +295,7 @@ class Lowerer(c_ast.NodeVisitor):
     def value(self, val):
         """An rvalue: arrays decay to pointers."""
         if val.ctype.is_array:
-            return Val(val.code, T.decay(val.ctype), val.taint, val.const, val.space)
+            return Val(val.code, T.decay(val.ctype), val.taint, val.const, val.space, aligned=val.aligned)
         return val
 
     @staticmethod
@@ -632,10 +647,14 @@ class Lowerer(c_ast.NodeVisitor):
         sym = self.lookup(name, node)
         if sym.kind == "var":
             return self.read(sym.var)
+        if sym.kind == "shared" and sym.scalar:
+            addr = Val(self.const(_region_base(sym.shared.region), T.LLONG).code, T.Pointer(sym.ctype.base),
+                       space="shared", aligned=True)
+            return self.load(addr, sym.ctype.base, "shared", node)
         if sym.kind == "shared":
             arr = sym.shared
             return Val(self.const(_region_base(arr.region), T.LLONG).code, sym.ctype, space="shared",
-                       const=None)
+                       const=None, aligned=True)
         if sym.kind == "local_array":
             v = self.read(sym.var)
             out = Val(v.code, sym.ctype, v.taint)
@@ -692,7 +711,7 @@ class Lowerer(c_ast.NodeVisitor):
                 return ("var", sym.var)
             if sym.kind == "shared" and getattr(sym, "scalar", False):
                 addr = Val(self.const(_region_base(sym.shared.region), T.LLONG).code, T.Pointer(sym.ctype.base),
-                           space="shared")
+                           space="shared", aligned=True)
                 return ("mem", addr, sym.ctype.base, "shared")
             raise self.error(node, f"cannot assign to the array '{node.name}'", construct="assignment")
         if isinstance(node, c_ast.ArrayRef):
@@ -729,9 +748,10 @@ class Lowerer(c_ast.NodeVisitor):
             raise self.error(node, "subscripted value is not an array or pointer", construct="[]")
         if elem.is_void:
             raise self.error(node, "cannot index a void pointer", construct="[]")
-        addr = self.pointer_add(Val(base.code, T.Pointer(elem), base.taint, space=space), i, node)
+        addr = self.pointer_add(Val(base.code, T.Pointer(elem), base.taint, space=space, aligned=base.aligned),
+                                i, node)
         if elem.is_array:   # a row of a 2-D array: stays an lvalue array
-            return Val(addr.code, elem, addr.taint, space=space), elem, space
+            return Val(addr.code, elem, addr.taint, space=space, aligned=addr.aligned), elem, space
         return addr, elem, space
 
     def pointer_add(self, p, i, node, sign="+"):
@@ -743,7 +763,7 @@ class Lowerer(c_ast.NodeVisitor):
             code = f"({p.code} {sign} {self.const(offset, T.LLONG).code})"
         else:
             code = f"({p.code} {sign} ({i.code}).astype(I8) * {size})"
-        return Val(code, p.ctype, self.taint(p, i), space=p.space)
+        return Val(code, p.ctype, self.taint(p, i), space=p.space, aligned=p.aligned)
 
     def load(self, addr, elem, space, node):
         if not elem.is_scalar:
@@ -754,10 +774,10 @@ class Lowerer(c_ast.NodeVisitor):
          else self.shared_sizes | self.global_sizes).add(elem.size)
         if space == "global":
             name = self.fresh("_t")
-            self.emit(f"{name} = X.ld({addr.code}, {DT[elem]}, L, {s})")
+            self.emit(f"{name} = X.ld({addr.code}, {DT[elem]}, L, {s}, {not addr.aligned})")
             return Val(name, elem)
         name = self.fresh("_t")
-        self.emit(f"{name}, u{name} = X.ldu({addr.code}, {DT[elem]}, L, {s})")
+        self.emit(f"{name}, u{name} = X.ldu({addr.code}, {DT[elem]}, L, {s}, {not addr.aligned})")
         self.uses_taint = True
         return Val(name, elem, f"u{name}")
 
@@ -772,7 +792,7 @@ class Lowerer(c_ast.NodeVisitor):
         (self.shared_sizes if space == "shared" else self.global_sizes if space == "global"
          else self.shared_sizes | self.global_sizes).add(elem.size)
         taint = val.taint or "None"
-        self.emit(f"X.st({addr.code}, {val.code}, {DT[elem]}, L, {s}, {taint})")
+        self.emit(f"X.st({addr.code}, {val.code}, {DT[elem]}, L, {s}, {taint}, {not addr.aligned})")
 
     def e_ArrayRef(self, node):
         base = self.expr(node.name)
@@ -811,7 +831,7 @@ class Lowerer(c_ast.NodeVisitor):
                 raise self.error(node, "pointers to local variables are not in simcore's subset "
                                        "(take the address of shared or global memory)", construct="&")
             addr, elem, space = kind[1], kind[2], kind[3]
-            return Val(addr.code, T.Pointer(elem), addr.taint, space=space)
+            return Val(addr.code, T.Pointer(elem), addr.taint, space=space, aligned=addr.aligned)
         if op == "*":
             _, addr, elem, space = self.lvalue(node)
             return self.load(addr, elem, space, node)
@@ -1028,7 +1048,8 @@ class Lowerer(c_ast.NodeVisitor):
             if c.const is not None:
                 return a if c.const else b
             taint = self.taint(c, a, b)
-            out = Val(f"np.where({c.code}, {a.code}, {b.code})", t, taint, space=a.space or b.space)
+            out = Val(f"np.where({c.code}, {a.code}, {b.code})", t, taint, space=a.space or b.space,
+                      aligned=a.aligned and b.aligned)
             if t.is_scalar:
                 out.code = f"np.asarray({out.code}, dtype={DT[t]})"
             return out

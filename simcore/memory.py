@@ -83,7 +83,7 @@ class Memory:
         return v
 
     # ---- address decoding
-    def decode(self, addr, size, L, site, kind):
+    def decode(self, addr, size, L, site, kind, check_align=True):
         """-> (region, byte offsets, lane filter or None). Faults on bad addresses.
 
         (None, None, None) means the lanes point into different arrays: the caller splits them."""
@@ -110,7 +110,7 @@ class Memory:
             if size > 1 and (off & (size - 1)).any():
                 ctx.fault_misaligned(region, off, size, L, site, kind)
             return region, off, ~bad
-        if size > 1 and (off & (size - 1)).any():
+        if check_align and size > 1 and (off & (size - 1)).any():
             ctx.fault_misaligned(region, off, size, L, site, kind)
         return region, off, None
 
@@ -124,8 +124,8 @@ class Memory:
             yield sel, addr[sel], idx[sel]
 
     # ---- loads and stores (called from generated code through Context)
-    def load(self, addr, dtype, L, site, want_taint):
-        region, off, keep = self.decode(addr, dtype.itemsize, L, site, "read")
+    def load(self, addr, dtype, L, site, want_taint, check_align=True):
+        region, off, keep = self.decode(addr, dtype.itemsize, L, site, "read", check_align)
         if region is None and off is None:
             out = np.zeros(self.ctx.nlanes(L), dtype)
             taint = np.zeros(self.ctx.nlanes(L), np.uint8)
@@ -166,8 +166,8 @@ class Memory:
                 taint = t
         return (vals, taint) if want_taint else vals
 
-    def store(self, addr, value, dtype, L, site, taint):
-        region, off, keep = self.decode(addr, dtype.itemsize, L, site, "write")
+    def store(self, addr, value, dtype, L, site, taint, check_align=True):
+        region, off, keep = self.decode(addr, dtype.itemsize, L, site, "write", check_align)
         n = self.ctx.nlanes(L)
         value = np.broadcast_to(np.asarray(value, dtype=dtype), (n,))
         if region is None and off is None:

@@ -90,10 +90,13 @@ class RaceDetector:
             key = gran.astype(np.int64)
             cur = cur + e.gslot_base
 
+        is_global = region.kind == "global"
+
         def unordered(other):
-            """Accesses by other threads of this block in the same interval (no barrier between)."""
+            """Accesses by other threads that nothing orders before this one: in this block, the
+            same barrier interval; in global memory, any access by a thread of another block."""
             hit = (other >> BAR_SHIFT) == (cur >> BAR_SHIFT)       # same barrier interval
-            if not hit.any():
+            if not (hit.any() or (is_global and (other >= 0).any())):
                 return hit
             otid, tid = other & TID_MASK, cur & TID_MASK
             hit &= otid != tid
@@ -101,8 +104,10 @@ class RaceDetector:
             owarp = np.where(several, otid & WARPS, otid >> 5)
             same_warp = owarp == (tid >> 5)
             hit &= ~(same_warp & ((other >> WEP_SHIFT) != (cur >> WEP_SHIFT)))   # ordered by __syncwarp
-            if region.kind == "global":
-                hit &= ((owarp * 32 // e.spb) == (tid // e.spb)) | (owarp == WARPS)
+            if is_global:
+                known = owarp != WARPS            # several warps: blocks unknown, judge as same block
+                same_block = (owarp * 32 // e.spb) == (tid // e.spb)
+                hit = (hit & (same_block | ~known)) | ((other >= 0) & known & ~same_block)
             return hit
 
         w = sh.w[key]
@@ -162,11 +167,12 @@ class RaceDetector:
         first = {"slot": other_tid, "site": other_site, "kind": other_kind,
                  "who": self._who(other_tid, region) if other_tid >= 0 else "another thread"}
         second = {"slot": tid, "site": site, "kind": kind, "who": self._who(tid, region)}
-        e.report.race(hazard, region, elem, first, second)
+        cross = region.kind == "global" and other_tid >= 0 and other_tid // e.spb != tid // e.spb
+        e.report.race(hazard, region, elem, first, second, cross_block=cross)
 
     def _who(self, tid, region):
         e = self.e
         slot = tid if region.kind == "shared" else tid - e.gslot_base
         if 0 <= slot < e.S:
             return e.report.who(slot)
-        return f"a thread of an earlier wave (#{tid})"
+        return e.report.who_global(tid)

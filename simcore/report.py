@@ -48,6 +48,16 @@ class Reporter:
         return {"block": bid, "thread": tid, "warp": t // WARP, "lane": t % WARP, "linear_thread": t,
                 "linear_block": b}
 
+    def who_global(self, gslot):
+        """A thread named by its launch-wide slot number (any wave)."""
+        e = self.e
+        b, t = int(gslot) // e.spb, int(gslot) % e.spb
+        bx, by, _ = e.launch.block
+        gx, gy, _ = e.launch.grid
+        tid = (t % bx, (t // bx) % by, t // (bx * by))
+        bid = (b % gx, (b // gx) % gy, b // (gx * gy))
+        return f"thread {_xyz(tid)} of block {_xyz(bid)} (warp {t // WARP}, lane {t % WARP})"
+
     def who(self, slot):
         d = self.thread(slot)
         return f"thread {_xyz(d['thread'])} of block {_xyz(d['block'])} (warp {d['warp']}, lane {d['lane']})"
@@ -61,7 +71,7 @@ class Reporter:
         if hasattr(e, "st") and getattr(e, "cur_L", None) is not None and kind not in ("deadlock",):
             e.running_mask = np.zeros(e.S, bool)
             e.running_mask[e.cur_L] = True
-            e.fault_line = locations[0]["line"] if locations else 0
+            e.fault_line = extra.pop("at_line", None) or (locations[0]["line"] if locations else 0)
         launch = e.launch
         report = {
             "kind": kind, "title": title, "explanation": explanation, "fix": fix,
@@ -387,7 +397,7 @@ class Reporter:
                     "max_steps= if the kernel is just very long.",
                     [{"line": line, "text": e.prog.line_text(line), "what": "last step"}], None)
 
-    def race(self, hazard, region, elem, first, second):
+    def race(self, hazard, region, elem, first, second, cross_block=False):
         """first/second: dicts with slot, site, kind ('read'/'write'/'atomic'), plus block."""
         e = self.e
         names = {"RAW": "read-after-write", "WAR": "write-after-read", "WAW": "write-after-write"}
@@ -396,6 +406,17 @@ class Reporter:
         l2 = e.prog.sites[second["site"]].line
         locs = [self.site_loc(first["site"], f"{first['kind']} by {first['who']}"),
                 self.site_loc(second["site"], f"{second['kind']} by {second['who']}")]
+        if cross_block:
+            self.raise_("race", f"Data race between blocks ({names[hazard]} hazard) on {region.name}[{elem}]",
+                        f"{first['who']} {_past(first['kind'])} {region.name}[{elem}] at line {l1}, and "
+                        f"{second['who']} {_past(second['kind'])} it at line {l2}. They are in different "
+                        "blocks, and nothing inside a kernel orders two blocks: __syncthreads() only waits for "
+                        "the threads of its own block, and blocks may run in any order, or at the same time. "
+                        "On a GPU the result changes from run to run.",
+                        "let each block read only what its own threads wrote (behind a __syncthreads()), or "
+                        "split the work into two kernel launches: the end of a launch orders every block.",
+                        locs, second["who"], hazard=hazard, array=region.name, index=elem, cross_block=True,
+                        at_line=l2)
         self.raise_("race", f"Data race ({names[hazard]} hazard) on {space} {region.name}[{elem}]",
                     f"{first['who']} {_past(first['kind'])} {region.name}[{elem}] at line {l1}, and "
                     f"{second['who']} {_past(second['kind'])} it at line {l2}, with no barrier between them. "
@@ -404,7 +425,7 @@ class Reporter:
                     f"put __syncthreads() between line {l1} and line {l2} so that every thread's "
                     f"{first['kind']} finishes before any thread's {second['kind']} (or __syncwarp() if both "
                     "threads are in one warp).",
-                    locs, second["who"], hazard=hazard, array=region.name, index=elem)
+                    locs, second["who"], hazard=hazard, array=region.name, index=elem, at_line=l2)
 
 
 def _past(kind):

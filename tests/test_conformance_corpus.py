@@ -17,14 +17,7 @@ if str(ROOT) not in sys.path:
 from conformance import corpus, runner  # noqa: E402
 
 # name -> reason (observed vs expected)
-KNOWN_WRONG = {
-    "incdec": "postfix ++/-- yield the updated value (int p = c++ gives c + 1)",
-    "size_t_index": "CompileError: type 'size_t' is not in simcore's subset",
-    "shared_scalar": "a __shared__ scalar read as a value is treated as a pointer: CompileError "
-        "'cannot assign a pointer to a int' / 'operator * does not apply to pointers'",
-    "global_cross_block": "documented limitation (lesson 01, section 6): simcore's race checks "
-        "compare threads of one block, so a race between blocks is not reported",
-}
+KNOWN_WRONG = {}
 
 
 def _params():
