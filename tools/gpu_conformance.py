@@ -113,6 +113,8 @@ def parse_sanitizer(text: str):
     m = _RACE.search(text)
     if m:
         info["hazards"] = int(m.group(1))
+        if info["errors"] is None:      # racecheck's summary line carries its error count
+            info["errors"] = int(m.group(2))
     seen = []
     for line in _FIRST.findall(text):
         line = line.strip()
@@ -288,7 +290,13 @@ def explain(row):
                          "modelling a hang).")
     elif exp == "deadlock":
         if outcome == "completed":
-            notes.append("The GPU completed: undefined behaviour is not always a hang.")
+            notes.append("The GPU completed: undefined behaviour is not always a hang. simcore "
+                         "reports a deadlock because, in its independent-scheduling model, lanes "
+                         "that leave the divergent region early wait at its end (the immediate "
+                         "post-dominator) for warp-mates that wait at the barrier; the code the "
+                         "compiler generated for this branch did not make them wait. SEMANTICS.md "
+                         "records the same loop pattern hanging on an H200 at 256 threads, so the "
+                         "outcome depends on the launch and the compiler: it is undefined.")
     elif exp == "race":
         if race == 0:
             if name in GLOBAL_RACE_ENTRIES:
@@ -297,8 +305,9 @@ def explain(row):
             else:
                 notes.append("racecheck found no hazard in this run.")
         if name == "global_cross_block":
-            notes.append("simcore's race checks compare threads of one block (a documented "
-                         "limitation), so it does not report this race between blocks.")
+            notes.append("simcore reports a race between blocks (two blocks of one launch touch "
+                         "one global element, and nothing inside a kernel orders blocks); no "
+                         "compute-sanitizer tool checks for that.")
     elif exp in ("invalid_mask", "undefined_value"):
         if not sync:
             notes.append("synccheck does not check which lanes a shuffle's mask names or "
