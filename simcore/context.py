@@ -7,7 +7,7 @@ division truncates, float-to-int saturates). Faults raised here carry their sour
 import numpy as np
 
 from .errors import make_fault
-from .memory import UNDEF_LOCAL, UNDEF_SHARED, UNDEF_SHUFFLE
+from .memory import UNDEF_LOCAL, UNDEF_SHARED, UNDEF_SHUFFLE, run_starts
 
 WARP = 32
 
@@ -199,7 +199,7 @@ class Context:
         idx = self.lane_index(L)
         warps = self.slot_warp[idx]
         bits = (np.uint32(1) << self.slot_lane[idx].astype(np.uint32)).astype(np.uint32)
-        change = np.r_[True, warps[1:] != warps[:-1]]
+        change = run_starts(warps)
         starts = np.flatnonzero(change)
         return np.bitwise_or.reduceat(bits, starts)[np.cumsum(change) - 1]
 

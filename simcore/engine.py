@@ -113,7 +113,7 @@ class Engine:
         self.wave_steps = 0
         nwarps = S // WARP
         self.max_steps = self.opt.max_steps or (
-            100_000 if self.schedule == "lockstep" else 100_000 + 2_000 * nwarps)
+            20_000 if self.schedule == "lockstep" else 20_000 + 500 * nwarps)
         self.memory.new_wave(nblk, self.checks["uninitialized"] or self.checks["undefined_value"],
                              prog.shared_access_size)
         for obs in self.observers:

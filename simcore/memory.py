@@ -9,7 +9,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import make_fault
 
 REGION_SHIFT = 40
 HALF = 1 << 39
@@ -18,6 +17,14 @@ FIRST_GLOBAL_REGION = 256
 GARBAGE_BYTE = 0xCD     # what never-written shared memory holds: visibly wrong, deterministic
 
 UNDEF_SHUFFLE, UNDEF_SHARED, UNDEF_LOCAL = 1, 2, 4
+
+
+def run_starts(keys):
+    """True where a run of equal (sorted) keys starts."""
+    change = np.empty(len(keys), bool)
+    change[:1] = True
+    np.not_equal(keys[1:], keys[:-1], out=change[1:])
+    return change
 
 
 def region_base(region):
@@ -243,8 +250,8 @@ def _apply_atomic(op, view, key, value, compare, dtype):
     old = np.empty(n, dtype)
     order = np.argsort(flat_key, kind="stable")
     sk = flat_key[order]
-    starts = np.flatnonzero(np.r_[True, sk[1:] != sk[:-1]])
-    ends = np.r_[starts[1:], n]
+    starts = np.flatnonzero(run_starts(sk))
+    ends = np.append(starts[1:], n)
     lens = ends - starts
     if op in ("add", "sub") and lens.max() > 8:
         v = value[order] if op == "add" else (-value[order]).astype(dtype)

@@ -11,6 +11,7 @@ every block of the wave in a handful of numpy calls.
 import numpy as np
 
 from .context import WARP
+from .memory import run_starts
 from .memory import UNDEF_SHUFFLE
 
 RUN, BAR, JOIN, EXIT, PARK = 0, 1, 2, 3, 4
@@ -30,8 +31,9 @@ class NamedBarriers:
 
 def _grouped(keys):
     """keys sorted ascending -> (start index of each group, group id of each element)."""
-    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
-    gid = np.cumsum(np.r_[False, keys[1:] != keys[:-1]])
+    change = run_starts(keys)
+    starts = np.flatnonzero(change)
+    gid = np.cumsum(change) - 1
     return starts, gid
 
 
