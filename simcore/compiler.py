@@ -1,5 +1,6 @@
 """Source text -> Programs (one per __global__ kernel), compiled once and cached by source hash."""
 import hashlib
+import re
 
 import numpy as np
 from pycparser import c_ast, c_parser
@@ -25,10 +26,19 @@ def compile_source(source, options=()):
 
 def _compile(source, options):
     pre = preprocess(source, options)
+    parser = c_parser.CParser()
     try:
-        ast = c_parser.CParser().parse(pre.text, filename="kernel.cu")
+        ast = parser.parse(pre.text, filename="kernel.cu")
     except c_parser.ParseError as e:
-        raise _parse_error(str(e), pre.lines) from None
+        msg = str(e)
+        if not re.match(r"[^:]*:\d+:\d+:", msg):
+            # some pycparser errors carry no position: use the token the parser stopped at
+            try:
+                tok = parser._tokens.peek(1)
+                msg = f"kernel.cu:{tok.lineno}:{tok.column}: {msg.split(': ', 1)[-1]} before: {tok.value}"
+            except Exception:
+                pass
+        raise _parse_error(msg, pre.lines) from None
     funcs, kernels_defs, globals_, typedefs = {}, {}, {}, {}
     for ext in ast.ext:
         if isinstance(ext, c_ast.FuncDef):
@@ -63,14 +73,19 @@ def _compile(source, options):
 
 def _parse_error(msg, lines):
     # pycparser: "kernel.cu:12:5: before: x"
-    import re
     m = re.match(r"[^:]*:(\d+):(\d+): (.*)", msg)
     if not m:
         return CompileError(f"syntax error: {msg}", construct="syntax")
     line, col, rest = int(m.group(1)), int(m.group(2)), m.group(3)
     text = lines[line - 1] if 0 < line <= len(lines) else None
-    detail = rest.replace("before: ", "unexpected ")
-    return CompileError(f"syntax error ({detail}): this is not valid C, or uses a construct outside "
+    what, _, token = rest.partition("before: ")
+    what = what.strip().rstrip(":").lower()
+    detail = f"{what + ': ' if what else ''}unexpected '{token.strip()}'" if token else rest
+    hint = ""
+    prev = lines[line - 2].rstrip() if 1 < line <= len(lines) + 1 else ""
+    if col and text is not None and not text[:col - 1].strip() and prev and prev[-1] not in ";{}),":
+        hint = f" (is a ';' missing at the end of line {line - 1}?)"
+    return CompileError(f"syntax error ({detail}){hint}: this is not valid C, or uses a construct outside "
                         "simcore's CUDA subset", line=line, column=col, construct="syntax", source_line=text)
 
 

@@ -110,6 +110,7 @@ class Engine:
         self.warp_epoch = np.zeros(S, np.int32)
         self.exit_line = np.zeros(S, np.int32)    # where each thread exited (reports)
         self.named = sync.NamedBarriers(nblk)
+        self.pending_fault = None
         self.wave_steps = 0
         nwarps = S // WARP
         self.max_steps = self.opt.max_steps or (
@@ -128,6 +129,8 @@ class Engine:
             while True:
                 pick = self.pick()
                 if pick is None:
+                    if self.pending_fault is not None:
+                        raise self.pending_fault
                     if sync.resolve(self):
                         continue
                     if (self.st == EXIT).all():

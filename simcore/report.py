@@ -265,6 +265,15 @@ class Reporter:
             locs.append({"line": oline, "text": e.prog.line_text(oline), "what": "where it became undefined"})
         title = ("Never-written shared memory reached the output" if check == "uninitialized"
                  else "Undefined value stored to memory")
+        if check == "uninitialized":
+            # Report it once the running threads stop: if another thread writes that shared
+            # element later in the same barrier interval, the real bug is that race, and the race
+            # detector says so first.
+            if e.pending_fault is None:
+                e.pending_fault = make_fault(**self.base(check, title,
+                    f"{int((taint != 0).sum())} thread(s) stored an undefined value to '{region.name}' at line "
+                    f"{e.prog.sites[site].line}. {origin}", _undef_fix(bits), locs, self.who(lanes[k])))
+            return
         self.raise_(check, title,
                     f"{int((taint != 0).sum())} thread(s) stored an undefined value to '{region.name}' at line "
                     f"{e.prog.sites[site].line}. {origin}", _undef_fix(bits), locs, self.who(lanes[k]))
