@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Course tasks, standard library only.
 
-    python3 tasks.py course            # .venv with the course extra, then JupyterLab on course/
+    python3 tasks.py course            # .venv with the course extra, then JupyterLab on course/00_start.ipynb
     python3 tasks.py test [ARGS...]    # .venv with course+test extras, then python -m pytest ARGS
     python3 tasks.py release           # regenerate exercises/ from solutions/ (nbgrader)
 
@@ -108,19 +108,26 @@ def has_display() -> bool:
 
 
 def cmd_course(args: list[str]) -> int:
+    """JupyterLab opened on course/00_start.ipynb.
+
+    The server's root is the repository, so that the file browser reaches exercises/ as well
+    as course/, and nbgrader (assignment list, formgrader) finds nbgrader_config.py.
+    """
     ensure_installed(("course",))
-    course = ROOT / "course"
     cmd = [venv_bin("jupyter"), "lab"]
     if not has_display():
         cmd.append("--no-browser")
         say("no display found: open the URL that JupyterLab prints below in a browser")
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        cmd.append("--allow-root")  # containers, Binder-like machines, CI
     cmd += args
-    start = course / "00_start.ipynb"
-    if start.exists():
-        cmd.append(start.name)
-    say("$ " + " ".join(str(c) for c in cmd) + f"   (in {course})")
+    start = Path("course") / "00_start.ipynb"
+    if (ROOT / start).exists():
+        # also the URL printed without a browser: /lab/tree/course/00_start.ipynb?token=...
+        cmd.append(f"--LabApp.default_url=/lab/tree/{start.as_posix()}")
+    say("$ " + " ".join(str(c) for c in cmd))
     try:
-        return subprocess.call([str(c) for c in cmd], cwd=course, env=venv_env())
+        return subprocess.call([str(c) for c in cmd], cwd=ROOT, env=venv_env())
     except KeyboardInterrupt:
         return 0
 
