@@ -149,8 +149,13 @@ class Engine:
                 if self.trace is not None and (block.code or block.lines):
                     self.trace.before_step(self, pc, L)
                 cond = block.fn(R, L, ctx)
+                self.joined = False
                 self.advance(block, L, cond)
                 self.cur_L = None
+                if self.joined:
+                    # Reconverge as soon as the last lane arrives, so the warp's lanes run on
+                    # together with everyone else already at that point.
+                    sync.resolve_joins(self)
 
     def pick(self):
         """Choose (pc, lanes) to run next, or None when nothing is runnable."""
@@ -252,6 +257,7 @@ class Engine:
         wait = self.jtop(idx) == target
         if wait.any():
             self.st[idx[wait]] = JOIN
+            self.joined = True
 
     def diverge(self, idx, c, join, f_lanes):
         """Lanes of a warp split at a branch: they will wait for each other at `join`."""

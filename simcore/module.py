@@ -60,7 +60,7 @@ class Options:
     trace_recorder: object
 
     def blocks_per_wave(self, slots_per_block):
-        budget = 262144 if self.schedule == "lockstep" else 4096
+        budget = 65536 if self.schedule == "lockstep" else 4096
         return max(1, budget // slots_per_block)
 
 
