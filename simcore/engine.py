@@ -110,6 +110,8 @@ class Engine:
         self.warp_epoch = np.zeros(S, np.int32)
         self.exit_line = np.zeros(S, np.int32)    # where each thread exited (reports)
         self.named = sync.NamedBarriers(nblk)
+        self._live = None
+        self.exited_any = bool((t >= self.tpb).any())
         self.pending_fault = None
         self.wave_steps = 0
         nwarps = S // WARP
@@ -236,6 +238,18 @@ class Engine:
         else:
             self.st[L] = EXIT
             self.exit_line[L] = self.block_line[block.id] if not block.lines else max(block.lines)
+            self._live = None
+            self.exited_any = True
+
+    def live_count(self):
+        """Threads of the wave that have not exited (cached between exits)."""
+        if self._live is None:
+            self._live = np.bincount(self.slot_block[self.st != EXIT], minlength=self.nblk)
+        return int(self._live.sum())
+
+    def live_per_block(self):
+        self.live_count()
+        return self._live
 
     def move(self, L, target):
         self.pc[L] = target

@@ -293,7 +293,15 @@ def _block_barriers(e, lanes, diagnose):
     """__syncthreads* only: complete, per block, when every live thread has arrived."""
     nblk = e.nblk
     blocks = e.slot_block[lanes]
-    live = np.bincount(e.slot_block[e.st != EXIT], minlength=nblk)
+    if len(lanes) == e.live_count() and e.site[lanes[0]] == e.site[lanes[-1]]:
+        sites = e.site[lanes]
+        if sites.min() == sites.max():
+            # the common case: every live thread of the wave waits at one barrier
+            if diagnose:
+                return False
+            _release_barrier(e, lanes, blocks, sites)
+            return True
+    live = e.live_per_block()
     arrived = np.bincount(blocks, minlength=nblk)
     full = (arrived == live) & (arrived > 0)
     if not full.any():
@@ -318,8 +326,10 @@ def _release_barrier(e, lanes, blocks, sites, whole_block=True):
     prog = e.prog
     # exited threads are not waited for: legal, but worth a warning once per site
     total = e.tpb
-    arrived = np.bincount(blocks, minlength=e.nblk)
-    short = np.flatnonzero((arrived > 0) & (arrived < total)) if whole_block else []
+    short = []
+    if whole_block and e.exited_any:
+        arrived = np.bincount(blocks, minlength=e.nblk)
+        short = np.flatnonzero((arrived > 0) & (arrived < total))
     if len(short):
         b = int(short[0])
         s = prog.sync_sites[int(sites[blocks == b][0])]
