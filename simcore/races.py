@@ -11,9 +11,10 @@ import numpy as np
 NONE = -1
 TID_BITS = 43
 TID_MASK = (1 << TID_BITS) - 1
-SEVERAL = 1 << 42              # flag in the thread field: several readers, all of warp (field & WARPS)
-WARPS = SEVERAL - 1            # ... or of several warps when the warp part is all ones
-MANY_TID = SEVERAL | WARPS
+SEVERAL = 1 << 42              # flag in the thread field: several threads read it in this interval
+LOW = SEVERAL - 1
+MANY_TID = TID_MASK            # ... threads of several warps (warp part all ones)
+NOWARP = LOW >> 5              # the warp number MANY_TID decodes to
 EMASK = (1 << 10) - 1          # epochs are compared modulo 1024: plenty for one interval
 WEP_SHIFT, BAR_SHIFT = TID_BITS, TID_BITS + 10
 
@@ -21,16 +22,37 @@ WEP_SHIFT, BAR_SHIFT = TID_BITS, TID_BITS + 10
 def stamp(tid, bar, wep):
     """One int64 per access: barrier epoch (high bits), warp-sync epoch, thread id (low bits).
 
-    Same barrier interval <=> equal bits above WEP_SHIFT+10; NONE (-1) never matches."""
+    Same barrier interval <=> equal bits from BAR_SHIFT up; NONE (-1) never matches.
+    Several readers of one warp w are stored with thread field SEVERAL | (w << 5 | 31), so that
+    (field & LOW) >> 5 is the warp in both cases."""
     return ((bar.astype(np.int64) & EMASK) << BAR_SHIFT) | ((wep.astype(np.int64) & EMASK) << WEP_SHIFT) | tid
+
+
+def warp_of(field):
+    return (field & LOW) >> 5
 
 
 class Shadow:
     def __init__(self, n):
         self.w = np.full(n, NONE, np.int64)      # last writer's stamp
         self.w_site = np.zeros(n, np.int32)      # its site * 2 + (1 if atomic)
-        self.r = np.full(n, NONE, np.int64)      # reader's stamp (tid MANY_TID: several readers)
+        self.r = np.full(n, NONE, np.int64)      # reader's stamp (see stamp())
         self.r_site = np.zeros(n, np.int32)
+
+
+class Stamps:
+    """The current stamp of every slot, and what the checks derive from it (cached per epoch)."""
+
+    def __init__(self, e, base):
+        tid = np.arange(e.S, dtype=np.int64) + base
+        self.stamp = stamp(tid, e.bar_epoch, e.warp_epoch)
+        self.bar = self.stamp >> BAR_SHIFT
+        self.wep = self.stamp >> WEP_SHIFT
+        self.tid = tid
+        self.warp = tid >> 5
+        high = self.stamp & ~np.int64(TID_MASK)
+        self.several = high | SEVERAL | (self.warp << 5) | 31
+        self.many = high | MANY_TID
 
 
 class RaceDetector:
@@ -40,20 +62,20 @@ class RaceDetector:
         self.check_global = global_
         self.global_shadows = {}
         self.shared_shadows = {}
-        self._cur = None
+        self._stamps = {}
 
     def on_wave(self, engine):
         self.shared_shadows = {}
-        self._cur = None
+        self._stamps = {}
 
     def on_barrier(self, engine, lanes):
-        self._cur = None        # epochs changed: recompute the stamps
+        self._stamps = {}        # epochs changed: recompute the stamps
 
-    def stamps(self):
-        if self._cur is None:
-            e = self.e
-            self._cur = stamp(np.arange(e.S, dtype=np.int64), e.bar_epoch, e.warp_epoch)
-        return self._cur
+    def stamps(self, kind):
+        st = self._stamps.get(kind)
+        if st is None:
+            st = self._stamps[kind] = Stamps(self.e, self.e.gslot_base if kind == "global" else 0)
+        return st
 
     def on_access(self, region, offsets, size, kind, L, site):
         e = self.e
@@ -83,29 +105,27 @@ class RaceDetector:
     def _check(self, region, gran, granule, kind, L, site):
         e = self.e
         sh = self._shadow(region, granule)
-        cur = self.stamps()[L]
-        if region.kind == "shared":
-            key = e.slot_block[L].astype(np.int64) * max(1, region.nbytes // granule) + gran
-        else:
-            key = gran.astype(np.int64)
-            cur = cur + e.gslot_base
-
         is_global = region.kind == "global"
+        st = self.stamps(region.kind)
+        cur, curbar = st.stamp[L], st.bar[L]
+        if is_global:
+            key = gran.astype(np.int64)
+        else:
+            key = e.slot_block[L].astype(np.int64) * max(1, region.nbytes // granule) + gran
 
         def unordered(other):
             """Accesses by other threads that nothing orders before this one: in this block, the
             same barrier interval; in global memory, any access by a thread of another block."""
-            hit = (other >> BAR_SHIFT) == (cur >> BAR_SHIFT)       # same barrier interval
+            hit = (other >> BAR_SHIFT) == curbar             # same barrier interval
             if not (hit.any() or (is_global and (other >= 0).any())):
                 return hit
-            otid, tid = other & TID_MASK, cur & TID_MASK
+            otid, tid = other & TID_MASK, st.tid[L]
             hit &= otid != tid
-            several = (otid & SEVERAL) != 0
-            owarp = np.where(several, otid & WARPS, otid >> 5)
-            same_warp = owarp == (tid >> 5)
-            hit &= ~(same_warp & ((other >> WEP_SHIFT) != (cur >> WEP_SHIFT)))   # ordered by __syncwarp
+            owarp = warp_of(otid)
+            same_warp = owarp == st.warp[L]
+            hit &= ~(same_warp & ((other >> WEP_SHIFT) != st.wep[L]))   # ordered by __syncwarp
             if is_global:
-                known = owarp != WARPS            # several warps: blocks unknown, judge as same block
+                known = owarp != NOWARP            # several warps: blocks unknown, judge as same block
                 same_block = (owarp * 32 // e.spb) == (tid // e.spb)
                 hit = (hit & (same_block | ~known)) | ((other >= 0) & known & ~same_block)
             return hit
@@ -141,24 +161,21 @@ class RaceDetector:
             return
         # a read: remember this interval's readers; several readers keep their warp when they share one
         r = sh.r[key]
-        otid, tid = r & TID_MASK, cur & TID_MASK
-        warp = tid >> 5
-        owarp = np.where((otid & SEVERAL) != 0, otid & WARPS, otid >> 5)
-        low = cur & ~np.int64(TID_MASK)
-        same_bar = (r >> BAR_SHIFT) == (cur >> BAR_SHIFT)
-        same_warp = owarp == warp
-        newer_wep = (r >> WEP_SHIFT) != (cur >> WEP_SHIFT)
-        merged = np.where(same_warp, low | SEVERAL | warp, low | MANY_TID)
-        keep_new = ~same_bar | (otid == tid) | (same_warp & newer_wep)   # the old read is over
-        new = np.where(keep_new, cur, merged)
+        same_bar = (r >> BAR_SHIFT) == curbar
+        if same_bar.any():
+            otid = r & TID_MASK
+            same_warp = warp_of(otid) == st.warp[L]
+            over = (otid == st.tid[L]) | (same_warp & ((r >> WEP_SHIFT) != st.wep[L]))  # the old read is over
+            new = np.where(~same_bar | over, cur, np.where(same_warp, st.several[L], st.many[L]))
+        else:
+            new = cur
         sh.r[key] = new
         if len(key) > 1:
             back = sh.r[key]
-            several = back != new
-            if several.any():
-                bw = np.where(((back & TID_MASK) & SEVERAL) != 0, back & WARPS, (back & TID_MASK) >> 5)
-                sh.r[key[several]] = np.where(bw[several] == warp[several], low[several] | SEVERAL | warp[several],
-                                              low[several] | MANY_TID)
+            clash = back != new
+            if clash.any():
+                both_one_warp = warp_of(back[clash] & TID_MASK) == st.warp[L][clash]
+                sh.r[key[clash]] = np.where(both_one_warp, st.several[L][clash], st.many[L][clash])
         sh.r_site[key] = site
 
     def _report(self, hazard, region, gran, granule, other_tid, other_site, other_kind, tid, site, kind):
@@ -176,3 +193,4 @@ class RaceDetector:
         if 0 <= slot < e.S:
             return e.report.who(slot)
         return e.report.who_global(tid)
+
