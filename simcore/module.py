@@ -95,9 +95,18 @@ class RawModule:
         self.code = code
         self.options = tuple(options)
         self.backend = _default_backend(backend)
+        from .compiler import compile_source
         try:
-            from .compiler import compile_source
             self._programs = compile_source(code, self.options)
+        except CompileError as e:
+            if self.backend != "cupy":
+                raise e.with_traceback(None) from None
+            # On the GPU the simulator's subset does not matter: NVRTC compiles the source.
+            # We still need each kernel's signature to cast scalar arguments.
+            from .signature import signatures
+            self._programs = signatures(code, self.options)
+            if not self._programs:
+                raise e.with_traceback(None) from None
         except SimcoreError as e:
             raise e.with_traceback(None) from None
         self._gpu = None
