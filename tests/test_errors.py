@@ -59,8 +59,6 @@ def test_syntax_error_column_points_at_token():
     assert_caret_under(e, "2;")
 
 
-@pytest.mark.xfail(strict=True, reason="simcore bug: pycparser's 'Invalid expression' error loses line, column "
-                                      "and caret")
 def test_syntax_error_in_expression_has_a_location():
     src = "__global__ void k(int *a)\n{\n    a[0] = (1 + ;\n}\n"
     e = compile_error(src)

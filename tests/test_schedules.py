@@ -244,11 +244,7 @@ FAULTS = [("racy", "race"), ("racy_reduce", "race"), ("ifelse", "divergent_barri
 
 @pytest.mark.parametrize("schedule,seed", SCHEDULES, ids=SCHED_IDS)
 @pytest.mark.parametrize("name,kind", FAULTS, ids=[f[0] for f in FAULTS])
-def test_faulty_kernel_same_verdict_under_every_schedule(request, name, kind, schedule, seed):
-    if name == "racy" and schedule != "lockstep":
-        request.applymarker(pytest.mark.xfail(strict=True, reason="simcore bug: missing barrier reported as "
-                                              "'uninitialized' (the read ran before the racing write) instead of "
-                                              "'race' under non-lockstep schedules"))
+def test_faulty_kernel_same_verdict_under_every_schedule(name, kind, schedule, seed):
     x = np.arange(256, dtype=np.float32)
     out = np.zeros(256, np.float32)
     with pytest.raises(simcore.KernelFault) as info:
