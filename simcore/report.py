@@ -426,15 +426,22 @@ class Reporter:
                         "split the work into two kernel launches: the end of a launch orders every block.",
                         locs, second["who"], hazard=hazard, array=region.name, index=elem, cross_block=True,
                         at_line=l2)
+        if l1 == l2 and first["kind"] != "read" and second["kind"] != "read":
+            fix = (f"make every thread write its own element at line {l1} (index by the thread's id), or "
+                   "combine the values on purpose: an atomic operation (atomicAdd, ...) or a reduction.")
+        elif first["kind"] == "atomic" or second["kind"] == "atomic":
+            fix = (f"use atomics for every access to {region.name}[{elem}] in this phase, or put "
+                   f"__syncthreads() between line {l1} and line {l2}.")
+        else:
+            fix = (f"put __syncthreads() between line {l1} and line {l2} so that every thread's "
+                   f"{first['kind']} finishes before any thread's {second['kind']} (or __syncwarp() if both "
+                   "threads are in one warp).")
         self.raise_("race", f"Data race ({names[hazard]} hazard) on {space} {region.name}[{elem}]",
                     f"{first['who']} {_past(first['kind'])} {region.name}[{elem}] at line {l1}, and "
                     f"{second['who']} {_past(second['kind'])} it at line {l2}, with no barrier between them. "
                     "Nothing orders the two accesses, so the result depends on timing: on a GPU some runs "
                     "read the old value and some the new one.",
-                    f"put __syncthreads() between line {l1} and line {l2} so that every thread's "
-                    f"{first['kind']} finishes before any thread's {second['kind']} (or __syncwarp() if both "
-                    "threads are in one warp).",
-                    locs, second["who"], hazard=hazard, array=region.name, index=elem, at_line=l2)
+                    fix, locs, second["who"], hazard=hazard, array=region.name, index=elem, at_line=l2)
 
 
 def _past(kind):
