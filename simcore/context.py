@@ -102,12 +102,17 @@ class Context:
         arr[rows, idx] = value
 
     # ---- arithmetic with C semantics
-    def idiv(self, a, b, L, site):
+    def _divisor(self, a, b, L, site):
+        """Broadcast the operands; a zero divisor is a fault (else replaced to keep going)."""
         a, b = np.broadcast_arrays(a, b)
         zero = b == 0
         if zero.any():
             self.fault_div_zero(zero, L, site)
             b = np.where(zero, 1, b).astype(a.dtype)
+        return a, b
+
+    def idiv(self, a, b, L, site):
+        a, b = self._divisor(a, b, L, site)
         if a.dtype.kind == "u":
             return a // b
         q = a // b
@@ -117,11 +122,7 @@ class Context:
         return (q + fix).astype(a.dtype)
 
     def imod(self, a, b, L, site):
-        a, b = np.broadcast_arrays(a, b)
-        zero = b == 0
-        if zero.any():
-            self.fault_div_zero(zero, L, site)
-            b = np.where(zero, 1, b).astype(a.dtype)
+        a, b = self._divisor(a, b, L, site)
         if a.dtype.kind == "u":
             return a % b
         return np.fmod(a, b).astype(a.dtype)
