@@ -4,6 +4,8 @@ It owns the lane bookkeeping of the current wave (which slot is which block, war
 forwards memory operations to `Memory`, and implements C's arithmetic corner cases (integer
 division truncates, float-to-int saturates). Faults raised here carry their source site.
 """
+import re
+
 import numpy as np
 
 from .errors import make_fault
@@ -203,6 +205,26 @@ class Context:
         change = run_starts(warps)
         starts = np.flatnonzero(change)
         return np.bitwise_or.reduceat(bits, starts)[np.cumsum(change) - 1]
+
+    # ---- device printf
+    MAX_PRINTF_LINES = 4096
+
+    def printf(self, fmt, values, L, site):
+        """Format one line per lane (C conversions mapped onto Python's %), kept for the launch."""
+        out = self.launch.printed
+        if len(out) >= self.MAX_PRINTF_LINES:
+            return
+        py = re.sub(r"%([-+ #0]*\d*(?:\.\d+)?)(?:hh|h|ll|l|z)?([diouxXeEfgGcsp%])",
+                    lambda m: "%%" if m.group(2) == "%" else
+                    "%" + m.group(1) + {"u": "d", "p": "x", "i": "d"}.get(m.group(2), m.group(2)), fmt)
+        n = self.nlanes(L)
+        cols = [np.broadcast_to(np.asarray(v), (n,)) for v in values]
+        for k in range(min(n, self.MAX_PRINTF_LINES - len(out))):
+            row = tuple(c[k].item() for c in cols)
+            try:
+                out.append(py % row)
+            except (TypeError, ValueError) as err:
+                out.append(f"<printf format {fmt!r} does not match its arguments: {err}>\n")
 
     # ---- undefined values
     def use_check(self, taint, L, site, what):

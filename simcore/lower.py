@@ -1089,6 +1089,8 @@ class Lowerer(c_ast.NodeVisitor):
         args = list(node.args.exprs) if node.args is not None else []
         if name in self.funcs:
             return self.inline_call(name, args, node)
+        if name == "printf":
+            return self.printf(args, node)
         method = getattr(self, "call_" + name, None)
         if name in SHUFFLES:
             return self.shuffle(name, args, node)
@@ -1237,6 +1239,19 @@ class Lowerer(c_ast.NodeVisitor):
         ops = {"mask": self.cast(vals[0], T.UINT), "predicate": self.condition_of(vals[1])}
         result = T.UINT if VOTES[name] == "ballot" else T.INT
         return self.sync_point("vote", name, node, ops, result, mode=VOTES[name])
+
+    def printf(self, args, node):
+        """Device printf: each lane formats its line; the launch prints them when it ends."""
+        if not args or not (isinstance(args[0], c_ast.Constant) and args[0].type == "string"):
+            raise self.error(node, "printf needs a string literal as its format", construct="printf")
+        fmt = args[0].value[1:-1].encode().decode("unicode_escape")
+        vals = self.eval_args(args[1:])
+        for v in vals:
+            if v.ctype.is_array or (not v.ctype.is_scalar and not v.ctype.is_pointer):
+                raise self.error(node, "printf prints numbers and pointers here", construct="printf")
+        s = self.site(node, "printf")
+        self.emit(f"X.printf({fmt!r}, [{', '.join(v.code for v in vals)}], L, {s})")
+        return self.const(0, T.INT)
 
     def call___activemask(self, args, node):
         self.nargs("__activemask", args, 0, node)

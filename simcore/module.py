@@ -40,6 +40,7 @@ class Launch:
     thread_instructions: int = 0
     schedule: str = "lockstep"
     model: str = "independent"
+    printed: list = field(default_factory=list)    # device printf output, in execution order
 
     @property
     def threads_per_block(self):
@@ -155,9 +156,12 @@ class Kernel:
                  model="independent", seed=0, trace=False, max_steps=None, **unknown):
         if unknown:
             raise LaunchError(f"unknown launch option(s): {', '.join(sorted(unknown))}")
+        self.last_launch = None
         try:
             self._launch(grid, block, args, shared_mem, checks, schedule, model, seed, trace, max_steps)
         except SimcoreError as e:
+            if self.last_launch is not None and self.last_launch.printed:
+                print("".join(self.last_launch.printed), end="")   # what printf wrote before the fault
             raise e.with_traceback(None) from None
         except Exception as e:   # a bug in simcore: say so plainly, never a raw traceback
             if os.environ.get("SIMCORE_DEBUG"):
@@ -165,6 +169,8 @@ class Kernel:
             raise SimulatorError(f"internal simulator error while running {self.name} ({type(e).__name__}: "
                                  f"{e}). This is a bug in simcore, not in your kernel; set SIMCORE_DEBUG=1 "
                                  "for details.") from None
+        if self.last_launch.printed:
+            print("".join(self.last_launch.printed), end="")
         for w in self.last_launch.warnings:
             warnings.warn(SimWarning(w), stacklevel=2)
         return None
