@@ -41,9 +41,17 @@ class TraceRecorder:
         self.raw = []
         self.truncated = False
 
-    def before_step(self, e, pc, L):
-        if len(self.raw) >= self.max_steps:
+    BYTE_BUDGET = 200_000_000   # a trace of a huge launch must not eat the machine's memory
+
+    def full(self, e):
+        limit = min(self.max_steps, max(50, self.BYTE_BUDGET // (e.S * 11)))
+        if len(self.raw) >= limit:
             self.truncated = True
+            return True
+        return False
+
+    def before_step(self, e, pc, L):
+        if self.full(e):
             return
         ran = np.zeros(e.S, bool)
         ran[L] = True
@@ -51,7 +59,7 @@ class TraceRecorder:
 
     def before_release(self, e, site):
         """A barrier is about to release: record the moment every arrival is in."""
-        if len(self.raw) >= self.max_steps:
+        if self.full(e):
             return
         self.raw.append((e.first_block, -1 - site.id, np.zeros(e.S, bool), e.st.copy(), e.pc.copy(),
                          e.site.copy(), e))
