@@ -65,7 +65,9 @@ class Engine:
     # ================================================================= waves
     def run(self):
         nblocks = self.launch.num_blocks
-        per_wave = self.opt.blocks_per_wave(self.spb)
+        per_slot = sum(v.ctype.dtype.itemsize * int(np.prod(v.shape, dtype=np.int64)) * (2 if v.tracked else 1)
+                       for v in self.prog.vars.values()) + 64
+        per_wave = self.opt.blocks_per_wave(self.spb, per_slot)
         for first in range(0, nblocks, per_wave):
             self.run_wave(first, min(per_wave, nblocks - first))
 

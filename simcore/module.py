@@ -60,8 +60,11 @@ class Options:
     max_steps: int
     trace_recorder: object
 
-    def blocks_per_wave(self, slots_per_block):
+    def blocks_per_wave(self, slots_per_block, bytes_per_slot=64):
+        """Blocks simulated together: enough for numpy to pay off, few enough to bound memory
+        (registers, local arrays and shadows of every slot stay under ~128 MB)."""
         budget = 65536 if self.schedule == "lockstep" else 4096
+        budget = min(budget, max(1, (128 << 20) // max(1, bytes_per_slot)))
         return max(1, budget // slots_per_block)
 
 
