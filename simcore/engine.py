@@ -105,13 +105,15 @@ class Engine:
         self.st = np.full(S, RUN, np.int8)
         self.st[t >= self.tpb] = EXIT            # padding lanes of a partial last warp
         self.site = np.full(S, -1, np.int32)
-        self.jstack = np.full((S, 8), -1, np.int32)
+        self.jstack = np.full((S, 0), -1, np.int32)    # grows on the first divergence
         self.jdepth = np.zeros(S, np.int32)
         self.top = np.full(S, -1, np.int32)
         self.bar_epoch = np.zeros(S, np.int32)
         self.warp_epoch = np.zeros(S, np.int32)
         self.exit_line = np.zeros(S, np.int32)    # where each thread exited (reports)
         self.named = sync.NamedBarriers(nblk)
+        self.hint = None
+        self.took_all = False
         self._live = None
         self.exited_any = bool((t >= self.tpb).any())
         self.pending_fault = None
@@ -131,7 +133,8 @@ class Engine:
         R, ctx = self.R, self.ctx
         with np.errstate(all="ignore"):
             while True:
-                pick = self.pick()
+                pick = self.hint if self.hint is not None else self.pick()
+                self.hint = None
                 if pick is None:
                     if self.pending_fault is not None:
                         raise self.pending_fault
@@ -165,11 +168,12 @@ class Engine:
         """Choose (pc, lanes) to run next, or None when nothing is runnable."""
         runnable = self.st == RUN
         if self.schedule == "lockstep":
-            if not runnable.any():
-                return None
             pcs = self.pc[runnable]
+            if len(pcs) == 0:
+                return None
             p = int(pcs.min())
             lanes = np.flatnonzero(runnable & (self.pc == p))
+            self.took_all = len(lanes) == len(pcs)
             return p, self._as_slice(lanes)
         nw = self.S // WARP
         warp_any = runnable.reshape(nw, WARP).any(axis=1)
@@ -257,6 +261,9 @@ class Engine:
         self.pc[L] = target
         if self.is_join[target]:
             self.check_join(self.lanes_of(L), target)
+        if self.took_all and not self.joined:
+            # every runnable lane ran this step and all went on to one block: run it next
+            self.hint = (target, L)
 
     def jtop(self, idx):
         """The reconvergence point each lane waits for next (-1: none)."""
@@ -288,11 +295,11 @@ class Engine:
         fresh = members[self.jtop(members) != join]
         if len(fresh):
             d = self.jdepth[fresh]
-            if d.max() + 1 >= self.jstack.shape[1]:
+            if d.max() + 1 > self.jstack.shape[1]:
                 if self.jstack.shape[1] >= MAX_DEPTH:
                     raise make_fault("step_limit", title="Divergence nested too deeply",
                                      explanation="branches nested more than 64 deep diverged within a warp")
-                grow = np.full((self.S, self.jstack.shape[1]), -1, np.int32)
+                grow = np.full((self.S, max(4, self.jstack.shape[1])), -1, np.int32)
                 self.jstack = np.concatenate([self.jstack, grow], axis=1)
             self.jstack[fresh, d] = join
             self.jdepth[fresh] += 1

@@ -6,6 +6,8 @@ different threads of one block, at least one writes (plain, or atomic against pl
 no barrier separates them: each thread's barrier epoch counts the barriers it has passed,
 and lanes of one warp are also ordered by __syncwarp (their warp epoch).
 """
+from functools import cached_property
+
 import numpy as np
 
 NONE = -1
@@ -41,18 +43,29 @@ class Shadow:
 
 
 class Stamps:
-    """The current stamp of every slot, and what the checks derive from it (cached per epoch)."""
+    """The current stamp of every slot, and what the checks derive from it (cached per epoch;
+    each derived array is computed the first time a check needs it)."""
 
     def __init__(self, e, base):
-        tid = np.arange(e.S, dtype=np.int64) + base
-        self.stamp = stamp(tid, e.bar_epoch, e.warp_epoch)
+        self.tid = np.arange(e.S, dtype=np.int64) + base
+        self.stamp = stamp(self.tid, e.bar_epoch, e.warp_epoch)
         self.bar = self.stamp >> BAR_SHIFT
-        self.wep = self.stamp >> WEP_SHIFT
-        self.tid = tid
-        self.warp = tid >> 5
-        high = self.stamp & ~np.int64(TID_MASK)
-        self.several = high | SEVERAL | (self.warp << 5) | 31
-        self.many = high | MANY_TID
+
+    @cached_property
+    def wep(self):
+        return self.stamp >> WEP_SHIFT
+
+    @cached_property
+    def warp(self):
+        return self.tid >> 5
+
+    @cached_property
+    def several(self):
+        return (self.stamp & ~np.int64(TID_MASK)) | SEVERAL | (self.warp << 5) | 31
+
+    @cached_property
+    def many(self):
+        return (self.stamp & ~np.int64(TID_MASK)) | MANY_TID
 
 
 class RaceDetector:

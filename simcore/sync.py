@@ -69,21 +69,31 @@ def _join_keys(e, idx, joins):
     return e.slot_warp[idx].astype(np.int64) * (len(e.prog.blocks) + 1) + joins
 
 
+def _stack_entries(e, lanes):
+    """Every (lane, recorded reconvergence point) pair: a lane belongs to each join on its stack,
+    not only to the innermost one (a lane inside a nested divergent branch is still on its way
+    to the outer join)."""
+    d = e.jdepth[lanes]
+    mask = np.arange(e.jstack.shape[1])[None, :] < d[:, None]
+    return np.repeat(lanes, d), e.jstack[lanes][mask]
+
+
 def resolve_joins(e):
+    if e.jstack.shape[1] == 0:
+        return False                  # no warp has diverged in this wave
     progressed = False
     while True:
         waiting = np.flatnonzero(e.st == JOIN)
         if len(waiting) == 0:
             return progressed
         live = np.flatnonzero((e.st != EXIT) & (e.jdepth > 0))
-        mkeys = _join_keys(e, live, e.jtop(live))
-        # members at the join: waiting there (or parked lanes are *not* there)
-        at = (e.st[live] == JOIN)
-        keys, inv = np.unique(mkeys, return_inverse=True)
-        total = np.bincount(inv, minlength=len(keys))
-        there = np.bincount(inv, weights=at, minlength=len(keys))
-        done = total == there
-        release = live[at & done[inv]]
+        owner, joins = _stack_entries(e, live)
+        keys, members = np.unique(_join_keys(e, owner, joins), return_counts=True)
+        wkeys = _join_keys(e, waiting, e.jtop(waiting))
+        wk, there = np.unique(wkeys, return_counts=True)
+        # a join completes when every live lane that recorded it is waiting there
+        done = wk[there == members[np.searchsorted(keys, wk)]]
+        release = waiting[np.isin(wkeys, done)]
         if len(release) == 0:
             return progressed
         e.jdepth[release] -= 1
@@ -106,9 +116,9 @@ def unpark(e):
     if len(parked) == 0:
         return False
     live = np.flatnonzero((e.st != EXIT) & (e.jdepth > 0))
-    keys_live = _join_keys(e, live, e.jtop(live))
-    busy = (e.st[live] != JOIN) & (e.st[live] != PARK)
-    busy_keys = np.unique(keys_live[busy])
+    busy = live[(e.st[live] != JOIN) & (e.st[live] != PARK)]
+    owner, joins = _stack_entries(e, busy)
+    busy_keys = np.unique(_join_keys(e, owner, joins))
     pk = _join_keys(e, parked, e.jtop(parked))
     free = ~np.isin(pk, busy_keys)
     if not free.any():
@@ -120,6 +130,8 @@ def unpark(e):
 
 # ===================================================================== warp collectives
 def resolve_collectives(e, diagnose, force=False):
+    if not e.site_is_coll.any():
+        return False
     prog = e.prog
     waiting = np.flatnonzero(e.st == BAR)
     if len(waiting) == 0:
