@@ -412,6 +412,11 @@ def _named_phase(e, b, bar_id, lanes, counts, diagnose):
                                "larger than the barrier expects)", too_many=True)
     if diagnose:
         return False
+    if total > c0:
+        # (check off) as on hardware: the phase completes at its c0-th arrival; the threads that
+        # arrive after that wait for the next phase
+        keep = max(0, c0 - int(nb.arrived[b, bar_id]))
+        lanes, arrive = lanes[:keep], arrive[:keep]
     if arrive.any():
         # producers: counted, then free to go on without waiting
         al = lanes[arrive]

@@ -55,14 +55,28 @@ class TraceRecorder:
             return
         ran = np.zeros(e.S, bool)
         ran[L] = True
-        self.raw.append((e.first_block, pc, ran, e.st.copy(), e.pc.copy(), e.site.copy(), e))
+        self.raw.append((e.first_block, pc, ran, e.st.copy(), e.pc.copy(), e.site.copy(), e,
+                         self.barrier_ids(e)))
+
+    @staticmethod
+    def barrier_ids(e):
+        """Which barrier id each waiting lane waits at (0 for __syncthreads), -1 elsewhere."""
+        ids = np.full(e.S, -1, np.int32)
+        waiting = np.flatnonzero(e.st == 1)
+        for s in np.unique(e.site[waiting]):
+            site = e.prog.sync_sites[int(s)]
+            if site.op != "bar":
+                continue
+            sel = waiting[e.site[waiting] == s]
+            ids[sel] = e.R[site.operands["id"]][sel] if "id" in site.operands else 0
+        return ids
 
     def before_release(self, e, site):
         """A barrier is about to release: record the moment every arrival is in."""
         if self.full(e):
             return
         self.raw.append((e.first_block, -1 - site.id, np.zeros(e.S, bool), e.st.copy(), e.pc.copy(),
-                         e.site.copy(), e))
+                         e.site.copy(), e, self.barrier_ids(e)))
 
     def finish(self, prog):
         return Trace(prog, self.raw, self.truncated)
@@ -87,7 +101,7 @@ class Trace:
         return self._steps
 
     def _step(self, index, raw):
-        first_block, pc, ran, st, pcs, sites, e = raw
+        first_block, pc, ran, st, pcs, sites, e, bar_ids = raw
         prog = self.prog
         event = "step"
         if pc < 0:      # a barrier release snapshot
@@ -114,9 +128,13 @@ class Trace:
                 elif s == 1:
                     site = prog.sync_sites[int(sites[slot])]
                     kind = "waiting_barrier" if site.op == "bar" else "waiting_warp"
-                    key = (kind, site.line, f"{site.name}() line {site.line}")
+                    if site.op == "bar" and not site.block_wide:
+                        bid = int(bar_ids[slot])
+                        key = (kind, site.line, f"{site.name} {bid} (line {site.line})")
+                    else:
+                        bid = 0
+                        key = (kind, site.line, f"{site.name}() line {site.line}")
                     if site.op == "bar":
-                        bid = 0 if site.block_wide else -1
                         barriers[(b, bid)] = barriers.get((b, bid), 0) + 1
                 elif s == 0:
                     p = int(pcs[slot])
