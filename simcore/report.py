@@ -389,6 +389,13 @@ class Reporter:
         if not parts:
             parts.append("Threads wait at barriers that the other live threads of the block never reach.")
         summary = "; ".join(f"{n} thread(s) {w}" for w, n in list(sites.items())[:6])
+        bar_waiting = np.flatnonzero(e.st == 1)
+        if len(bar_waiting):
+            b = int(e.slot_block[bar_waiting[0]])
+            in_block = bar_waiting[e.slot_block[bar_waiting] == b]
+            live = int(((e.slot_block == b) & (e.st != EXIT)).sum())
+            summary += (f". In block {e.first_block + b}, {len(in_block)} of its {live} live threads have "
+                        "arrived at a barrier; the rest never will")
         self.raise_("deadlock", "Deadlock: no thread can make progress",
                     f"{summary}. " + " ".join(parts) + " On a GPU this launch would hang until killed (or, "
                     "being undefined, give wrong results).",
