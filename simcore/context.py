@@ -147,6 +147,11 @@ class Context:
         return t.astype(dtype)
 
     @staticmethod
+    def bitcast(x, frm, to):
+        """__int_as_float and friends: the same bits, read as another type."""
+        return np.ascontiguousarray(np.asarray(x, dtype=frm)).view(to)
+
+    @staticmethod
     def round(x):
         return (np.sign(x) * np.floor(np.abs(x) + x.dtype.type(0.5))).astype(x.dtype)
 

@@ -1380,6 +1380,101 @@ class Lowerer(c_ast.NodeVisitor):
         (a,) = self.eval_args(args)
         return self.cast(self.cast(a, T.INT), T.FLOAT)
 
+    def bitcast(self, args, node, name, frm, to):
+        self.nargs(name, args, 1, node)
+        (a,) = self.eval_args(args)
+        a = self.cast(a, frm)
+        return Val(f"X.bitcast({a.code}, {DT[frm]}, {DT[to]})", to, a.taint)
+
+    def call___int_as_float(self, args, node):
+        return self.bitcast(args, node, "__int_as_float", T.INT, T.FLOAT)
+
+    def call___float_as_int(self, args, node):
+        return self.bitcast(args, node, "__float_as_int", T.FLOAT, T.INT)
+
+    def call___uint_as_float(self, args, node):
+        return self.bitcast(args, node, "__uint_as_float", T.UINT, T.FLOAT)
+
+    def call___float_as_uint(self, args, node):
+        return self.bitcast(args, node, "__float_as_uint", T.FLOAT, T.UINT)
+
+    def call___longlong_as_double(self, args, node):
+        return self.bitcast(args, node, "__longlong_as_double", T.LLONG, T.DOUBLE)
+
+    def call___double_as_longlong(self, args, node):
+        return self.bitcast(args, node, "__double_as_longlong", T.DOUBLE, T.LLONG)
+
+    def float_to_int(self, args, node, name, fn, to=T.INT, frm=T.FLOAT):
+        self.nargs(name, args, 1, node)
+        (a,) = self.eval_args(args)
+        a = self.cast(a, frm)
+        return Val(f"X.f2i({fn}({a.code}), {DT[to]})", to, a.taint)
+
+    def call___float2int_rn(self, args, node):
+        return self.float_to_int(args, node, "__float2int_rn", "np.rint")
+
+    def call___float2int_rd(self, args, node):
+        return self.float_to_int(args, node, "__float2int_rd", "np.floor")
+
+    def call___float2int_ru(self, args, node):
+        return self.float_to_int(args, node, "__float2int_ru", "np.ceil")
+
+    def call___float2uint_rn(self, args, node):
+        return self.float_to_int(args, node, "__float2uint_rn", "np.rint", T.UINT)
+
+    def call___double2int_rn(self, args, node):
+        return self.float_to_int(args, node, "__double2int_rn", "np.rint", T.INT, T.DOUBLE)
+
+    def int_binary(self, args, node, name, t, template):
+        self.nargs(name, args, 2, node)
+        a, b = [self.cast(v, t) for v in self.eval_args(args)]
+        return Val(template.format(a=a.code, b=b.code), t, self.taint(a, b))
+
+    def call___mul24(self, args, node):
+        return self.int_binary(args, node, "__mul24", T.INT,
+                               "(np.left_shift({a}, 8) >> 8) * (np.left_shift({b}, 8) >> 8)")
+
+    def call___umul24(self, args, node):
+        return self.int_binary(args, node, "__umul24", T.UINT, "({a} & 0xFFFFFF) * ({b} & 0xFFFFFF)")
+
+    def call___mulhi(self, args, node):
+        return self.int_binary(args, node, "__mulhi", T.INT,
+                               "((({a}).astype(I8) * ({b}).astype(I8)) >> 32).astype(I4)")
+
+    def call___umulhi(self, args, node):
+        return self.int_binary(args, node, "__umulhi", T.UINT,
+                               "((({a}).astype(U8) * ({b}).astype(U8)) >> 32).astype(U4)")
+
+    def call_umin(self, args, node):
+        return self.int_binary(args, node, "umin", T.UINT, "np.minimum({a}, {b})")
+
+    def call_umax(self, args, node):
+        return self.int_binary(args, node, "umax", T.UINT, "np.maximum({a}, {b})")
+
+    def call_llmin(self, args, node):
+        return self.int_binary(args, node, "llmin", T.LLONG, "np.minimum({a}, {b})")
+
+    def call_llmax(self, args, node):
+        return self.int_binary(args, node, "llmax", T.LLONG, "np.maximum({a}, {b})")
+
+    def call___sad(self, args, node):
+        self.nargs("__sad", args, 3, node)
+        a, b, c = [self.cast(v, T.INT) for v in self.eval_args(args)]
+        return Val(f"(np.abs(({a.code}).astype(I8) - {b.code}).astype(U4) + ({c.code}).astype(U4))", T.UINT,
+                   self.taint(a, b, c))
+
+    def call___fadd_rn(self, args, node):
+        return self.int_binary(args, node, "__fadd_rn", T.FLOAT, "({a} + {b})")
+
+    def call___fmul_rn(self, args, node):
+        return self.int_binary(args, node, "__fmul_rn", T.FLOAT, "({a} * {b})")
+
+    def call___dadd_rn(self, args, node):
+        return self.int_binary(args, node, "__dadd_rn", T.DOUBLE, "({a} + {b})")
+
+    def call___dmul_rn(self, args, node):
+        return self.int_binary(args, node, "__dmul_rn", T.DOUBLE, "({a} * {b})")
+
     def call___lane_id(self, args, node):
         return Val("X.lane_of(L)", T.UINT)
 

@@ -227,7 +227,7 @@ class Memory:
             Lk, offk, value = self.ctx.subset(L, keep), off[keep], value[keep]
             compare = None if compare is None else compare[keep]
         for obs in self.observers:
-            obs.on_access(region, offk, dtype.itemsize, "atomic", Lk, site)
+            obs.on_access(region, offk, dtype.itemsize, "cas" if op == "cas" else "atomic", Lk, site)
         view = self.view(region, dtype)
         idx = offk // dtype.itemsize
         if region.kind == "global":

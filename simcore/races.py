@@ -37,7 +37,7 @@ def warp_of(field):
 class Shadow:
     def __init__(self, n):
         self.w = np.full(n, NONE, np.int64)      # last writer's stamp
-        self.w_site = np.zeros(n, np.int32)      # its site * 2 + (1 if atomic)
+        self.w_site = np.zeros(n, np.int32)      # its site * 4 + (1 if atomic) + (2 if atomicCAS)
         self.r = np.full(n, NONE, np.int64)      # reader's stamp (see stamp())
         self.r_site = np.zeros(n, np.int32)
 
@@ -144,23 +144,30 @@ class RaceDetector:
             return hit
 
         w = sh.w[key]
-        atomic = kind == "atomic"
+        atomic = kind in ("atomic", "cas")
         w_conf = unordered(w)
-        if atomic and w_conf.any():
-            w_conf &= (sh.w_site[key] & 1) == 0           # atomic against atomic is fine
+        if w_conf.any():
+            if atomic:
+                w_conf &= (sh.w_site[key] & 1) == 0       # atomic against atomic is fine
+            else:
+                # A plain read of what an atomicCAS writes is the CAS loop's first guess (the CAS
+                # checks it): the Programming Guide's own idiom, not a race.
+                w_conf &= (sh.w_site[key] & 2) == 0
         if w_conf.any():
             k = int(np.flatnonzero(w_conf)[0])
             ws = int(sh.w_site[key[k]])
             self._report("RAW" if kind == "read" else "WAW", region, gran[k], granule, int(w[k] & TID_MASK),
-                         ws >> 1, "atomic" if ws & 1 else "write", int(cur[k] & TID_MASK), site, kind)
+                         ws >> 2, "atomic" if ws & 1 else "write", int(cur[k] & TID_MASK), site,
+                         "atomic" if atomic else kind)
         if kind != "read":
             r = sh.r[key]
-            r_conf = unordered(r)
+            r_conf = unordered(r) if kind != "cas" else np.zeros(len(key), bool)
             if r_conf.any():
                 k = int(np.flatnonzero(r_conf)[0])
                 other = int(r[k] & TID_MASK)
                 self._report("WAR", region, gran[k], granule, -1 if other & SEVERAL else other,
-                             int(sh.r_site[key[k]]), "read", int(cur[k] & TID_MASK), site, kind)
+                             int(sh.r_site[key[k]]), "read", int(cur[k] & TID_MASK), site,
+                             "atomic" if atomic else kind)
             sh.w[key] = cur
             if len(key) > 1 and not atomic:
                 # two lanes of this very instruction writing one location: scatter, then read back
@@ -170,7 +177,7 @@ class RaceDetector:
                     k = int(np.flatnonzero(clash)[0])
                     self._report("WAW", region, gran[k], granule, int(back[k] & TID_MASK), site, "write",
                                  int(cur[k] & TID_MASK), site, kind)
-            sh.w_site[key] = site * 2 + (1 if atomic else 0)
+            sh.w_site[key] = site * 4 + (1 if atomic else 0) + (2 if kind == "cas" else 0)
             return
         # a read: remember this interval's readers; several readers keep their warp when they share one
         r = sh.r[key]
