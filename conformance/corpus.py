@@ -871,6 +871,385 @@ entry("warp_sync_nosync", grid=(1,), block=(64,),
           "__syncwarp: a race under independent thread scheduling")
 
 
+# --------------------------------------------------------------------------- x_: course-style kernels
+# Realistic kernels of the kind students and course authors write (tiling, scans, sorting,
+# stencils, histograms, warp-level reductions, compaction, C integer corners), with a few of
+# their classic bugs.
+def _matmul_args(M, N, K, seed):
+    return (i32(M * K, lo=-20, hi=20, seed=seed), i32(K * N, lo=-20, hi=20, seed=seed + 1),
+            full(M * N, -1), np.int32(M), np.int32(N), np.int32(K))
+
+
+def _matmul_ref(a):
+    M, N, K = int(a[3]), int(a[4]), int(a[5])
+    A = a[0].reshape(M, K).astype(np.int64)
+    B = a[1].reshape(K, N).astype(np.int64)
+    return {2: (A @ B).astype(np.int32).ravel()}
+
+
+entry("x_matmul_tiled", grid=(3, 3), block=(16, 16),
+      make_args=lambda: _matmul_args(37, 41, 45, 100), reference=_matmul_ref, expect="ok",
+      why="37x45 times 45x41: every edge tile is partly loaded and zero-filled")
+
+entry("x_matmul_no_second_barrier", grid=(3, 3), block=(16, 16),
+      make_args=lambda: _matmul_args(37, 41, 45, 100), intended=_matmul_ref, expect="race",
+      why="without the barrier at the end of the k-loop, a fast warp overwrites As/Bs for "
+          "the next tile while slower warps still read the current one (write after read)")
+
+entry("x_matmul_unfilled_edge", grid=(2, 2), block=(16, 16),
+      make_args=lambda: _matmul_args(20, 20, 10, 102), intended=_matmul_ref,
+      expect="uninitialized",
+      why="K = 10 < 16: As[ty][10..15] and Bs[10..15][tx] are never written, yet every "
+          "thread multiplies them into acc, which is stored")
+
+
+def _transpose_args(w, h, seed):
+    return zeros(w * h, np.float32), f32(w * h, seed=seed), np.int32(w), np.int32(h)
+
+
+def _transpose_ref(a):
+    w, h = int(a[2]), int(a[3])
+    return {0: a[1].reshape(h, w).T.ravel().copy()}
+
+
+entry("x_transpose_pad33", grid=(3, 2), block=(32, 8),
+      make_args=lambda: _transpose_args(70, 45, 103), reference=_transpose_ref, expect="ok",
+      why="each thread loads 4 rows of the 32x33 tile; 70x45 leaves partial edge tiles")
+
+entry("x_transpose_nobarrier", grid=(3, 2), block=(32, 8),
+      make_args=lambda: _transpose_args(70, 45, 103), intended=_transpose_ref, expect="race",
+      why="thread (x, y) reads tile[x][y + j], written by another warp, with no barrier")
+
+
+def _scan_ref(a):
+    n = int(a[2])
+    out = a[0].copy()
+    x = a[1].astype(np.int64)
+    for b in range(0, n, 256):
+        out[b:min(n, b + 256)] = np.cumsum(x[b:min(n, b + 256)])
+    return {0: out}
+
+
+entry("x_scan_hillis_steele", grid=(3,), block=(256,),
+      make_args=lambda: (full(700, 7), i32(700, lo=-50, hi=50, seed=104), np.int32(700)),
+      reference=_scan_ref, expect="ok",
+      why="double buffering: one barrier per step suffices (reads from pin, writes to pout)")
+
+entry("x_scan_inplace_one_barrier", grid=(2,), block=(256,),
+      make_args=lambda: (zeros(512), i32(512, lo=-50, hi=50, seed=105)),
+      intended=lambda a: {0: np.cumsum(a[1].reshape(2, 256), axis=1).astype(np.int32).ravel()},
+      expect="race",
+      why="single buffer: thread t reads s[t - offset] in the same interval in which thread "
+          "t - offset writes it; the first barrier of the loop body is missing")
+
+
+def _blelloch_ref(a):
+    x = a[1].astype(np.int64).reshape(-1, 512)
+    excl = np.cumsum(x, axis=1) - x
+    return {0: excl.astype(np.int32).ravel(), 2: x.sum(axis=1).astype(np.int32)}
+
+
+entry("x_scan_blelloch", grid=(3,), block=(256,), shared_mem=512 * 4,
+      make_args=lambda: (zeros(1536), i32(1536, lo=-100, hi=100, seed=106), zeros(3)),
+      reference=_blelloch_ref, expect="ok",
+      why="the barrier sits at the top of each sweep iteration, outside the `if (t < d)`")
+
+
+def _bitonic_args():
+    x = i32(1024, lo=-500, hi=500, seed=107)
+    x[5:9] = 3           # duplicates
+    return (x,)
+
+
+entry("x_bitonic_sort", grid=(2,), block=(512,), make_args=_bitonic_args,
+      reference=lambda a: {0: np.sort(a[0].reshape(2, 512), axis=1).ravel()}, expect="ok")
+
+entry("x_bitonic_barrier_in_if", grid=(2,), block=(512,), make_args=_bitonic_args,
+      intended=lambda a: {0: np.sort(a[0].reshape(2, 512), axis=1).ravel()},
+      expect="deadlock",
+      why="k=2, j=1: even lanes enter the if and wait at its barrier; odd lanes skip it and "
+          "wait at the end of the if (their reconvergence point) for the even lanes: "
+          "nobody can move (a barrier in non-uniform code is undefined on any model)")
+
+
+entry("x_nested_if_barrier", grid=(1,), block=(64,),
+      make_args=lambda: (zeros(64), i32(64, lo=-500, hi=500, seed=108)),
+      expect="deadlock",
+      why="odd lanes wait at the barrier inside the if; even lanes wait for them at the end "
+          "of the if (their reconvergence point, with code after it): like guard_code_after. "
+          "The inner if diverges among the odd lanes, which must not release the even ones")
+
+
+def _stencil2d_args(w, h, seed):
+    return full(w * h, -1), i32(w * h, lo=-100, hi=100, seed=seed), np.int32(w), np.int32(h)
+
+
+def _stencil2d_ref(a):
+    w, h = int(a[2]), int(a[3])
+    x = np.pad(a[1].reshape(h, w).astype(np.int64), 1, mode="edge")
+    c = x[1:-1, 1:-1]
+    out = 4 * c - x[:-2, 1:-1] - x[2:, 1:-1] - x[1:-1, :-2] - x[1:-1, 2:]
+    return {0: out.astype(np.int32).ravel()}
+
+
+entry("x_stencil2d_halo", grid=(3, 2), block=(16, 16),
+      make_args=lambda: _stencil2d_args(40, 27, 109), reference=_stencil2d_ref, expect="ok",
+      why="edge threads load the halo under non-uniform ifs (no barrier inside them), then "
+          "one barrier; threads outside the image still load (clamped) and reach the barrier")
+
+entry("x_stencil2d_halo_late", grid=(3, 2), block=(16, 16),
+      make_args=lambda: _stencil2d_args(40, 27, 110), reference=_stencil2d_ref, expect="ok",
+      why="halo cells written after the barrier, but each is read only by the thread that "
+          "wrote it (5-point stencil, no corners): no race, no uninitialized read")
+
+entry("x_stencil_no_clamp", grid=(3, 2), block=(16, 16),
+      make_args=lambda: _stencil2d_args(40, 27, 110), intended=_stencil2d_ref,
+      expect="out_of_bounds",
+      why="block (0, 0), thread (0, 0) loads in[0 * w + 0 - 1] = in[-1]")
+
+
+def _stencil1d_ref(a):
+    n = int(a[2])
+    x = np.pad(a[1].astype(np.int64), 3)
+    out = sum(x[3 + k:3 + k + n] for k in range(-3, 4))
+    return {0: out.astype(np.int32)}
+
+
+entry("x_stencil1d", grid=(4,), block=(128,),
+      make_args=lambda: (full(500, -1), i32(500, lo=-100, hi=100, seed=111), np.int32(500)),
+      reference=_stencil1d_ref, expect="ok",
+      why="threads 0-2 load both halos (zero outside the array); threads past n still "
+          "fill their slot and reach the barrier")
+
+entry("x_stencil1d_halo_after_barrier", grid=(4,), block=(128,),
+      make_args=lambda: (full(500, -1), i32(500, lo=-100, hi=100, seed=111), np.int32(500)),
+      intended=_stencil1d_ref, expect="race",
+      why="thread 3 reads temp[0..2], written by threads 0-2 after the barrier: nothing "
+          "orders the write and the read")
+
+
+def _hist_args():
+    d = rng(112).integers(0, 256, 5000).astype(np.uint8)
+    d[:300] = 7          # many equal bytes: collisions on one bin
+    return d, zeros(256, np.uint32), np.int32(5000)
+
+
+entry("x_histogram_shared", grid=(4,), block=(192,), make_args=_hist_args,
+      reference=lambda a: {1: np.bincount(a[0], minlength=256).astype(np.uint32)},
+      expect="ok", why="shared atomics per block, then one global atomicAdd per non-empty bin")
+
+entry("x_histogram_plain_inc", grid=(4,), block=(192,), make_args=_hist_args,
+      intended=lambda a: {1: np.bincount(a[0], minlength=256).astype(np.uint32)},
+      expect="race", why="local[data[i]]++ is a read-modify-write; threads of one block with "
+                         "equal bytes update one bin concurrently")
+
+
+def _rsb_args():
+    return i32(1000, lo=-1000, hi=1000, seed=113), zeros(1), full(4, -1), np.int32(1000)
+
+
+def _rsb_ref(a):
+    x = np.concatenate([a[0].astype(np.int64), np.zeros(280, np.int64)]).reshape(4, 320)
+    p = x.sum(axis=1)
+    return {1: np.array([p.sum()], np.int32), 2: p.astype(np.int32)}
+
+
+entry("x_reduce_shfl_block", grid=(4,), block=(320,), make_args=_rsb_args,
+      reference=_rsb_ref, expect="ok",
+      why="10 warps; warp 0 reads shared[lane] only for lane < 10, others use 0; the "
+          "second warpReduceSum is inside `if (wid == 0)`: warp-uniform, full mask is right")
+
+entry("x_reduce_last_warp_volatile", grid=(3,), block=(256,),
+      make_args=lambda: (i32(1536, lo=-1000, hi=1000, seed=114), full(3, -1)),
+      reference=lambda a: {1: a[0].reshape(3, 512).sum(axis=1).astype(np.int32)},
+      expect="ok",
+      why="each step reads into a register, __syncwarp, stores, __syncwarp: the lanes of "
+          "warp 0 are ordered; lanes whose partial sums are not needed read stale values "
+          "harmlessly")
+
+entry("x_reduce_last_warp_nosync", grid=(3,), block=(256,),
+      make_args=lambda: (i32(1536, lo=-1000, hi=1000, seed=114), full(3, -1)),
+      intended=lambda a: {1: a[0].reshape(3, 512).sum(axis=1).astype(np.int32)},
+      expect="race",
+      why="volatile forces the loads and stores but does not order lanes: lane t reads "
+          "sdata[t + 16] while lane t + 16 writes it (no __syncwarp since Volta)")
+
+entry("x_reduce_barrier_in_if", grid=(2,), block=(256,),
+      make_args=lambda: (i32(512, lo=-100, hi=100, seed=115), full(2, -1)),
+      intended=lambda a: {1: a[0].reshape(2, 256).sum(axis=1).astype(np.int32)},
+      expect="deadlock",
+      why="warps that skip the if uniformly run to the end and exit (fine), but at s = 16 "
+          "warp 0 splits: lanes 16-31 wait at the end of the if for lanes 0-15, which wait "
+          "at the barrier")
+
+
+def _saxpy_args():
+    return np.int32(1000), np.float32(2.5), f32(1000, seed=116), f32(1000, seed=117)
+
+
+entry("x_grid_stride_saxpy", grid=(3,), block=(128,), make_args=_saxpy_args,
+      reference=lambda a: {3: (a[1] * a[2] + a[3]).astype(np.float32)}, expect="ok",
+      why="384 threads cover 1000 elements in 3 strides; nvcc may fuse a*x+y into an FMA "
+          "(one rounding): compared with the default tolerance")
+
+
+def _dot_args():
+    return (i32(3000, lo=-1000, hi=1000, seed=118), i32(3000, lo=-1000, hi=1000, seed=119),
+            zeros(1, np.uint64), np.int32(3000))
+
+
+entry("x_dot_atomic", grid=(5,), block=(128,), make_args=_dot_args,
+      reference=lambda a: {2: np.array([int((a[0].astype(np.int64) * a[1]).sum())
+                                        & 0xFFFFFFFFFFFFFFFF], np.uint64)},
+      expect="ok", why="64-bit integer atomicAdd of block partials: order-independent")
+
+entry("x_dot_plain_accumulate", grid=(5,), block=(128,),
+      make_args=lambda: _dot_args()[:2] + (zeros(1, np.int64), np.int32(3000)),
+      intended=lambda a: {2: np.array([(a[0].astype(np.int64) * a[1]).sum()], np.int64)},
+      expect="race", why="five blocks do *result += partial without atomics (global_race)")
+
+
+def _compact_args():
+    return full(768, -7), full(3, -1), i32(700, lo=-100, hi=100, seed=120), np.int32(700), \
+        np.int32(20)
+
+
+def _compact_ref(a):
+    out, counts = a[0].copy(), a[1].copy()
+    x, thr = a[2], int(a[4])
+    for b in range(3):
+        kept = [v for v in x[b * 256:(b + 1) * 256] if v > thr]
+        out[b * 256:b * 256 + len(kept)] = kept
+        counts[b] = len(kept)
+    return {0: out, 1: counts}
+
+
+entry("x_compact_block", grid=(3,), block=(256,), make_args=_compact_args,
+      reference=_compact_ref, expect="ok",
+      why="__syncthreads_count in uniform code, then a two-barrier in-place scan")
+
+
+def _minmax_args():
+    u = rng(121).integers(0, 2**32, 300, dtype=np.uint32)
+    u[10] = 0xFFFFFFF0
+    s = i32(300, lo=-100000, hi=100000, seed=122)
+    return (u, s, np.array([0, 0xFFFFFFFF], np.uint32), np.array([-2**31, 2**31 - 1], np.int32),
+            np.array([0, 2**64 - 1], np.uint64), np.int32(300))
+
+
+def _minmax_ref(a):
+    u, s = a[0], a[1]
+    keys = [(int(v) << 32) | i for i, v in enumerate(u.tolist())]
+    return {2: np.array([u.max(), u.min()], np.uint32), 3: np.array([s.max(), s.min()], np.int32),
+            4: np.array([max(keys), min(keys)], np.uint64)}
+
+
+entry("x_atomic_minmax", grid=(3,), block=(128,), make_args=_minmax_args,
+      reference=_minmax_ref, expect="ok",
+      why="unsigned atomicMax sees 0xfffffff0 as the largest value (as a signed int it would "
+          "be negative); threads 300..383 return before any atomic")
+
+
+def _casmax_args():
+    x = f32(500, -50, 50, seed=123)
+    return x, np.array([-1e30], np.float32), zeros(1), zeros(500), np.int32(500)
+
+
+entry("x_cas_float_max", grid=(4,), block=(128,), make_args=_casmax_args,
+      reference=lambda a: {1: np.array([a[0].max()], np.float32), 2: np.array([500], np.int32),
+                           3: np.ones(500, np.int32)},
+      expect="ok",
+      why="the CUDA Programming Guide's CAS-loop idiom: the plain first read of *addr is only "
+          "a guess that atomicCAS checks; a stale guess just costs one more iteration. The "
+          "result (max, count, unique tickets) does not depend on the order")
+
+
+entry("x_cas_counter", grid=(4,), block=(128,),
+      make_args=lambda: (zeros(1), zeros(500), np.int32(500)),
+      reference=lambda a: {0: np.array([500], np.int32), 1: np.ones(500, np.int32)},
+      expect="ok",
+      why="the Programming Guide's CAS idiom: the plain first read is a guess that atomicCAS "
+          "verifies; every thread gets a unique ticket whatever the order")
+
+
+def _syncwarp_reduce_ref(a):
+    return {1: a[0].reshape(-1, 32).sum(axis=1).astype(np.int32)}
+
+
+entry("x_syncwarp_reduce", grid=(2,), block=(128,),
+      make_args=lambda: (i32(256, lo=-1000, hi=1000, seed=124), full(8, -1)),
+      reference=_syncwarp_reduce_ref, expect="ok",
+      why="lanes that stop working stop calling, and the masks name exactly the lanes below "
+          "2*off, which all call __syncwarp(mask)")
+
+
+def _vote_compact_args():
+    return i32(300, lo=-50, hi=50, seed=125), full(320, -7), full(10, -9), zeros(1), np.int32(300)
+
+
+def _vote_compact_ref(a):
+    x, n = a[0], int(a[4])
+    out, counts = a[1].copy(), a[2].copy()
+    total = 0
+    for w in range(10):
+        lanes = range(w * 32, w * 32 + 32)
+        keep = [i for i in lanes if i < n and x[i] % 3 == 0]   # numpy % is floored; v % 3 == 0 same
+        c = len(keep)
+        counts[w] = c
+        total += c
+        for k, i in enumerate(keep):
+            out[w * 32 + k] = x[i]
+        for i in lanes:
+            if i not in keep and i - w * 32 >= c:
+                out[i] = -1
+    return {1: out, 2: counts, 3: np.array([total], np.int32)}
+
+
+entry("x_vote_compact", grid=(2,), block=(160,), make_args=_vote_compact_args,
+      reference=_vote_compact_ref, expect="ok",
+      why="__ballot_sync and __shfl_sync with the full mask in converged code; lanes past n "
+          "still vote (keep = false); 160 threads = 5 whole warps per block")
+
+entry("x_compact_activemask", grid=(1,), block=(64,),
+      make_args=lambda: (i32(64, lo=-50, hi=50, seed=126), full(64, -1), full(64, -2)),
+      expect="invalid_mask",
+      why="__activemask() before the if returns all 32 lanes; inside the if only the lanes "
+          "with v > 0 call __ballot_sync(mask, 1), whose mask names the others, alive (they "
+          "store counts[t] after the if) and not calling. Without code after the if they "
+          "would exit, and a mask naming exited lanes is legal")
+
+
+def _seg_ref(a):
+    v = a[0].astype(np.int64)
+    s8 = v.reshape(-1, 8).sum(axis=1)
+    m16 = np.repeat(v.reshape(-1, 16).max(axis=1), 16)
+    f16 = np.repeat(v.reshape(-1, 16)[:, 0], 16)
+    return {1: s8.astype(np.int32), 2: m16.astype(np.int32), 3: f16.astype(np.int32)}
+
+
+entry("x_shfl_segments", grid=(2,), block=(64,),
+      make_args=lambda: (i32(128, seed=127), full(16, -1), full(128, -1), full(128, -1)),
+      reference=_seg_ref, expect="ok",
+      why="with width 8, __shfl_down_sync past the end of a segment keeps the lane's own "
+          "value (only lane 0 of each segment, which never reads past it, stores); xor "
+          "partners stay inside a 16-lane segment")
+
+
+def _bcast_ref(a):
+    p, x = a[0], a[1].astype(np.int64)
+    out = np.empty(len(x), np.int64)
+    for w in range(len(x) // 32):
+        out[w * 32:(w + 1) * 32] = np.cumsum(x[w * 32:(w + 1) * 32] * p[w])
+    return {2: out.astype(np.int32)}
+
+
+entry("x_shfl_broadcast", grid=(2,), block=(96,),
+      make_args=lambda: (i32(6, lo=-5, hi=5, seed=128), i32(192, lo=-100, hi=100, seed=129),
+                         zeros(192)),
+      reference=_bcast_ref, expect="ok",
+      why="only lane 0 loads p; the other lanes' p (0) is replaced by the broadcast")
+
+
 BY_NAME = {e.name: e for e in ENTRIES}
 
 
