@@ -17,16 +17,7 @@ if str(ROOT) not in sys.path:
 from conformance import corpus, runner  # noqa: E402
 
 # name -> reason (observed vs expected)
-KNOWN_WRONG = {
-    "x_stencil2d_halo": "SimulatorError NameError v_in_1: an array indexed by a device-function "
-                        "call, in[... clampi(...)] (bugs-corpus C2); expected ok",
-    "x_stencil2d_halo_late": "SimulatorError NameError v_in_1: in[... clampi(...)] (bugs-corpus "
-                             "C2); expected ok",
-    "x_cas_float_max": "CompileError: __int_as_float unknown (bugs-corpus C3), and the Guide's "
-                       "CAS loop is reported as a race (C4); expected ok",
-    "x_cas_counter": "race reported between the plain first read of a CAS loop and the "
-                     "atomicCAS (bugs-corpus C4); expected ok (the Programming Guide's idiom)",
-}
+KNOWN_WRONG = {}
 
 
 def _params():
