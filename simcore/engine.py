@@ -241,6 +241,8 @@ class Engine:
             self.st[L] = BAR
             self.site[L] = site.id
             self.pc[L] = site.next
+            if site.op != "bar" or site.mode == "arrive":
+                sync.eager(self, site)
         else:
             self.st[L] = EXIT
             self.exit_line[L] = self.block_line[block.id] if not block.lines else max(block.lines)

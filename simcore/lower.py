@@ -141,6 +141,10 @@ class Lowerer(c_ast.NodeVisitor):
         if getattr(self.cur, "_closed", False):
             # Code after return/break/continue: unreachable, but must still be valid. Park it.
             self.start(self.new_block())
+        if not self.cur.lines and getattr(self, "stmt_line", 0):
+            # e.g. the rest of a statement after a sync point: it belongs to that statement's line
+            self.cur.lines.add(self.stmt_line)
+            self.cur.first_line = self.cur.first_line or self.stmt_line
         self.cur.code.append(line)
 
     def fresh(self, prefix="t"):
@@ -311,6 +315,8 @@ class Lowerer(c_ast.NodeVisitor):
             return
         if not isinstance(node, (c_ast.Compound, c_ast.DeclList)):
             self.note_line(node)
+            if getattr(node, "coord", None) is not None:
+                self.stmt_line = node.coord.line
         method = getattr(self, "s_" + type(node).__name__, None)
         if method is None:
             raise self.error(node, f"{type(node).__name__} statements are not in simcore's subset",

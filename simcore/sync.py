@@ -47,6 +47,48 @@ def _distinct(values):
     return np.unique(values)
 
 
+def eager(e, site):
+    """Right after lanes arrive at a sync point: finish what needs no one else. Warp collectives
+    complete as soon as their whole mask is there, and bar.arrive never waits, so a trace shows
+    them as cheap as they are. (Block barriers keep waiting until nothing else can run.)"""
+    if site.op != "bar":
+        resolve_collectives(e, diagnose=False)
+    elif site.mode == "arrive":
+        lanes = np.flatnonzero((e.st == BAR) & (e.site == site.id))
+        ids = e.R[site.operands["id"]][lanes].astype(np.int64)
+        counts = e.R[site.operands["count"]][lanes].astype(np.int64)
+        nb = e.named
+        blocks = e.slot_block[lanes]
+        for b in _distinct(blocks):
+            for i in _distinct(ids[blocks == b]):
+                sel = (blocks == b) & (ids == i)
+                c0 = int(counts[sel][0])
+                if not (0 <= i < 16) or (nb.count[b, i] and nb.count[b, i] != c0):
+                    continue        # misuse: left for the named-barrier check
+                if nb.arrived[b, i] + sel.sum() > c0:
+                    continue        # too many arrivals: left for the check, which explains it
+                nb.arrived[b, i] += int(sel.sum())
+                nb.count[b, i] = c0
+                e.st[lanes[sel]] = RUN
+                e.site[lanes[sel]] = -1
+                _arrive(e, lanes[sel], site.next)
+                if nb.arrived[b, i] == c0 and not _waiting_at(e, b, i):
+                    nb.arrived[b, i] = 0      # a phase of arrivals only: complete, nobody waits
+                    nb.count[b, i] = 0
+
+
+def _waiting_at(e, b, bar_id):
+    waiting = np.flatnonzero((e.st == BAR) & (e.slot_block == b))
+    for s in _distinct(e.site[waiting]):
+        site = e.prog.sync_sites[int(s)]
+        if site.op == "bar" and site.mode == "sync":
+            sel = waiting[e.site[waiting] == s]
+            ids = e.R[site.operands["id"]][sel] if "id" in site.operands else np.zeros(len(sel))
+            if (ids == bar_id).any():
+                return True
+    return False
+
+
 def resolve(e):
     """Complete one kind of pending sync; True if any lane can run again."""
     if resolve_joins(e):
