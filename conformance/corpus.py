@@ -1250,6 +1250,314 @@ entry("x_shfl_broadcast", grid=(2,), block=(96,),
       why="only lane 0 loads p; the other lanes' p (0) is replaced by the broadcast")
 
 
+
+def _small_args():
+    x = i32(100, lo=-100000, hi=100000, seed=130)
+    x[:6] = [0, 255, 256, -1, -128, 127]
+    return x, zeros(800), zeros(100, np.uint8), zeros(100, np.int16), np.int32(100)
+
+
+def _small_ref(a):
+    out, by, sh_out = a[1].copy(), a[2].copy(), a[3].copy()
+
+    def sx(v, bits):
+        v &= (1 << bits) - 1
+        return v - (1 << bits) if v >= 1 << (bits - 1) else v
+
+    for t, x in enumerate(a[0].tolist()):
+        uc, sc, sh, us = x & 0xFF, sx(x, 8), sx(x * 300, 16), x & 0xFFFF
+        out[t * 8:t * 8 + 8] = [uc, sc, sh, us, (uc + 200) & 0xFF, uc + 200,
+                                65 + (x & 15) + ((uc << 1) & 0xFF), -uc + (sc >> 2)]
+        by[t] = (uc * 3) & 0xFF
+        sh_out[t] = sx(sh + us, 16)
+    return {1: out, 2: by, 3: sh_out}
+
+
+entry("x_small_int_types", grid=(1,), block=(128,), make_args=_small_args,
+      reference=_small_ref, expect="ok",
+      why="arithmetic on char/short happens in int after promotion; only the store truncates "
+          "(the conversion to a signed narrow type is modular on NVCC)")
+
+
+def _sucmp_args():
+    a = i32(100, lo=-2**31, hi=2**31 - 1, seed=131)
+    b = rng(132).integers(0, 2**32, 100, dtype=np.uint32)
+    a[:4] = [-1, 5, -5, 0]
+    b[:4] = [0, 3, 7, 2**31 + 5]
+    return a, b, zeros(300), np.int32(100)
+
+
+def _sucmp_ref(a):
+    out = a[2].copy()
+    for t, (x, u) in enumerate(zip(a[0].tolist(), a[1].tolist())):
+        xu = x & 0xFFFFFFFF
+        r = 0
+        r |= 1 if xu < u else 0
+        r |= 2 if x < wrap32(u) else 0
+        r |= 4 if x < u else 0
+        r |= 16 if ((u - 5) & 0xFFFFFFFF) > u else 0
+        r |= 32 if xu // 2 > 1000000000 else 0
+        r |= 64 if cdiv(x, 2) > 1000000000 else 0
+        out[t * 3:t * 3 + 3] = [r, (u >> 28) + 8 + 2, cmod(abs(x), 7) if x != -2**31 else
+                                cmod(-2**31, 7)]
+    return {2: out}
+
+
+entry("x_signed_unsigned_cmp", grid=(1,), block=(128,), make_args=_sucmp_args,
+      reference=_sucmp_ref, expect="ok",
+      why="x < u converts x to unsigned; -1 < 0u is false; u - 5u wraps for u < 5")
+
+
+def _divneg_args():
+    x = i32(128, lo=-100000, hi=100000, seed=133)
+    x[:8] = [-1, -2, -3, -4, -5, -7, -2**31 + 1, 2**31 - 1]
+    return x, zeros(1024), zeros(384, np.uint32), np.int32(128)
+
+
+def _divneg_ref(a):
+    out, uout = a[1].copy(), a[2].copy()
+    for t, x in enumerate(a[0].tolist()):
+        out[t * 8:t * 8 + 8] = [cdiv(x, 4), x >> 2, cmod(x, 4), x & 3, cdiv(x, -3), cmod(x, -3),
+                                wrap32(cdiv(-x, 7) * 7 + cmod(-x, 7)), (x >> 31) | 1]
+        u = x & 0xFFFFFFFF
+        uout[t * 3:t * 3 + 3] = [u >> 4, u // 10, ((u << 3) + u % 10) & 0xFFFFFFFF]
+    return {1: out, 2: uout}
+
+
+entry("x_div_shift_neg", grid=(1,), block=(128,), make_args=_divneg_args,
+      reference=_divneg_ref, expect="ok",
+      why="-5 / 4 == -1 but -5 >> 2 == -2 (arithmetic shift); -5 % 4 == -1; x % -3 takes the "
+          "sign of x")
+
+
+def _f2i_args():
+    f = f32(100, -1000, 1000, seed=134)
+    f[:8] = [2.5, -2.5, 0.5, -0.5, 3.7, -3.7, 1.5, -0.0]
+    d = rng(135).uniform(-1e6, 1e6, 100)
+    d[:3] = [-2.999, 2.999, -0.5]
+    big = i32(100, lo=-2**31, hi=2**31 - 1, seed=136)
+    big[:3] = [16777217, 16777219, -16777217]
+    return f, d, big, zeros(700), zeros(100, np.float32), np.int32(100)
+
+
+def _f2i_ref(a):
+    f, d = a[0], a[1]
+    out = a[3].copy()
+    for t in range(100):
+        x = f[t]
+        ten = np.float32(x * np.float32(10.0))
+        out[t * 7:t * 7 + 7] = [int(x), int(d[t]), int(abs(x)), int(np.rint(x)),
+                                int(np.sign(x) * np.floor(abs(np.float64(x)) + 0.5)),
+                                int(np.floor(x)), cdiv(int(ten), 3)]
+    return {3: out, 4: a[2].astype(np.float32)}
+
+
+entry("x_float_to_int", grid=(1,), block=(128,), make_args=_f2i_args, reference=_f2i_ref,
+      expect="ok",
+      why="(int)-3.7f == -3 (truncation); rintf rounds half to even, roundf half away from "
+          "zero; (float)16777217 == 16777216")
+
+
+def _b3o_ref(a):
+    x = a[0].reshape(8, 300)
+    out = x[:, ::-1] * 1000 + np.arange(8)[:, None]
+    return {1: out.astype(np.int32).ravel()}
+
+
+entry("x_block3d_odd", grid=(2, 2, 2), block=(10, 10, 3),
+      make_args=lambda: (i32(2400, lo=-1000, hi=1000, seed=137), zeros(2400)),
+      reference=_b3o_ref, expect="ok",
+      why="300 threads per block: warps of 32 cut across threadIdx.y and z; the 10th warp "
+          "has 12 lanes")
+
+
+def _b1000_ref(a):
+    x = a[0].reshape(2, 1000).astype(np.int64)
+    return {1: x.sum(axis=1).astype(np.int32), 2: x.max(axis=1).astype(np.int32)}
+
+
+entry("x_block1000", grid=(2,), block=(1000,),
+      make_args=lambda: (i32(2000, seed=138), zeros(2), zeros(2)),
+      reference=_b1000_ref, expect="ok",
+      why="p = 1024, first step folds threads 512..999 onto 0..487; guards keep reads in "
+          "bounds of the 1000 written slots")
+
+
+def _e2_args():
+    k = i32(256, lo=0, hi=50, seed=139)    # many equal keys: ties broken by index
+    return k, f32(256, seed=140), zeros(256, np.float32)
+
+
+def _e2_ref(a):
+    out = a[2].copy()
+    for b in range(2):
+        k = a[0][b * 128:(b + 1) * 128]
+        v = a[1][b * 128:(b + 1) * 128]
+        order = np.argsort(k, kind="stable")
+        out[b * 128:(b + 1) * 128] = v[order] * np.float32(2)
+    return {2: out}
+
+
+entry("x_extern_two_arrays", grid=(2,), block=(128,), shared_mem=128 * 8,
+      make_args=_e2_args, reference=_e2_ref, expect="ok",
+      why="svals starts right after the n ints of skeys in the same dynamic buffer")
+
+
+def _lsort_ref(a):
+    x = a[0].reshape(-1, 8)
+    out = a[1].copy()
+    for t in range(int(a[2])):
+        s = sorted(x[t].tolist())
+        out[t * 3:t * 3 + 3] = [s[3] + s[4], s[s[0] & 7], s[7] - s[0]]
+    return {1: out}
+
+
+entry("x_local_sort", grid=(2,), block=(64,),
+      make_args=lambda: (i32(100 * 8, lo=-1000, hi=1000, seed=141), zeros(300), np.int32(100)),
+      reference=_lsort_ref, expect="ok",
+      why="a[j] with j from the data (j reaches -1 only in the loop test, never indexed); "
+          "a[0] & 7 is in 0..7 also for negative a[0]")
+
+
+def _tern_ref(a):
+    x, y, n, st = a[0], a[1], int(a[3]), int(a[4])
+    out = a[2].copy()
+    for i in range(n):
+        src = x if i % 3 == 0 else y
+        acc = sum(int(src[i + k * st]) for k in range(3) if i + k * st < n)
+        out[n - 1 - i] = acc
+    return {2: out}
+
+
+entry("x_ternary_ptr", grid=(2,), block=(128,),
+      make_args=lambda: (i32(200, seed=142), i32(200, seed=143), full(200, -1), np.uint64(200),
+                         np.int32(7)),
+      reference=_tern_ref, expect="ok",
+      why="p may point past the end of src, but is compared, never dereferenced, there")
+
+
+def _macro_fn_ref(a):
+    w, h = int(a[2]), int(a[3])
+    m = a[0].reshape(h, w).astype(np.int64)
+    r, c = np.indices((h, w))
+    v0 = (m - 7) ** 2
+    v1 = np.maximum(np.maximum(m, r), c + 7)
+    return {1: np.stack([v0, v1], axis=-1).astype(np.int32).ravel()}
+
+
+entry("x_macro_fn", grid=(2, 3), block=(16, 8), options=("-DOFFSET=7",),
+      make_args=lambda: (i32(20 * 19, lo=-50, hi=50, seed=144), zeros(2 * 20 * 19),
+                         np.int32(20), np.int32(19)),
+      reference=_macro_fn_ref, expect="ok",
+      why="OFFSET comes from -DOFFSET=7 (overriding the #ifndef default); STORE2 is a "
+          "do { } while (0) macro")
+
+
+def _sw_ref(a):
+    out = a[1].copy()
+    for t, x in enumerate(a[0].tolist()):
+        c = x & 7
+        if c == 0:
+            r = 11
+        elif c == 1:
+            r = 10
+        elif c in (4, 5):
+            r = 0
+            for i in range(10):
+                if i * i > x:
+                    break
+                r += i
+        elif c == 7:
+            r = 77
+        else:
+            r = -x
+        k, y = 0, x
+        while True:
+            y = cdiv(y, 3)
+            k += 1
+            if not y > 0:
+                break
+        cls = 0 if x < 10 else 1 if x < 100 else 2 if x < 1000 else 3
+        out[t * 3:t * 3 + 3] = [r, k, cls]
+    return {1: out}
+
+
+entry("x_switch_dowhile", grid=(2,), block=(64,),
+      make_args=lambda: (i32(100, lo=-200, hi=3000, seed=145), zeros(300), np.int32(100)),
+      reference=_sw_ref, expect="ok",
+      why="case 0 falls through into case 1; default sits between cases; x & 7 of a "
+          "negative x is still 0..7")
+
+
+def _dfe_args():
+    table = i32(40, lo=0, hi=200, seed=146)
+    table[30] = 5000
+    keys = i32(100, lo=0, hi=200, seed=147)
+    keys[:4] = [table[3], table[29], 0, 1]
+    return table, keys, zeros(300), np.int32(40), np.int32(100)
+
+
+def _dfe_ref(a):
+    import math
+    table, keys = a[0].tolist(), a[1].tolist()
+    out = a[2].copy()
+    for t, k in enumerate(keys):
+        f = -1
+        for i, v in enumerate(table):
+            if v == k:
+                f = i
+                break
+            if v > 1000:
+                f = -2
+                break
+        prime = int(k >= 2 and all(k % d for d in range(2, int(k ** 0.5) + 1)))
+        out[t * 3:t * 3 + 3] = [f, prime, math.gcd(k, 360)]
+    return {2: out}
+
+
+entry("x_devfn_early_return", grid=(2,), block=(64,), make_args=_dfe_args,
+      reference=_dfe_ref, expect="ok",
+      why="returns from inside loops of __device__ functions, with per-lane trip counts")
+
+
+def _lbb_ref(a):
+    x = a[0]
+    acc = np.empty(256, np.int64)
+    for t, v in enumerate(x.tolist()):
+        s = 0
+        for i in range(64):
+            if (i + v) % 3 == 0:
+                continue
+            s += i
+            if s > v:
+                break
+        acc[t] = s
+    acc = acc.reshape(2, 128)
+    return {1: (acc - np.roll(acc, -1, axis=1)).astype(np.int32).ravel()}
+
+
+entry("x_loop_break_barrier", grid=(2,), block=(128,),
+      make_args=lambda: (i32(256, lo=0, hi=500, seed=148), zeros(256)),
+      reference=_lbb_ref, expect="ok",
+      why="lanes leave the loop at different iterations but the barrier is after the loop, "
+          "where the warp has reconverged and every thread arrives")
+
+
+def _dacc_ref(a):
+    v, m = a[0], a[1]
+    p = ((0.25 * v - 1.5) * v + 2.0) * v - 3.0
+    h = np.array([sum(1.0 / k for k in range(1, mm + 1)) for mm in m.tolist()])
+    third = np.sqrt(v * v + 1.0) / (m + 1) + np.trunc(v * 1000.0)
+    return {2: np.stack([p, h, third], axis=1).ravel()}
+
+
+entry("x_double_accum", grid=(1,), block=(64,),
+      make_args=lambda: (rng(149).uniform(-4.0, 4.0, 50), i32(50, lo=0, hi=40, seed=150),
+                         np.zeros(150), np.int32(50)),
+      reference=_dacc_ref, expect="ok", rtol=1e-12, atol=1e-12,
+      why="nvcc contracts the Horner steps into FMAs: compared with a 1e-12 tolerance")
+
+
 BY_NAME = {e.name: e for e in ENTRIES}
 
 
