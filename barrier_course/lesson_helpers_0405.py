@@ -10,19 +10,13 @@ shfl_reference(kind, v, arg, width)   what __shfl*_sync computes, in numpy (all 
 shuffle_map_figure(panels)            which lane each lane reads, for a few shuffles.
 lanes_of(mask)                        "0-15, 20" for a 32-bit lane mask.
 barriers_per_block(trace, block=0)    how many barrier-0 instances one block passed.
-named_barrier_view(trace, barrier_of_warp)
-                                      a copy of a trace whose arrival counts are split by
-                                      named-barrier id (simcore reports all ids as -1).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-
 import numpy as np
 
-__all__ = ["shfl_reference", "shuffle_map_figure", "lanes_of", "barriers_per_block",
-           "named_barrier_view"]
+__all__ = ["shfl_reference", "shuffle_map_figure", "lanes_of", "barriers_per_block"]
 
 WARP = 32
 
@@ -134,30 +128,3 @@ def barriers_per_block(trace, block=0):
     return n
 
 
-@dataclass
-class _View:
-    steps: list
-
-
-def named_barrier_view(trace, barrier_of_warp, *, block=0):
-    """A trace-like copy whose ``barriers`` count arrivals per named-barrier id.
-
-    simcore files every named barrier under id ``-1`` (and releases a barrier only when
-    nothing else in the block can run). ``barrier_of_warp(w)`` says which id warp ``w`` of
-    the kernel uses; the arrivals of each id are recounted from the warps that are waiting
-    at a barrier in each step. The result can be drawn with ``pictures.trace_figure``.
-    """
-    steps = []
-    for step in trace.steps:
-        counts = {}
-        for ws in step.warps:
-            blk = ws.block[0] if isinstance(ws.block, tuple) else ws.block
-            if blk != block:
-                continue
-            bid = barrier_of_warp(ws.warp)
-            counts.setdefault((blk, bid), 0)
-            groups = ws.groups or [{"lanes": range(WARP), "state": ws.state}]
-            counts[(blk, bid)] += sum(len(g["lanes"]) for g in groups
-                                      if g["state"] == "waiting_barrier")
-        steps.append(replace(step, barriers=counts))
-    return _View(steps)
