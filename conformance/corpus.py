@@ -1558,6 +1558,52 @@ entry("x_double_accum", grid=(1,), block=(64,),
       why="nvcc contracts the Horner steps into FMAs: compared with a 1e-12 tolerance")
 
 
+entry("x_reduce_non_pow2_block", grid=(2,), block=(200,),
+      make_args=lambda: (i32(400, lo=-100, hi=100, seed=151), zeros(2)),
+      intended=lambda a: {1: a[0].reshape(2, 200).sum(axis=1).astype(np.int32)},
+      expect="uninitialized",
+      why="threads 72..127 add s[200..255], never written (only 200 threads), and the sum "
+          "reaches out[blockIdx.x]")
+
+entry("x_scan_barrier_in_if", grid=(1,), block=(128,),
+      make_args=lambda: (zeros(128), i32(128, lo=-50, hi=50, seed=152)),
+      intended=lambda a: {0: np.cumsum(a[1]).astype(np.int32)},
+      expect="deadlock",
+      why="offset = 1: lane 0 skips the if and waits at its end for lanes 1-31, which wait "
+          "at the barrier inside it")
+
+
+def _fas_ref(a):
+    x = a[0].astype(np.float64)
+    xp = np.concatenate([x, np.zeros(24)]).reshape(4, 256)
+    return {1: np.array([x.sum()], np.float32), 2: xp.sum(axis=1).astype(np.float32)}
+
+
+entry("x_float_atomic_sum", grid=(4,), block=(256,),
+      make_args=lambda: (f32(1000, seed=153), zeros(1, np.float32), zeros(4, np.float32),
+                         np.int32(1000)),
+      reference=_fas_ref, expect="ok", rtol=1e-4, atol=1e-4,
+      why="float atomicAdd on shared and global memory: defined, but the summation order "
+          "(so the last bits) varies: tolerance 1e-4")
+
+
+def _ws_ref(a):
+    x = a[0].astype(np.int64)
+    out = np.empty(128, np.int64)
+    t = np.arange(64)
+    out[:64] = x[t] * 2 + x[t + 64] + x[63 - t] * 2
+    out[64:] = x[63 - t] * 2
+    return {1: out.astype(np.int32)}
+
+
+entry("x_warp_specialized", grid=(1,), block=(128,),
+      make_args=lambda: (i32(128, lo=-1000, hi=1000, seed=154), zeros(128)),
+      reference=_ws_ref, expect="ok",
+      why="producer warps bar.arrive and consumer warps bar.sync on barrier 1 (64 + 64 = "
+          "count 128), then the roles swap on barrier 2; the producers' read of buf[0] "
+          "written by other producers is ordered through both barriers")
+
+
 BY_NAME = {e.name: e for e in ENTRIES}
 
 
