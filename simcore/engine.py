@@ -54,6 +54,9 @@ class Engine:
         self.block_lines = [sorted(b.lines) for b in prog.blocks]
         self.block_line = [b.first_line or (min(b.lines) if b.lines else 0) for b in prog.blocks]
         self.is_join = np.array([b.is_join for b in prog.blocks] + [False], bool)
+        # for reports: the line of the branch (if, loop) whose end a join block is
+        self.join_branch_line = {b.id: min((prog.blocks[j].term[4] for j in b.join_of), default=0)
+                                 for b in prog.blocks if b.is_join}
         self.observers = []
         # per sync site facts as arrays, so sync resolution can look them up per lane
         sites = prog.sync_sites

@@ -155,8 +155,10 @@ class Reporter:
             return ("waiting", s.line, f"waiting at {s.name}() on line {s.line}")
         line = e.block_line[pc] if pc < len(e.block_line) else 0
         if st == JOIN:
-            return ("waiting_reconverge", line,
-                    f"waiting on line {line} for warp-mates to reconverge (end of a divergent branch)")
+            branch = e.join_branch_line.get(pc, 0)
+            where = f"at the end of the branch or loop of line {branch}" if branch else f"on line {line}"
+            return ("waiting_reconverge", line or branch,
+                    f"waiting {where} for warp-mates to reconverge")
         if st == PARK:
             return ("parked", line, f"parked before line {line} until the other side of the branch finishes")
         return ("running", line, f"about to run line {line}")

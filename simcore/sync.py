@@ -69,6 +69,7 @@ def eager(e, site):
                     continue        # too many arrivals: left for the check, which explains it
                 nb.arrived[b, i] += int(sel.sum())
                 nb.count[b, i] = c0
+                _passed_barrier(e, lanes[sel])
                 e.st[lanes[sel]] = RUN
                 e.site[lanes[sel]] = -1
                 _arrive(e, lanes[sel], site.next)
@@ -376,6 +377,14 @@ def _block_barriers(e, lanes, diagnose):
     return True
 
 
+def _passed_barrier(e, lanes):
+    """A thread that passes a barrier (or arrives at one with bar.arrive, which publishes its
+    earlier writes) starts a new interval: its barrier epoch moves on."""
+    e.bar_epoch[lanes] += 1
+    for obs in e.observers:
+        obs.on_barrier(e, lanes)
+
+
 def _release_barrier(e, lanes, blocks, sites, whole_block=True):
     prog = e.prog
     # exited threads are not waited for: legal, but worth a warning once per site
@@ -414,14 +423,12 @@ def _release_barrier(e, lanes, blocks, sites, whole_block=True):
             e.R[site.result][lanes[sel]] = res[blocks[sel]]
     if e.trace is not None:
         e.trace.before_release(e, prog.sync_sites[int(sites[0])])
-    e.bar_epoch[lanes] += 1
+    _passed_barrier(e, lanes)
     e.st[lanes] = RUN
     e.site[lanes] = -1
     for s in _distinct(sites):
         sel = sites == s
         _arrive(e, lanes[sel], e.prog.sync_sites[int(s)].next)
-    for obs in e.observers:
-        obs.on_barrier(e, lanes)
 
 
 def _named_phase(e, b, bar_id, lanes, counts, diagnose):
@@ -464,6 +471,7 @@ def _named_phase(e, b, bar_id, lanes, counts, diagnose):
         al = lanes[arrive]
         nb.arrived[b, bar_id] += len(al)
         nb.count[b, bar_id] = c0
+        _passed_barrier(e, al)
         for s in _distinct(e.site[al]):
             sel = e.site[al] == s
             e.st[al[sel]] = RUN

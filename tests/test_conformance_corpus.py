@@ -17,11 +17,7 @@ if str(ROOT) not in sys.path:
 from conformance import corpus, runner  # noqa: E402
 
 # name -> reason (observed vs expected)
-KNOWN_WRONG = {
-    "x_warp_specialized": "false race: producers bar.arrive 1 then bar.sync 2; the consumers' "
-                          "writes before bar.arrive 2 are not seen as ordered before the "
-                          "producers' reads after bar.sync 2 (bugs-corpus C5); expected ok",
-}
+KNOWN_WRONG = {}
 
 
 def _params():
