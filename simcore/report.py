@@ -172,13 +172,21 @@ class Reporter:
         elem = int(off[k]) // size if off[k] >= 0 else -((-int(off[k])) // size)
         n = region.nbytes // max(1, region.dtype.itemsize)
         space = "argument" if region.kind == "global" else "__shared__ array"
+        dynamic = any(a.dynamic and a.region == region.id for a in e.prog.shared)
+        size_text = (f"has {n} element(s) (valid indices 0 to {n - 1})" if n else "has no elements at all")
+        fix = ("guard the access with a bounds check (e.g. if (i < n)), or fix the index arithmetic; "
+               "for a tile, fill out-of-range elements with a neutral value instead of reading them.")
+        if dynamic:
+            size_text += (f": an extern __shared__ array gets the launch's shared_mem bytes "
+                          f"({e.launch.shared_mem} here)")
+            fix = ("pass the size in bytes with the launch, e.g. kernel(grid, block, args, "
+                   f"shared_mem=blockDim * {region.dtype.itemsize}), or fix the index.")
         self.raise_("out_of_bounds", f"Out-of-bounds {kind} of {region.name}[{elem}]",
                     f"the {kind} at line {e.prog.sites[site].line} touches {region.name}[{elem}], but the "
-                    f"{space} '{region.name}' has {n} element(s) (valid indices 0 to {n - 1}). "
+                    f"{space} '{region.name}' {size_text}. "
                     f"{int(bad.sum())} thread(s) of this step are out of bounds; the first is "
                     f"{self.who(slot)}.",
-                    "guard the access with a bounds check (e.g. if (i < n)), or fix the index arithmetic; "
-                    "for a tile, fill out-of-range elements with a neutral value instead of reading them.",
+                    fix,
                     [self.site_loc(site, kind)], self.who(slot), array=region.name, index=elem)
 
     def fault_misaligned(self, region, off, size, L, site, kind):
