@@ -1273,8 +1273,9 @@ class Lowerer(c_ast.NodeVisitor):
         elem = p.ctype.base
         if elem not in (T.INT, T.UINT, T.ULLONG, T.LLONG, T.FLOAT, T.DOUBLE):
             raise self.error(node, f"{name} on {elem} is not supported", construct=name)
-        if op in ("and", "or", "xor", "inc", "dec", "cas", "min", "max") and elem.is_float and op not in ("min", "max"):
-            raise self.error(node, f"{name} needs an integer type", construct=name)
+        if elem.is_float and op not in ("add", "exch") or elem == T.DOUBLE and op != "add":
+            raise self.error(node, f"CUDA has no {name} for {elem} (only atomicAdd, and atomicExch for float)",
+                             construct=name)
         rest = [self.convert_for_assign(v, elem, node) for v in vals[1:]]
         for v in rest:
             if v.taint:
