@@ -1604,6 +1604,509 @@ entry("x_warp_specialized", grid=(1,), block=(128,),
           "written by other producers is ordered through both barriers")
 
 
+# --------------------------------------------------------------------------- y_: subtle cases
+# Legal code that a naive checker would flag (uniform conditions, whole-block exits,
+# barriers in device functions, exited lanes in shuffles, byte-sized neighbours), and
+# undefined code that a naive checker would miss. Verdicts follow SEMANTICS.md.
+def _y_blockidx_ref(a):
+    x = a[1].reshape(4, 128)
+    out = np.where((np.arange(4) % 2 == 0)[:, None], x[:, ::-1], -x)
+    return {0: out.ravel()}
+
+
+entry("y_blockidx_if_barrier", grid=(4,), block=(128,),
+      make_args=lambda: (zeros(512), i32(512, seed=200)),
+      reference=_y_blockidx_ref, expect="ok",
+      why="blockIdx.x % 2 == 0 is the same for every thread of a block: odd blocks skip the "
+          "barrier as a whole")
+
+
+def _y_param_ifelse_ref(a):
+    x, n = a[1].reshape(2, 128), int(a[2])
+    out = np.roll(x, -1, axis=1) + n if n > 64 else np.roll(x, 1, axis=1) - n
+    return {0: out.ravel()}
+
+
+entry("y_param_ifelse_barriers", grid=(2,), block=(128,),
+      make_args=lambda: (zeros(256), i32(256, seed=201), np.int32(100)),
+      reference=_y_param_ifelse_ref, expect="ok",
+      why="n is a kernel parameter: every thread takes the then-side and its barrier")
+
+entry("y_param_ifelse_barriers_else", "y_param_ifelse_barriers", grid=(2,), block=(128,),
+      file="y_param_ifelse_barriers.cu",
+      make_args=lambda: (zeros(256), i32(256, seed=202), np.int32(10)),
+      reference=_y_param_ifelse_ref, expect="ok",
+      why="n = 10: every thread takes the else-side and its barrier (one site per launch)")
+
+
+def _y_bre_ref(a):
+    x, nb = a[1].reshape(6, 64), int(a[2])
+    out = a[0].copy().reshape(6, 64)
+    t = np.arange(64)
+    out[:nb] = 2 * x[:nb, 63 - (t + 5) % 64]
+    return {0: out.ravel()}
+
+
+entry("y_block_return_early", grid=(6,), block=(64,),
+      make_args=lambda: (full(384, -1), i32(384, seed=203), np.int32(4)),
+      reference=_y_bre_ref, expect="ok",
+      why="blocks 4 and 5 return as a whole before any barrier; blocks 0-3 keep every "
+          "thread: no barrier completes with part of a block missing, so not even a warning")
+
+
+def _y_dfb_ref(a):
+    x = a[1].reshape(2, 256).astype(np.int64)
+    a1 = np.roll(x, -3, axis=1) * 10 + 1
+    return {0: np.roll(a1, 1, axis=1).astype(np.int32).ravel()}
+
+
+entry("y_devfn_barrier_twice", grid=(2,), block=(256,),
+      make_args=lambda: (zeros(512), i32(512, seed=204)),
+      reference=_y_dfb_ref, expect="ok",
+      why="the barrier lives in a __device__ function, inlined at two call sites; every "
+          "thread reaches each call site, so each barrier is reached by the whole block")
+
+
+def _y_lut_ref(a):
+    x, iters = a[1].reshape(3, 64).astype(np.int64), int(a[2])
+    v = x.copy()
+    for _ in range(iters):
+        v = np.roll(v, -1, axis=1) + np.roll(v, 1, axis=1)
+    for b in range(3):
+        for _ in range(b + 1):
+            v[b] = v[b] - v[b][::-1]
+    return {0: v.astype(np.int32).ravel()}
+
+
+entry("y_loop_uniform_trips", grid=(3,), block=(64,),
+      make_args=lambda: (zeros(192), i32(192, lo=-100, hi=100, seed=205), np.int32(3)),
+      reference=_y_lut_ref, expect="ok",
+      why="trip counts from a parameter (iters) and from blockIdx.x are uniform per block")
+
+
+entry("y_reduce_syncwarp_tail", grid=(2,), block=(256,),
+      make_args=lambda: (i32(512, seed=206), full(2, -1)),
+      reference=lambda a: {1: a[0].reshape(2, 256).sum(axis=1).astype(np.int32)},
+      expect="ok",
+      why="barriers while k > 32 (k = 128, 64), then warp 0 alone with __syncwarp between "
+          "every read and write; s[t + 32] was written before the last barrier")
+
+
+def _y_swub_ref(a):
+    x = a[0].reshape(-1, 32)
+    out = np.empty_like(x)
+    for w in range(x.shape[0]):
+        out[w] = x[w].sum() if w % 4 < 2 else x[w][::-1]
+    return {1: out.ravel()}
+
+
+entry("y_shfl_warp_uniform_branch", grid=(2,), block=(128,),
+      make_args=lambda: (i32(256, seed=207), zeros(256)),
+      reference=_y_swub_ref, expect="ok",
+      why="t < 64 is uniform per warp with blocks of 128: all 32 lanes of warps 0 and 1 call "
+          "the full-mask shuffles, all lanes of warps 2 and 3 call the other one")
+
+
+def _y_sae_ref(a):
+    x, n = a[0], int(a[2])
+    out = a[1].copy()
+    for i in range(n):
+        r = int(x[i])
+        if i + 1 < n and i % 32 != 31:
+            r = r + int(x[i + 1])
+        if (i ^ 1) < n:
+            r = r * 2 + int(x[i ^ 1])
+        out[i] = r
+    return {1: out}
+
+
+entry("y_shfl_after_exit", grid=(2,), block=(64,),
+      make_args=lambda: (i32(128, seed=208), full(128, -1), np.int32(99)),
+      reference=_y_sae_ref, expect="ok",
+      why="threads 99..127 exit; the full masks name them, which is legal (exited lanes are "
+          "ignored). Thread 98 reads lane 3 of warp 1 (exited) in both shuffles, an undefined "
+          "value it never uses (the guards test i + 1 < n and (i ^ 1) < n)")
+
+
+def _y_bab_ref(a):
+    x = a[0].reshape(2, 128).astype(np.int64)
+    out = np.empty_like(x)
+    t = np.arange(128)
+    for b in range(2):
+        scale = cmod(int(x[b, 0]), 7) + 10
+        vals = x[b, 100:104]
+        out[b] = x[b] * scale + vals[t % 4] + vals[0]
+    return {1: out.astype(np.int32).ravel()}
+
+
+entry("y_broadcast_after_barrier", grid=(2,), block=(128,),
+      make_args=lambda: (i32(256, seed=209), zeros(256)),
+      reference=_y_bab_ref, expect="ok",
+      why="one writer, a barrier, then 128 readers of the same element: reads do not race")
+
+
+def _y_db_ref(a):
+    x, iters = a[0].astype(np.int64), int(a[2])
+    t = np.arange(64)
+    acc = np.zeros(64, np.int64)
+    for k in range(iters):
+        acc += x[k * 64 + (t + k) % 64] * (k + 1)
+    return {1: np.concatenate([acc, acc + 1]).astype(np.int32)}
+
+
+entry("y_double_buffer_one_barrier", grid=(2,), block=(64,),
+      make_args=lambda: (i32(5 * 64, seed=210), zeros(128), np.int32(5)),
+      reference=_y_db_ref, expect="ok",
+      why="iteration k writes buf[(k+1)&1] while others read buf[k&1]; the one barrier per "
+          "iteration separates each write from the reads of the previous use of that buffer "
+          "(iteration k-1) and from the reads that follow (iteration k+1)")
+
+
+def _y_ro_ref(a):
+    coef, x, nc, n = a[0].astype(np.int64), a[1].astype(np.int64), int(a[3]), int(a[4])
+    out = a[2].copy()
+    xp = np.concatenate([x[:n], np.zeros(nc, np.int64)])
+    for i in range(n):
+        out[i] = int((coef * xp[i:i + nc]).sum() + coef[0])
+    return {2: out}
+
+
+entry("y_readonly_shared_input", grid=(4,), block=(64,),
+      make_args=lambda: (i32(5, lo=-9, hi=9, seed=211), i32(256, seed=212), full(256, -1),
+                         np.int32(5), np.int32(250)),
+      reference=_y_ro_ref, expect="ok",
+      why="all four blocks read coef[] and overlapping parts of x[]; read-read is no race")
+
+
+def _y_acb_args():
+    c = np.array([0, 0, 2**31 - 1, -2**31, 0], np.int32)
+    return i32(500, seed=213), c, zeros(500), np.int32(500)
+
+
+def _y_acb_ref(a):
+    x = a[0].astype(np.int64)
+    orr = 0
+    for v in a[0].tolist():
+        orr |= 1 << (v & 15)
+    c = np.array([500, wrap32(int(x.sum())), x.min(), x.max(), orr], np.int64)
+    return {1: c.astype(np.int32), 2: np.ones(500, np.int32)}
+
+
+entry("y_atomic_counter_blocks", grid=(4,), block=(128,), make_args=_y_acb_args,
+      reference=_y_acb_ref, expect="ok",
+      why="atomics from all blocks on the same words, never read with a plain load inside "
+          "the kernel; the ticket from atomicAdd is unique whatever the order")
+
+
+def _y_sol_ref(a):
+    x = a[0].reshape(2, 128)
+    out = np.maximum.accumulate(x, axis=1)
+    rounds = a[2].copy()
+    for b in range(2):
+        v = x[b].copy()
+        r = 0
+        while True:
+            left = np.concatenate([v[:1], v[:-1]])
+            nv = np.maximum(v, left)
+            r += 1
+            ch = (nv != v).any()
+            v = nv
+            if not ch:
+                break
+        rounds[b] = r
+    return {1: out.ravel(), 2: rounds}
+
+
+entry("y_syncthreads_or_loop", grid=(2,), block=(128,),
+      make_args=lambda: (i32(256, seed=214), zeros(256), full(2, -1)),
+      reference=_y_sol_ref, expect="ok",
+      why="the loop condition is __syncthreads_or(changed): one value for the whole block, "
+          "so every thread runs the same number of rounds; read, barrier, write, barrier")
+
+
+def _y_b2d_ref(a):
+    x = a[0].reshape(2, 8, 32).astype(np.int64)
+    rs = x.sum(axis=2)
+    out = np.empty_like(x)
+    xs = np.arange(32)
+    for b in range(2):
+        for y in range(8):
+            out[b, y] = x[b, y] * 8 - rs[b, (y + 1) % 8] + x[b, y][(xs + y) & 31]
+    return {1: out.astype(np.int32).ravel(), 2: rs.astype(np.int32).ravel()}
+
+
+entry("y_block2d_rows", grid=(2,), block=(32, 8),
+      make_args=lambda: (i32(512, seed=215), zeros(512), zeros(16)),
+      reference=_y_b2d_ref, expect="ok",
+      why="with blockDim.x = 32 each threadIdx.y row is one whole warp")
+
+
+def _y_b48_ref(a):
+    x = a[0].reshape(2, 3, 16).astype(np.int64)
+    g = np.repeat(x.sum(axis=2), 16, axis=1)          # (2, 48): group sums
+    t = np.arange(48)
+    out = g[:, (t + 16) % 48] - g
+    masks = np.array([0xFFFFFFFF, 0xFFFF] * 2, np.uint32)
+    return {1: out.astype(np.int32).ravel(), 2: masks}
+
+
+entry("y_block48_activemask", grid=(2,), block=(48,),
+      make_args=lambda: (i32(96, seed=216), zeros(96), zeros(4, np.uint32)),
+      reference=_y_b48_ref, expect="ok",
+      why="warp 1 has 16 lanes: __activemask() at the kernel's start is 0x0000ffff there and "
+          "the xor partners (offsets 8..1) are all inside it; the barrier waits for 48 threads")
+
+
+def _y_cab_ref(a):
+    x = a[0]
+    s = (x.reshape(3, 50) & 0xFF).astype(np.int64)
+    out = ((s[:, ::-1] + 1) & 0xFF).astype(np.uint8).ravel()
+    return {1: out, 2: (x.astype(np.int64) * 3).astype(np.int16)}
+
+
+entry("y_char_adjacent_bytes", grid=(3,), block=(50,),
+      make_args=lambda: (i32(150, seed=217), zeros(150, np.uint8), zeros(150, np.int16)),
+      reference=_y_cab_ref, expect="ok",
+      why="each thread writes its own byte (and its own short); neighbours share a 4-byte "
+          "word, even across blocks (block 0 writes bytes 0..49, block 1 from 50), but not a "
+          "byte: no race")
+
+entry("y_barrier_if_always_true", grid=(2,), block=(96,),
+      make_args=lambda: (zeros(192), i32(192, seed=218)),
+      reference=lambda a: {0: np.roll(a[1].reshape(2, 96), -40, axis=1).ravel()},
+      expect="ok",
+      why="threadIdx.x < blockDim.x holds for every thread: a uniform condition")
+
+
+def _y_ltud_args():
+    cnt = np.array([1, 2, 3], np.int32)
+    reps = np.repeat(np.array([2, 0, 1], np.int32), 64)
+    return cnt, reps, i32(192, lo=-100, hi=100, seed=219), zeros(192)
+
+
+def _y_ltud_ref(a):
+    cnt, reps = a[0], a[1]
+    v = a[2].reshape(3, 64).astype(np.int64)
+    for b in range(3):
+        for _ in range(int(cnt[b])):
+            v[b] = v[b] + np.roll(v[b], -1)
+        for _ in range(int(reps[b * 64])):
+            h = np.roll(v[b], -7)
+            v[b] = v[b] - np.trunc(h / 2).astype(np.int64)
+    return {3: v.astype(np.int32).ravel()}
+
+
+entry("y_loop_trip_uniform_data", grid=(3,), block=(64,), make_args=_y_ltud_args,
+      reference=_y_ltud_ref, expect="ok",
+      why="trip counts loaded from memory: cnt[blockIdx.x] is the same for a block, and "
+          "reps[i] is loaded per thread but holds one value per block. Uniformity is a "
+          "property of the values at run time, not of how they were computed")
+
+
+def _y_swhm_ref(a):
+    x = a[0].reshape(-1, 32)
+    out = x.copy()
+    out[:, :16] = 3 * x[:, 15::-1]
+    return {1: out.ravel()}
+
+
+entry("y_syncwarp_half_mask", grid=(2,), block=(128,),
+      make_args=lambda: (i32(256, seed=220), zeros(256)),
+      reference=_y_swhm_ref, expect="ok",
+      why="lanes 0-15 call __syncwarp(0x0000ffff): the mask names exactly the callers; lanes "
+          "16-31 are alive but not named, which is legal")
+
+
+def _y_sacg_ref(a):
+    x = a[0].reshape(-1, 32).astype(np.int64)
+    out = x.copy()
+    out[:, :31] = x[:, :31] * 100 + x[:, 1:]
+    return {1: out.astype(np.int32).ravel()}
+
+
+entry("y_shfl_all_call_guarded_use", grid=(2,), block=(64,),
+      make_args=lambda: (i32(128, seed=221), zeros(128)),
+      reference=_y_sacg_ref, expect="ok",
+      why="all 32 lanes call the shuffle (lane 31's source is out of range: its own value), "
+          "only the use is guarded")
+
+
+def _y_ng_ref(a):
+    x = a[0].reshape(2, 128)
+    out = np.empty_like(x)
+    t = np.arange(96)
+    out[:, :96] = x[:, 95 - (t + 1) % 96] + 1
+    t = np.arange(96, 128)
+    u = 96 + (t - 95) % 32
+    out[:, 96:] = x[:, 96 + 127 - u] - 1
+    return {1: out.ravel()}
+
+
+entry("y_named_groups_96_32", grid=(2,), block=(128,),
+      make_args=lambda: (i32(256, seed=222), zeros(256)),
+      reference=_y_ng_ref, expect="ok",
+      why="barrier 1 with count 96 for warps 0-2 and barrier 2 with count 32 for warp 3; "
+          "each group reads only slots its own members wrote")
+
+# ---- y_ undefined
+entry("y_barrier_if_odd", grid=(1,), block=(96,),
+      make_args=lambda: (zeros(96), i32(96, seed=223)),
+      intended=lambda a: {0: np.roll(a[1], -40)},
+      expect="deadlock",
+      why="threadIdx.x % 2 splits every warp; the even lanes skip the if and wait at its end "
+          "(the reconvergence point, followed by the store) for the odd lanes, which wait at "
+          "the barrier for the even lanes (like guard_code_after)")
+
+entry("y_barrier_in_switch", grid=(1,), block=(128,),
+      make_args=lambda: (zeros(128), i32(128, seed=224)),
+      expect="deadlock",
+      why="case 0 (t % 4 == 0) has the barrier; lanes of cases 1 and default break to the end "
+          "of the switch and wait there for their warp-mates, which wait at the barrier")
+
+entry("y_barrier_switch_warp", grid=(1,), block=(128,),
+      make_args=lambda: (zeros(128), i32(128, seed=225)),
+      expect="divergent_barrier",
+      why="the switch is on the warp number, so no warp is split: warp 0 waits at the barrier "
+          "in case 0, warps 1-3 at the barrier after the switch; every live thread is at "
+          "barrier 0 but from two call sites (synccheck: divergent threads in block)")
+
+entry("y_devfn_barrier_partial", grid=(1,), block=(128,),
+      make_args=lambda: (zeros(128), i32(128, seed=226)),
+      expect="divergent_barrier",
+      why="the device function's barrier is reached only by warps 0-1 (t < 64); warps 2-3 "
+          "wait at the barrier after the if: two sites of barrier 0")
+
+entry("y_devfn_barrier_both_branches", grid=(1,), block=(128,),
+      make_args=lambda: (zeros(128), i32(128, seed=227)),
+      expect="divergent_barrier",
+      why="one source line, but the function is inlined into the then- and the else-call: "
+          "warps 0-1 reach one barrier instruction, warps 2-3 another (what nvcc generates "
+          "and synccheck reports); the condition t < 64 is not uniform over the block")
+
+
+def _y_ltptd_args():
+    reps = i32(64, lo=0, hi=4, seed=228)
+    reps[:2] = [0, 3]
+    return reps, i32(64, lo=-100, hi=100, seed=229), zeros(64)
+
+
+entry("y_loop_trip_per_thread_data", grid=(1,), block=(64,), make_args=_y_ltptd_args,
+      expect="deadlock",
+      why="reps[t] differs between lanes of a warp; lanes that finish wait at the loop exit "
+          "for warp-mates that wait at the barrier in the loop (loop_per_thread_trip)")
+
+entry("y_inplace_neighbour_race", grid=(2,), block=(64,),
+      make_args=lambda: (i32(128, seed=230), np.int32(128)),
+      expect="race",
+      why="thread i reads a[i-1] and a[i+1], threads i-1 and i+1 write them; nothing orders "
+          "them (global_race; at the block edge 63/64 the race is between blocks)")
+
+entry("y_waw_same_warp", grid=(1,), block=(128,),
+      make_args=lambda: (i32(128, seed=231), zeros(128)),
+      expect="race",
+      why="lanes 0 and 1 of one warp write leader[w] with different values and no __syncwarp "
+          "between: lanes of a warp are not ordered since Volta (write-after-write)")
+
+entry("y_global_raw_two_warps", grid=(2,), block=(64,),
+      make_args=lambda: (i32(128, seed=232), zeros(128), zeros(128)),
+      expect="race",
+      why="warp 1 reads tmp[] written by warp 0 of the same block without a barrier "
+          "(global_race, read-after-write)")
+
+entry("y_reduce_missing_last_barrier", grid=(2,), block=(128,),
+      make_args=lambda: (i32(256, seed=233), zeros(2)),
+      intended=lambda a: {1: a[0].reshape(2, 128).sum(axis=1).astype(np.int32)},
+      expect="race",
+      why="barriers sit at the start of each step; thread 1 writes s[1] in the last step "
+          "(k = 2) and thread 0 reads it right after the loop with no barrier or __syncwarp "
+          "between (same warp does not order them)")
+
+entry("y_syncwarp_mask_missing_callers", grid=(1,), block=(64,),
+      make_args=lambda: (i32(64, seed=234), zeros(64)),
+      expect="invalid_mask",
+      why="lanes 16-31 call __syncwarp(0x0000ffff) whose mask omits the caller")
+
+entry("y_shfl_down_lane31_excluded", grid=(1,), block=(64,),
+      make_args=lambda: (i32(64, seed=235), zeros(64)),
+      expect="invalid_mask",
+      why="the full mask names lane 31, which is alive (it stores after the if) but does not "
+          "execute the shuffle")
+
+entry("y_named_barrier_id_reuse", grid=(1,), block=(128,),
+      make_args=lambda: (i32(128, seed=236), zeros(128)),
+      expect="named_barrier",
+      why="barrier 1 used with count 64 by warps 0-1 and count 128 by warps 2-3: "
+          "mismatching counts for one barrier")
+
+entry("y_named_barrier_shared_id", grid=(1,), block=(128,),
+      make_args=lambda: (i32(128, seed=237), zeros(128)),
+      expect="named_barrier",
+      why="both groups of 64 use barrier 1 with count 64: 128 arrivals in one phase of a "
+          "64-thread barrier; the hardware may release warps 0 and 2 together, and group 1's "
+          "reads of slots written by warp 1 are then unordered")
+
+entry("y_spin_flag_other_block", grid=(2,), block=(32,),
+      make_args=lambda: (zeros(1), zeros(32)),
+      expect="race",
+      why="block 0's plain loads of flag[0] and block 1's plain store are unordered (nothing "
+          "orders blocks; the compiler may also hoist the load and spin forever)")
+
+entry("y_shfl_from_exited_used", grid=(2,), block=(64,),
+      make_args=lambda: (i32(128, seed=238), zeros(128), np.int32(99)),
+      expect="undefined_value",
+      why="thread 98 (lane 2 of warp 1, block 1) reads lane 3, which exited: the value is "
+          "undefined and it is stored")
+
+
+def _y_asm_args():
+    x = i32(64, lo=-100, hi=100, seed=239)
+    x[0] = -5
+    x[1] = 7
+    return x, zeros(64)
+
+
+entry("y_activemask_src_missing", grid=(1,), block=(64,), make_args=_y_asm_args,
+      expect="undefined_value",
+      why="in warp 0 lane 0 has v <= 0 and does not enter the if: the shuffle's source lane is "
+          "not in the mask, the value read is undefined, and it is stored")
+
+entry("y_shfl_fullmask_half_warp_branch", grid=(1,), block=(64,),
+      make_args=lambda: (i32(64, seed=240), zeros(64)),
+      expect="invalid_mask",
+      why="t < 48 splits warp 1: the full mask names lanes 16-31 of warp 1, alive and not "
+          "calling")
+
+entry("y_single_buffer_one_barrier", grid=(1,), block=(64,),
+      make_args=lambda: (i32(4 * 64, seed=241), zeros(64), np.int32(4)),
+      expect="race",
+      why="one buffer, one barrier per iteration: the write in iteration k+1 and a slower "
+          "thread's read in iteration k have no barrier between (write-after-read)")
+
+entry("y_atomic_then_plain_read", grid=(4,), block=(64,),
+      make_args=lambda: (i32(256, seed=242), zeros(1), zeros(4)),
+      expect="race",
+      why="__syncthreads() orders the block only; the plain read of counter[0] races with "
+          "other blocks' atomicAdds (atomics against plain accesses count)")
+
+entry("y_uniform_flag_racy", grid=(1,), block=(64,),
+      make_args=lambda: (i32(64, seed=243), zeros(64)),
+      expect="race",
+      why="thread 0 writes go and the others read it with no barrier between (read-after-"
+          "write); the condition would be uniform only if the read were ordered")
+
+
+def _y_lbbb_args():
+    x = i32(64, lo=0, hi=200, seed=244)
+    x[:2] = [10, 190]
+    return x, zeros(64)
+
+
+entry("y_loop_break_before_barrier", grid=(1,), block=(64,), make_args=_y_lbbb_args,
+      expect="deadlock",
+      why="lanes break out (v < 0) at different iterations, before the barrier; they wait at "
+          "the loop exit for warp-mates that wait at the barrier for them")
+
+
 BY_NAME = {e.name: e for e in ENTRIES}
 
 
