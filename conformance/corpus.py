@@ -2107,6 +2107,105 @@ entry("y_loop_break_before_barrier", grid=(1,), block=(64,), make_args=_y_lbbb_a
           "the loop exit for warp-mates that wait at the barrier for them")
 
 
+def _y_sw2_ref(a):
+    x = a[0].reshape(2, 32).astype(np.int64)
+    out = np.empty_like(x)
+    out[:, :16] = x[:, 16:] + 1
+    out[:, 16:] = x[:, :16] * 2
+    return {1: out.astype(np.int32).ravel()}
+
+
+entry("y_syncwarp_two_sites", grid=(1,), block=(64,),
+      make_args=lambda: (i32(64, seed=245), zeros(64)),
+      reference=_y_sw2_ref, expect="ok",
+      why="on sm_70 and later, __syncwarp() calls at different places with the same mask "
+          "match each other (PTX bar.warp.sync: only sm_6x requires the same instruction); "
+          "both halves call it with the full mask, so the exchange is ordered")
+
+entry("y_uninit_select_unused", grid=(1,), block=(64,),
+      make_args=lambda: (i32(64, seed=246), zeros(64)),
+      reference=lambda a: {1: np.where(np.arange(64) < 63, np.roll(a[0], -1) - a[0], -1)
+                           .astype(np.int32)},
+      expect="ok",
+      why="thread 63 loads s[64], never written, but the ?: (a select) stores -1 for it: the "
+          "never-written value does not reach global memory")
+
+
+def _y_sdhm_ref(a):
+    x = a[0].reshape(4, 16).astype(np.int64)
+    out = np.empty_like(x)
+    for h in range(4):
+        out[h] = x[h] * 10 + (x[h][3] if h % 2 == 0 else -x[h][5])
+    return {1: out.astype(np.int32).ravel()}
+
+
+entry("y_shfl_disjoint_half_masks", grid=(1,), block=(64,),
+      make_args=lambda: (i32(64, seed=247), zeros(64)),
+      reference=_y_sdhm_ref, expect="ok",
+      why="both sides of a divergent branch shuffle, each with a mask naming exactly its own "
+          "half-warp (disjoint masks are legal in divergent code); with width 16, srcLane 5 "
+          "is lane 21 for the upper half")
+
+entry("y_rows16_fullmask", grid=(1,), block=(16, 4),
+      make_args=lambda: (i32(64, seed=248), zeros(64)),
+      expect="invalid_mask",
+      why="with blockDim.x = 16 a warp holds rows y and y+1: threadIdx.y % 2 == 0 splits "
+          "every warp, and the full mask names the odd row's lanes, alive (they store after "
+          "the if) and not calling (compare y_block2d_rows, where rows are warps)")
+
+
+def _y_wq_ref(a):
+    x, n = a[0].astype(np.int64), int(a[2])
+    i = np.arange(n)
+    return {1: (x * 3 + (i // 64) * 64).astype(np.int32)}
+
+
+entry("y_work_queue_uniform_break", grid=(1,), block=(64,),
+      make_args=lambda: (i32(300, seed=249), zeros(300), np.int32(300)),
+      reference=_y_wq_ref, expect="ok",
+      why="every thread reads the shared cursor between the same two barriers, so cur and "
+          "the break are uniform; thread 0 writes next only after the barrier that follows "
+          "everyone's read, and the barrier at the loop's end orders it before the next read")
+
+
+def _y_cub_ref(a):
+    v = a[0].astype(np.int64)
+    for k in range(6):
+        if k % 3 == 1:
+            continue
+        v = v + np.roll(v, -(k + 1))
+    return {1: v.astype(np.int32)}
+
+
+entry("y_continue_uniform_barrier", grid=(1,), block=(64,),
+      make_args=lambda: (i32(64, lo=-100, hi=100, seed=250), zeros(64)),
+      reference=_y_cub_ref, expect="ok",
+      why="continue before the barriers depends only on the loop counter: every thread skips "
+          "the same iterations")
+
+
+def _y_cptb_args():
+    x = i32(64, lo=0, hi=1000, seed=251)
+    x[:4] = [0, 1, 2, 3]
+    return x, zeros(64)
+
+
+entry("y_continue_per_thread_barrier", grid=(1,), block=(64,), make_args=_y_cptb_args,
+      expect="deadlock",
+      why="(v & 3) == k differs between lanes of a warp: the lanes that continue wait at the "
+          "loop latch (the if's reconvergence point) for warp-mates that wait at the barrier")
+
+
+entry("y_ballot_mask_partial_reduce", grid=(2,), block=(64,),
+      make_args=lambda: (i32(128, seed=252), zeros(1), zeros(128), np.int32(100)),
+      reference=lambda a: {1: np.array([a[0][:100].astype(np.int64).sum()], np.int32),
+                           2: np.where(np.arange(128) < 100, 1, 2).astype(np.int32)},
+      expect="ok",
+      why="the mask comes from __ballot_sync(full, i < n) before the guard: it names exactly "
+          "the lanes that shuffle (threads 100..127 stay alive but are not named). Shuffles "
+          "from lanes outside the mask give undefined values that the mask-bit test discards")
+
+
 BY_NAME = {e.name: e for e in ENTRIES}
 
 
