@@ -8,7 +8,7 @@
 See docs/simcore-api.md for the whole API.
 """
 from .errors import (CompileError, DataRace, Deadlock, DivergentBarrier, DivisionByZero, InvalidMask,
-                     KernelFault, LaunchError, MisalignedAccess, NamedBarrierError, OutOfBounds, SimcoreError,
+                     KernelFault, LaunchError, MisalignedAccess, ReadOnlyWrite, NamedBarrierError, OutOfBounds, SimcoreError,
                      SimulatorError, SimWarning, StepLimit, UndefinedValue, UninitializedRead)
 from .module import CHECKS, SCHEDULES, Kernel, Launch, RawKernel, RawModule, gpu_available
 from .program import Param
@@ -17,6 +17,6 @@ from .trace import Trace, TraceStep, WarpState
 __all__ = ["RawModule", "RawKernel", "Kernel", "Launch", "Param", "gpu_available", "CHECKS", "SCHEDULES",
            "SimcoreError", "CompileError", "LaunchError", "SimulatorError", "KernelFault", "SimWarning",
            "DivergentBarrier", "Deadlock", "DataRace", "InvalidMask", "UndefinedValue", "UninitializedRead",
-           "NamedBarrierError", "OutOfBounds", "StepLimit", "MisalignedAccess", "DivisionByZero",
+           "NamedBarrierError", "OutOfBounds", "StepLimit", "MisalignedAccess", "DivisionByZero", "ReadOnlyWrite",
            "Trace", "TraceStep", "WarpState"]
 __version__ = "0.1.0"

@@ -43,6 +43,11 @@ def _compile(source, options):
     for ext in ast.ext:
         if isinstance(ext, c_ast.FuncDef):
             name = ext.decl.name
+            if name in kernels_defs or name in funcs:
+                first = (kernels_defs.get(name) or funcs.get(name)).decl.coord.line
+                line = ext.decl.coord.line if ext.decl.coord else None
+                raise CompileError(f"redefinition of '{name}' (first defined on line {first})", line=line,
+                                   construct=name, source_line=pre.lines[line - 1] if line else None)
             if name in pre.kernels:
                 kernels_defs[name] = ext
             else:

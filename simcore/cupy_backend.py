@@ -218,19 +218,21 @@ class CupyModule:
         grid = tuple(int(g) for g in grid)
         block = tuple(int(b) for b in block)
         shared_mem = int(shared_mem or 0)
-        device_args = []
-        copies = []  # (numpy array, device array)
+        device_args = list(args)
+        copies = []  # (host bytes, device bytes)
         try:
-            for a in args:
-                if isinstance(a, np.ndarray) and a.ndim > 0:
-                    host = np.ascontiguousarray(a)
-                    dev = cupy.asarray(host)
-                    copies.append((a, dev))
-                    device_args.append(dev)
-                elif isinstance(a, np.ndarray):  # 0-d array: pass as a scalar of its dtype
-                    device_args.append(a[()])
-                else:
-                    device_args.append(a)
+            from .memory import overlap_groups
+            arrays = [k for k, a in enumerate(args) if isinstance(a, np.ndarray) and a.ndim > 0]
+            # arrays that share memory on the host share one device buffer (aliasing as on the host)
+            for members, offsets, host in overlap_groups([np.ascontiguousarray(args[k]) for k in arrays]):
+                dev = cupy.asarray(host)
+                copies.append((host, dev))
+                for m, off in zip(members, offsets):
+                    k = arrays[m]
+                    device_args[k] = dev[off:off + args[k].nbytes].view(args[k].dtype)
+            for k, a in enumerate(args):
+                if isinstance(a, np.ndarray) and a.ndim == 0:  # 0-d array: a scalar of its dtype
+                    device_args[k] = a[()]
             if shared_mem > 48 * 1024:
                 try:
                     fn.max_dynamic_shared_size_bytes = shared_mem
@@ -246,7 +248,8 @@ class CupyModule:
             raise _launch_error(exc, name, grid, block, shared_mem, "while running") from exc
         try:
             for host, dev in copies:
-                np.copyto(host, cupy.asnumpy(dev).reshape(host.shape), casting="no")
+                if host.flags.writeable:
+                    host[...] = cupy.asnumpy(dev)
         except Exception as exc:
             raise _launch_error(exc, name, grid, block, shared_mem,
                                 "copying back the results of") from exc

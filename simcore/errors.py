@@ -82,10 +82,11 @@ OutOfBounds = _fault("OutOfBounds", "out_of_bounds", "An access fell outside its
 StepLimit = _fault("StepLimit", "step_limit", "The kernel ran too long (probably an endless loop).")
 MisalignedAccess = _fault("MisalignedAccess", "misaligned", "An access was not aligned to its size.")
 DivisionByZero = _fault("DivisionByZero", "division_by_zero", "An integer division by zero.")
+ReadOnlyWrite = _fault("ReadOnlyWrite", "read_only", "A write to an array that was passed read-only.")
 
 FAULT_CLASSES = {cls.kind: cls for cls in (
     DivergentBarrier, Deadlock, DataRace, InvalidMask, UndefinedValue, UninitializedRead,
-    NamedBarrierError, OutOfBounds, StepLimit, MisalignedAccess, DivisionByZero)}
+    NamedBarrierError, OutOfBounds, StepLimit, MisalignedAccess, DivisionByZero, ReadOnlyWrite)}
 
 
 def make_fault(kind, **report):

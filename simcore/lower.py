@@ -87,7 +87,7 @@ class Lowerer(c_ast.NodeVisitor):
         self.counter = 0
         self.scopes = [{}]
         self.loops = []                  # (break block, continue block or None)
-        self.inline_stack = []           # (function name, return var, return block)
+        self.inline_stack = []           # (function name, return var, return block, call line)
         self.global_sizes = set()
         self.shared_sizes = set()
         self.uses_taint = False
@@ -525,7 +525,7 @@ class Lowerer(c_ast.NodeVisitor):
 
     def s_Return(self, node):
         if self.inline_stack:
-            fname, ret_var, ret_block = self.inline_stack[-1]
+            fname, ret_var, ret_block, _ = self.inline_stack[-1]
             if node.expr is not None:
                 if ret_var is None:
                     raise self.error(node, f"{fname} returns void but a value is returned", construct="return")
@@ -754,8 +754,9 @@ class Lowerer(c_ast.NodeVisitor):
             raise self.error(node, "subscripted value is not an array or pointer", construct="[]")
         if elem.is_void:
             raise self.error(node, "cannot index a void pointer", construct="[]")
-        addr = self.pointer_add(Val(base.code, T.Pointer(elem), base.taint, space=space, aligned=base.aligned),
-                                i, node)
+        const = base.ctype.is_pointer and base.ctype.const
+        addr = self.pointer_add(Val(base.code, T.Pointer(elem, const), base.taint, space=space,
+                                    aligned=base.aligned), i, node)
         if elem.is_array:   # a row of a 2-D array: stays an lvalue array
             return Val(addr.code, elem, addr.taint, space=space, aligned=addr.aligned), elem, space
         return addr, elem, space
@@ -918,6 +919,10 @@ class Lowerer(c_ast.NodeVisitor):
             _, addr, elem, space = target
             if elem.is_array:
                 raise self.error(node, "cannot assign to an array", construct="assignment")
+            if addr.ctype.is_pointer and addr.ctype.const:
+                raise self.error(node, f"this writes through a pointer to const {elem}: the memory is "
+                                       "read-only here (drop the const from the parameter to write it)",
+                                 construct="const")
             self.store(addr, elem, space, self.convert_for_assign(val, elem, node), node)
 
     def e_Assignment(self, node):
@@ -1135,7 +1140,7 @@ class Lowerer(c_ast.NodeVisitor):
 
     def inline_call(self, name, args, node):
         fdef = self.funcs[name]
-        if any(f == name for f, _, _ in self.inline_stack):
+        if any(entry[0] == name for entry in self.inline_stack):
             raise self.error(node, f"recursive call to {name}: recursion is not in simcore's subset",
                              construct="recursion")
         fdecl = fdef.decl.type
@@ -1157,7 +1162,7 @@ class Lowerer(c_ast.NodeVisitor):
         ret_block = self.new_block()
         saved_scopes, saved_loops = self.scopes, self.loops
         self.scopes, self.loops = [scope], []
-        self.inline_stack.append((name, ret_var, ret_block))
+        self.inline_stack.append((name, ret_var, ret_block, node.coord.line if node.coord else 0))
         self.stmt(fdef.body)
         self.inline_stack.pop()
         self.scopes, self.loops = saved_scopes, saved_loops
@@ -1190,6 +1195,8 @@ class Lowerer(c_ast.NodeVisitor):
         site = SyncSite(len(self.sync_sites), op, line, col,
                         self.pre.lines[line - 1] if 0 < line <= len(self.pre.lines) else "",
                         name, regs, result.name if result else None, result_ctype, **kw)
+        # inside an inlined __device__ function: say which call this instance belongs to
+        site.via = ", ".join(f"in {f}() called on line {cl}" for f, _, _, cl in reversed(self.inline_stack))
         self.sync_sites.append(site)
         self.note_line(node)
         nxt = self.new_block()
@@ -1271,6 +1278,8 @@ class Lowerer(c_ast.NodeVisitor):
         if not p.ctype.is_pointer or not p.ctype.base.is_scalar:
             raise self.error(node, f"the first argument of {name} must be a pointer", construct=name)
         elem = p.ctype.base
+        if p.ctype.const:
+            raise self.error(node, f"{name} writes through a pointer to const {elem}", construct="const")
         if elem not in (T.INT, T.UINT, T.ULLONG, T.LLONG, T.FLOAT, T.DOUBLE):
             raise self.error(node, f"{name} on {elem} is not supported", construct=name)
         if elem.is_float and op not in ("add", "exch") or elem == T.DOUBLE and op != "add":

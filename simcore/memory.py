@@ -27,6 +27,35 @@ def run_starts(keys):
     return change
 
 
+def overlap_groups(arrays):
+    """Group C-contiguous arrays whose bytes overlap: -> [(member indices, byte offset of each
+    member, one uint8 view over the union of their bytes)]. Used by the simulator's memory and
+    by the GPU backend, so that aliasing arguments alias on both."""
+    spans = [(a.__array_interface__["data"][0], a.__array_interface__["data"][0] + a.nbytes) for a in arrays]
+    parent = list(range(len(arrays)))
+
+    def root(i):
+        while parent[i] != i:
+            i = parent[i]
+        return i
+    for i, (lo, hi) in enumerate(spans):
+        for j in range(i):
+            lo2, hi2 = spans[j]
+            if (lo < hi2 and lo2 < hi) or (lo == lo2 and hi == hi2):
+                parent[root(i)] = root(j)
+    groups = []
+    for r in sorted({root(i) for i in range(len(arrays))}):
+        members = [i for i in range(len(arrays)) if root(i) == r]
+        lo = min(spans[i][0] for i in members)
+        hi = max(spans[i][1] for i in members)
+        anchor = arrays[min(members, key=lambda i: spans[i][0])]
+        flat = anchor.reshape(-1).view(np.uint8)
+        if hi - lo != flat.size:       # the union reaches past the first array: same buffer, wider view
+            flat = np.lib.stride_tricks.as_strided(flat, shape=(hi - lo,), strides=(1,))
+        groups.append((members, [spans[i][0] - lo for i in members], flat))
+    return groups
+
+
 def region_base(region):
     return (region << REGION_SHIFT) + HALF
 
@@ -39,6 +68,7 @@ class Region:
     nbytes: int
     dtype: np.dtype      # element type as declared (for messages)
     storage: np.ndarray = None   # uint8 bytes; shared: (blocks in wave, nbytes)
+    readonly: bool = False       # a numpy array passed with writeable=False
     init: np.ndarray = None      # shared: which granules hold a written value (uninitialized check)
 
 
@@ -50,16 +80,23 @@ class Memory:
         self.observers = []          # objects with on_access(region, rows, offsets, size, kind, L, site)
 
     # ---- set-up
-    def add_global(self, k, name, array):
-        rid = FIRST_GLOBAL_REGION + k
-        for r in self.regions.values():   # the same array passed twice aliases, as on a GPU
-            if r.kind == "global" and r.storage.ctypes.data == array.ctypes.data \
-                    and r.nbytes == array.nbytes:
-                return r.id
-        flat = array.reshape(-1).view(np.uint8)
-        self.regions[rid] = Region(rid, "global", name, array.nbytes, array.dtype, flat)
-        self._views[(rid, array.dtype)] = array.reshape(-1)
-        return rid
+    def add_globals(self, args):
+        """args: [(name, array)] for the pointer parameters -> the address each one starts at.
+
+        Arrays whose bytes overlap (the same array twice, or two views of one buffer) share one
+        region, as on a GPU, so values and races follow the real memory."""
+        addresses = [None] * len(args)
+        for k, (members, offsets, flat) in enumerate(overlap_groups([a for _, a in args])):
+            rid = FIRST_GLOBAL_REGION + k
+            names = "/".join(dict.fromkeys(args[i][0] for i in members))
+            first = args[members[0]][1]
+            readonly = not all(args[i][1].flags.writeable for i in members)
+            self.regions[rid] = Region(rid, "global", names, flat.size, first.dtype, flat, readonly=readonly)
+            if len(members) == 1:
+                self._views[(rid, first.dtype)] = first.reshape(-1)
+            for i, off in zip(members, offsets):
+                addresses[i] = region_base(rid) + off
+        return addresses
 
     def add_shared(self, arr, nbytes):
         self.regions[arr.region] = Region(arr.region, "shared", arr.name, nbytes, arr.elem.dtype)
@@ -184,6 +221,8 @@ class Memory:
             return
         if region is None:
             return
+        if region.readonly:
+            self.ctx.engine.report.read_only(region, L, site)
         if taint is not None:
             taint = np.broadcast_to(taint, (n,))
             self.ctx.check_stored_value(taint, region, L, site)
@@ -222,6 +261,8 @@ class Memory:
         old = np.zeros(n, dtype)
         if region is None:
             return old
+        if region.readonly:
+            self.ctx.engine.report.read_only(region, L, site)
         Lk, offk = L, off
         if keep is not None:
             Lk, offk, value = self.ctx.subset(L, keep), off[keep], value[keep]

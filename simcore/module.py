@@ -97,7 +97,7 @@ class RawModule:
         if code is None:
             raise CompileError("RawModule needs code=<CUDA C source>")
         self.code = code
-        self.options = tuple(options)
+        self.options = _check_options(options)
         self.backend = _default_backend(backend)
         from .compiler import compile_source
         try:
@@ -130,6 +130,26 @@ class RawModule:
             raise CompileError(f"no __global__ function named '{name}' in this module; it has: "
                                f"{', '.join(self._programs) or 'none'}", construct=name)
         return Kernel(self, name)
+
+
+def _check_options(options):
+    """Compiler options as for CuPy: a tuple of strings ("-DN=4", ...)."""
+    if options is None:
+        return ()
+    if isinstance(options, str):
+        options = (options,)
+    try:
+        options = tuple(options)
+    except TypeError:
+        raise CompileError(f"options must be a tuple of strings such as ('-DN=4',), not {options!r}") from None
+    for opt in options:
+        if not isinstance(opt, str):
+            raise CompileError(f"compiler option {opt!r} is not a string; write options=('-DN=4',)",
+                               construct="options")
+        if opt.startswith("-D") and not opt[2:].partition("=")[0].strip():
+            raise CompileError(f"compiler option {opt!r} defines no name; write -DNAME or -DNAME=VALUE",
+                               construct="options")
+    return options
 
 
 def RawKernel(code, name, options=(), backend=None):
@@ -183,7 +203,7 @@ class Kernel:
         prog = self.program
         grid = _dims(grid, "grid")
         block = _dims(block, "block")
-        _check_limits(grid, block)
+        launch_threads = _check_limits(grid, block)
         if not isinstance(shared_mem, (int, np.integer)) or shared_mem < 0:
             raise LaunchError(f"shared_mem must be a non-negative number of bytes, not {shared_mem!r}")
         static = sum(a.nbytes for a in prog.shared if not a.dynamic)
@@ -197,6 +217,8 @@ class Kernel:
         if any(a.dynamic for a in prog.shared) and shared_mem == 0:
             pass   # legal: an extern __shared__ array of 0 bytes; any access is out of bounds
         values = self._marshal(args)
+        if self.module.backend != "cupy":
+            _check_size(launch_threads)
         launch = Launch(self.name, grid, block, int(shared_mem), self.module.backend, schedule=schedule, model=model)
         self.last_launch = launch
         if self.module.backend == "cupy":
@@ -224,6 +246,7 @@ class Kernel:
                                       "(use .get() to copy it to the host)")
                 if not isinstance(a, np.ndarray):
                     raise LaunchError(f"{where} must be a numpy array, not {type(a).__name__}")
+                a = np.asarray(a)      # subclasses (np.matrix) as plain arrays over the same memory
                 if a.dtype != p.dtype:
                     raise LaunchError(f"{where} must be an array of {p.dtype} ({p.type.replace(' *', '')}), "
                                       f"but the array holds {a.dtype}; convert it with .astype(np.{p.dtype})")
@@ -253,9 +276,15 @@ def _scalar(a, p, where):
     if isinstance(a, (bool, np.bool_)):
         return dtype.type(bool(a))
     if isinstance(a, (float, np.floating)):
+        if kind == "b":
+            raise LaunchError(f"{where} is a bool parameter but got the floating-point value {a!r}; pass True "
+                              "or False")
         if kind != "f":
             raise LaunchError(f"{where} is an integer parameter but got the floating-point value {a!r}; "
-                              f"pass an integer (e.g. np.{dtype}({int(a)}) if that is what you mean)")
+                              f"pass an integer (e.g. np.{dtype}({int(a) if np.isfinite(a) else 0}) if that is "
+                              "what you mean)")
+        if np.isfinite(a) and abs(float(a)) > np.finfo(dtype).max:
+            raise LaunchError(f"{where}: {a!r} does not fit in {p.type} (largest {np.finfo(dtype).max:g})")
         return dtype.type(a)
     if isinstance(a, (int, np.integer)):
         if kind in "iu":
@@ -279,8 +308,12 @@ def _dims(d, what):
     return d
 
 
+MAX_SIMULATED_THREADS = 1 << 26   # ~67 M threads: about a minute of simulation at most
+
+
 def _check_limits(grid, block):
     threads = block[0] * block[1] * block[2]
+    total = threads * grid[0] * grid[1] * grid[2]
     if threads > MAX_THREADS_PER_BLOCK:
         raise LaunchError(f"CUDA_ERROR_INVALID_VALUE: invalid argument - block {block} has {threads} threads; "
                           f"a block may have at most {MAX_THREADS_PER_BLOCK} threads")
@@ -292,6 +325,14 @@ def _check_limits(grid, block):
         if v > lim:
             raise LaunchError(f"CUDA_ERROR_INVALID_VALUE: invalid argument - gridDim.{'xyz'[axis]} = {v}; the "
                               f"limit is {lim}")
+    return total
+
+
+def _check_size(total):
+    if total > MAX_SIMULATED_THREADS:
+        raise LaunchError(f"this launch has {total:,} threads; the simulator runs at most "
+                          f"{MAX_SIMULATED_THREADS:,} per launch (a GPU would take it, a CPU would take hours). "
+                          "Use a smaller grid, for example with a grid-stride loop.")
 
 
 def _options(checks, schedule, model, seed, trace, max_steps):
@@ -306,7 +347,13 @@ def _options(checks, schedule, model, seed, trace, max_steps):
                 raise LaunchError(f"unknown check {k!r}; the checks are: {', '.join(CHECKS)}")
             c[k] = bool(v)
     else:
-        names = list(checks)
+        if isinstance(checks, str):
+            checks = [checks]          # checks="race" means the one check
+        try:
+            names = list(checks)
+        except TypeError:
+            raise LaunchError("checks must be True, False, a dict such as {'race': False}, or a list of check "
+                              f"names such as ['race']; not {checks!r}. The checks are: {', '.join(CHECKS)}") from None
         c = dict.fromkeys(CHECKS, False)
         for k in names:
             if k not in CHECKS:
@@ -316,6 +363,11 @@ def _options(checks, schedule, model, seed, trace, max_steps):
         raise LaunchError(f"schedule must be one of {', '.join(SCHEDULES)}, not {schedule!r}")
     if model not in MODELS:
         raise LaunchError(f"model must be 'independent' (Volta and later) or 'stack' (pre-Volta), not {model!r}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise LaunchError(f"seed must be a non-negative integer, not {seed!r}")
+    if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer))
+                                  or max_steps <= 0):
+        raise LaunchError(f"max_steps must be a positive integer (steps per wave of blocks), not {max_steps!r}")
     from .trace import TraceRecorder
     recorder = TraceRecorder() if trace else None
     return Options(c, schedule, model, int(seed), int(max_steps) if max_steps else 0, recorder)

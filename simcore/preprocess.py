@@ -47,6 +47,7 @@ class Preprocessed:
 
 
 def preprocess(source, options=()):
+    source = source.replace("\r\n", "\n").replace("\r", "\n")    # Windows and old Mac line ends
     lines = source.split("\n")
     defines = {"true": (None, "1"), "false": (None, "0"), "nullptr": (None, "0"), "NULL": (None, "0"),
                "__CUDACC__": (None, "1"), "__CUDA_ARCH__": (None, "900")}

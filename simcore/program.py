@@ -67,6 +67,11 @@ class SyncSite:
     reduce: str = ""             # bar: '' | 'popc' | 'and' | 'or'
     block_wide: bool = False     # __syncthreads* (count = whole block, id 0)
     next: int = -1               # block to continue at
+    via: str = ""                # "in f() called on line 18" when inlined from a __device__ function
+
+    @property
+    def where(self):
+        return f"line {self.line}" + (f" ({self.via})" if self.via else "")
 
 
 @dataclass

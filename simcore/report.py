@@ -152,8 +152,10 @@ class Reporter:
             return ("running", line, f"executing line {line}")
         if st == BAR:
             s = e.prog.sync_sites[int(e.site[slot])]
-            return ("waiting", s.line, f"waiting at {s.name}() on line {s.line}")
+            return ("waiting", s.line, f"waiting at {s.name}() on {s.where}")
         line = e.block_line[pc] if pc < len(e.block_line) else 0
+        if st == RUN and not line:
+            return ("running", 0, "at the end of the kernel, about to exit")
         if st == JOIN:
             branch = e.join_branch_line.get(pc, 0)
             where = f"at the end of the branch or loop of line {branch}" if branch else f"on line {line}"
@@ -188,6 +190,14 @@ class Reporter:
                     f"{self.who(slot)}.",
                     fix,
                     [self.site_loc(site, kind)], self.who(slot), array=region.name, index=elem)
+
+    def read_only(self, region, L, site):
+        idx = self.e.ctx.lane_index(L)
+        self.raise_("read_only", f"Write to the read-only array {region.name}",
+                    f"the write at line {self.e.prog.sites[site].line} goes to argument '{region.name}', a numpy "
+                    "array passed with writeable=False (e.g. a const view). simcore will not write it.",
+                    "pass a writeable array (x.copy()), or do not write through this parameter.",
+                    [self.site_loc(site, "write")], self.who(idx[0]) if len(idx) else None)
 
     def fault_misaligned(self, region, off, size, L, site, kind):
         idx = self.e.ctx.lane_index(L)
@@ -335,7 +345,8 @@ class Reporter:
             sel = lanes[sites == s]
             threads = e.slot_thread[sel]
             locs.append({"line": site.line, "text": site.text.strip(),
-                         "what": f"{len(sel)} thread(s): {lane_ranges(threads)}"})
+                         "what": f"{len(sel)} thread(s): {lane_ranges(threads)}"
+                                 + (f"; {site.via}" if site.via else "")})
         warps = e.slot_warp[lanes]
         for w in np.unique(warps):
             if len(np.unique(sites[warps == w])) > 1:
@@ -344,7 +355,7 @@ class Reporter:
         scope = f"in warp {split_warp}" if split_warp is not None else "in block"
         self.raise_("divergent_barrier", f"Barrier error: divergent thread(s) {scope}",
                     f"the threads of block {e.first_block + b} reached barrier 0 at {len(uniq)} different "
-                    f"call sites (lines {', '.join(str(e.prog.sync_sites[s].line) for s in uniq)}). "
+                    f"call sites ({'; '.join(e.prog.sync_sites[s].where for s in uniq)}). "
                     "__syncthreads() requires every thread of the block to reach the *same* call: a barrier "
                     "under a condition that is not uniform across the block is undefined behaviour. "
                     + ("A warp straddles the condition, so its two sides ran one after the other. "

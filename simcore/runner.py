@@ -3,7 +3,7 @@ import numpy as np
 
 from .context import Context
 from .engine import Engine
-from .memory import Memory, region_base
+from .memory import Memory
 from .races import RaceDetector
 
 
@@ -11,13 +11,9 @@ def run_launch(prog, launch, values, options):
     ctx = Context(launch, prog, None, options.checks)
     memory = Memory(ctx)
     ctx.memory = memory
-    reg_values = []
-    for k, (p, v) in enumerate(zip(prog.params, values)):
-        if p.is_pointer:
-            rid = memory.add_global(k, p.name, v)
-            reg_values.append(np.int64(region_base(rid)))
-        else:
-            reg_values.append(v)
+    pointers = [(p.name, v) for p, v in zip(prog.params, values) if p.is_pointer]
+    addresses = iter(memory.add_globals(pointers))
+    reg_values = [np.int64(next(addresses)) if p.is_pointer else v for p, v in zip(prog.params, values)]
     launch.arg_values = reg_values
     for arr in prog.shared:
         memory.add_shared(arr, launch.shared_mem if arr.dynamic else arr.nbytes)
