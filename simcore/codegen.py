@@ -24,10 +24,11 @@ def generate(prog, consts):
     for b in prog.blocks:
         out.extend(_block_source(prog, b))
     src = "\n".join(out) + "\n"
-    namespace = {"np": np, "I8": DTYPES["I8"]}
+    namespace = {"np": np, "I8": DTYPES["I8"], "inf": float("inf"), "nan": float("nan")}
     namespace.update(DTYPES)
     code = compile(src, f"<simcore kernel {prog.name}>", "exec")
-    exec(code, namespace)
+    with np.errstate(all="ignore"):          # 1e39f is inf in C too: no numpy warning for it
+        exec(code, namespace)
     for b in prog.blocks:
         b.fn = namespace[f"b{b.id}"]
     prog.python_source = src

@@ -26,6 +26,7 @@ def compile_source(source, options=()):
 
 def _compile(source, options):
     pre = preprocess(source, options)
+    _check_braces(pre)
     parser = c_parser.CParser()
     try:
         ast = parser.parse(pre.text, filename="kernel.cu")
@@ -39,6 +40,13 @@ def _compile(source, options):
             except Exception:
                 pass
         raise _parse_error(msg, pre.lines) from None
+    except Exception as e:      # pycparser's own assertions on odd input: still a located syntax error
+        try:
+            tok = parser._tokens.peek(1)
+            where = f"kernel.cu:{tok.lineno}:{tok.column}: before: {tok.value}"
+        except Exception:
+            where = f"kernel.cu: {type(e).__name__}"
+        raise _parse_error(where, pre.lines) from None
     funcs, kernels_defs, globals_, typedefs = {}, {}, {}, {}
     for ext in ast.ext:
         if isinstance(ext, c_ast.FuncDef):
@@ -74,6 +82,37 @@ def _compile(source, options):
     if not kernels_defs:
         raise CompileError("no __global__ kernel found in the source", construct="__global__")
     return {name: compile_kernel(pre, fdef, funcs, globals_, typedefs) for name, fdef in kernels_defs.items()}
+
+
+def _check_braces(pre):
+    """Unbalanced braces are the most common typo; name the brace (pycparser would assert)."""
+    body = pre.text.split('# 1 "kernel.cu"\n', 1)[1]
+    stack = []
+    i, n, line, col = 0, len(body), 1, 1
+    while i < n:
+        c = body[i]
+        if c in "\"'":                      # skip string and char literals
+            j = i + 1
+            while j < n and body[j] != c and body[j] != "\n":
+                j += 2 if body[j] == "\\" else 1
+            col += j - i
+            i = j
+        elif c == "{":
+            stack.append((line, col))
+        elif c == "}":
+            if not stack:
+                raise CompileError("unmatched '}': there is no '{' for it to close", line=line, column=col,
+                                   construct="}", source_line=pre.lines[line - 1] if line <= len(pre.lines) else None)
+            stack.pop()
+        if i < n and body[i] == "\n":
+            line, col = line + 1, 1
+        else:
+            col += 1
+        i += 1
+    if stack:
+        line, col = stack[-1]
+        raise CompileError("this '{' is never closed: a '}' is missing", line=line, column=col, construct="{",
+                           source_line=pre.lines[line - 1] if line <= len(pre.lines) else None)
 
 
 def _parse_error(msg, lines):
@@ -124,6 +163,8 @@ def _params(low, fdef):
     for p in (decl.args.params if decl.args else []):
         if isinstance(p, c_ast.Typename):     # (void)
             continue
+        if isinstance(p, c_ast.ID):
+            raise low.error(p, f"parameter '{p.name}' has no type (write e.g. int {p.name})", construct=p.name)
         if isinstance(p, c_ast.EllipsisParam):
             raise low.error(p, "variadic kernels are not supported", construct="...")
         t = low.ctype_of(p.type)

@@ -1144,6 +1144,10 @@ class Lowerer(c_ast.NodeVisitor):
             raise self.error(node, f"recursive call to {name}: recursion is not in simcore's subset",
                              construct="recursion")
         fdecl = fdef.decl.type
+        for p in (fdecl.args.params if fdecl.args else []):
+            if isinstance(p, c_ast.ID):
+                raise self.error(p, f"parameter '{p.name}' of {name} has no type (write e.g. int {p.name})",
+                                 construct=p.name)
         params = [p for p in (fdecl.args.params if fdecl.args else [])
                   if not (isinstance(p, c_ast.Typename) and T.from_names(getattr(p.type.type, "names", [])) is T.VOID)]
         if len(params) != len(args):

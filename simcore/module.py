@@ -113,6 +113,11 @@ class RawModule:
                 raise e.with_traceback(None) from None
         except SimcoreError as e:
             raise e.with_traceback(None) from None
+        except Exception as e:   # a bug in simcore's compiler: say so plainly
+            if os.environ.get("SIMCORE_DEBUG"):
+                raise
+            raise SimulatorError(f"internal simulator error while compiling ({type(e).__name__}: {e}). This is "
+                                 "a bug in simcore, not in your kernel; set SIMCORE_DEBUG=1 for details.") from None
         self._gpu = None
         if self.backend == "cupy":
             from .cupy_backend import CupyModule
