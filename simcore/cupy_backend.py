@@ -201,7 +201,13 @@ class CupyModule:
         fn = self._kernels.get(name)
         if fn is None:
             try:
-                fn = self._module.get_function(name)
+                try:
+                    fn = self._module.get_function(name)
+                except Exception:
+                    # Without extern "C" the symbol is C++-mangled: let NVRTC look the name up.
+                    cupy = _import_cupy()
+                    mangled = cupy.RawModule(code=self.code, options=self.options, name_expressions=(name,))
+                    fn = mangled.get_function(name)
             except Exception as exc:
                 from simcore.errors import CompileError
 
