@@ -418,8 +418,10 @@ class Reporter:
             summary += (f". In block {e.first_block + b}, {len(in_block)} of its {live} live threads have "
                         "arrived at a barrier; the rest never will")
         self.raise_("deadlock", "Deadlock: no thread can make progress",
-                    f"{summary}. " + " ".join(parts) + " On a GPU this launch would hang until killed (or, "
-                    "being undefined, give wrong results).",
+                    f"{summary}. " + " ".join(parts) + " Under this execution model nothing can move. On a GPU "
+                    "this undefined code may hang until killed, or complete with wrong (or, by luck, right) "
+                    "results: the compiler decides where a warp reconverges, and an H200 completed several "
+                    "such kernels (conformance/results/h200.md).",
                     "make every thread reach the same barriers the same number of times: keep barriers out of "
                     "loops with per-thread trip counts (run every thread to the maximum trip count and predicate "
                     "the work) and out of non-uniform conditions.", locs)
