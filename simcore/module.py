@@ -288,7 +288,7 @@ def _scalar(a, p, where):
             raise LaunchError(f"{where} is an integer parameter but got the floating-point value {a!r}; "
                               f"pass an integer (e.g. np.{dtype}({int(a) if np.isfinite(a) else 0}) if that is "
                               "what you mean)")
-        if np.isfinite(a) and abs(float(a)) > np.finfo(dtype).max:
+        if np.isfinite(a) and abs(float(a)) > float(np.finfo(dtype).max):
             raise LaunchError(f"{where}: {a!r} does not fit in {p.type} (largest {np.finfo(dtype).max:g})")
         return dtype.type(a)
     if isinstance(a, (int, np.integer)):

@@ -430,8 +430,6 @@ def test_printf_buffer_is_bounded(capsys):
     capsys.readouterr()
 
 
-@pytest.mark.xfail(strict=True, reason="F12b: the float range check leaks numpy's 'overflow encountered in cast' "
-                                       "RuntimeWarning from simcore/module.py")
 def test_float_range_check_leaks_no_numpy_warning():
     k = simcore.RawKernel('__global__ void k(float f, float *o){ o[0] = f; }', "k")
     with warnings.catch_warnings():
