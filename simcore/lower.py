@@ -120,7 +120,6 @@ class Lowerer(c_ast.NodeVisitor):
         self.block_ids = getattr(self, "block_ids", -1) + 1
         b = Block(self.block_ids)
         b._assigned = set()
-        b._loaded = set()
         self.blocks.append(b)
         return b
 
@@ -159,10 +158,7 @@ class Lowerer(c_ast.NodeVisitor):
         return var
 
     def read(self, var):
-        b = self.cur
-        if var.name not in b._assigned and var.name not in b._loaded:
-            b._loaded.add(var.name)
-            b.loads.append(var.name)
+        # (codegen finds the registers a block must load by reading its code: see codegen._loads)
         taint = f"u_{var.name}" if var.tracked else None
         return Val(f"v_{var.name}", var.ctype, taint, space=getattr(var, "space", None),
                    aligned=var.ctype.is_pointer and var.name not in self.unaligned)

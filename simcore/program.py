@@ -81,7 +81,6 @@ class Block:
     lines: set = field(default_factory=set)
     term: tuple = ("exit",)      # ('goto', b) | ('branch', cond_code, t, f, line) | ('sync', site_id) | ('exit',)
     first_line: int = 0
-    loads: list = field(default_factory=list)   # registers read before written
     stores: list = field(default_factory=list)  # registers written
     is_join: bool = False        # lanes of a warp that diverged earlier wait here
     join_of: list = field(default_factory=list)  # branch blocks whose reconvergence point this is
