@@ -211,6 +211,13 @@ class Context:
         starts = np.flatnonzero(change)
         return np.bitwise_or.reduceat(bits, starts)[np.cumsum(change) - 1]
 
+    def threadfence(self, L):
+        """__threadfence(): memory is sequentially consistent here; only the race detector cares."""
+        for obs in self.memory.observers:
+            fence = getattr(obs, "on_fence", None)
+            if fence is not None:
+                fence(self.lane_index(L))
+
     # ---- device printf
     MAX_PRINTF_LINES = 4096
 

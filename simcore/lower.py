@@ -1111,6 +1111,9 @@ class Lowerer(c_ast.NodeVisitor):
             return self.math(name, args, node)
         if name in FENCES:
             self.nargs(name, args, 0, node)
+            if name != "__threadfence_block":
+                # device-wide fence: the race detector lets other blocks see this thread's earlier writes
+                self.emit("X.threadfence(L)")
             return Val("None", T.VOID)
         if method is not None:
             return method(args, node)

@@ -36,6 +36,7 @@ def warp_of(field):
 
 class Shadow:
     def __init__(self, n):
+        self.w_fence = np.zeros(n, np.uint8)     # global memory: the writer's fence count at the write
         self.w = np.full(n, NONE, np.int64)      # last writer's stamp
         self.w_site = np.zeros(n, np.int32)      # its site * 4 + (1 if atomic) + (2 if atomicCAS)
         self.r = np.full(n, NONE, np.int64)      # reader's stamp (see stamp())
@@ -76,10 +77,19 @@ class RaceDetector:
         self.global_shadows = {}
         self.shared_shadows = {}
         self._stamps = {}
+        self.fences = None          # per launch-wide thread: how many __threadfence() it has run
 
     def on_wave(self, engine):
         self.shared_shadows = {}
         self._stamps = {}
+
+    def on_fence(self, lanes):
+        """__threadfence() publishes a thread's earlier global writes to other blocks: the
+        fence-then-atomic-flag protocol (CUDA's threadFenceReduction sample) is not a race."""
+        e = self.e
+        if self.fences is None:
+            self.fences = np.zeros(e.launch.num_blocks * e.spb, np.uint8)
+        self.fences[lanes + e.gslot_base] += 1
 
     def on_barrier(self, engine, lanes):
         self._stamps = {}        # epochs changed: recompute the stamps
@@ -126,9 +136,10 @@ class RaceDetector:
         else:
             key = e.slot_block[L].astype(np.int64) * max(1, region.nbytes // granule) + gran
 
-        def unordered(other):
+        def unordered(other, published=None):
             """Accesses by other threads that nothing orders before this one: in this block, the
-            same barrier interval; in global memory, any access by a thread of another block."""
+            same barrier interval; in global memory, any access by a thread of another block
+            (unless that thread has since published it with __threadfence())."""
             hit = (other >> BAR_SHIFT) == curbar             # same barrier interval
             if not (hit.any() or (is_global and (other >= 0).any())):
                 return hit
@@ -140,12 +151,18 @@ class RaceDetector:
             if is_global:
                 known = owarp != NOWARP            # several warps: blocks unknown, judge as same block
                 same_block = (owarp * 32 // e.spb) == (tid // e.spb)
-                hit = (hit & (same_block | ~known)) | ((other >= 0) & known & ~same_block)
+                cross = (other >= 0) & known & ~same_block
+                if published is not None:
+                    cross &= ~published(otid)
+                hit = (hit & (same_block | ~known)) | cross
             return hit
+
+        def fenced_since(otid):
+            return self.fences[np.minimum(otid, len(self.fences) - 1)] != sh.w_fence[key]
 
         w = sh.w[key]
         atomic = kind in ("atomic", "cas")
-        w_conf = unordered(w)
+        w_conf = unordered(w, fenced_since if is_global and self.fences is not None else None)
         if w_conf.any():
             if atomic:
                 w_conf &= (sh.w_site[key] & 1) == 0       # atomic against atomic is fine
@@ -178,6 +195,8 @@ class RaceDetector:
                     self._report("WAW", region, gran[k], granule, int(back[k] & TID_MASK), site, "write",
                                  int(cur[k] & TID_MASK), site, kind)
             sh.w_site[key] = site * 4 + (1 if atomic else 0) + (2 if kind == "cas" else 0)
+            if is_global and self.fences is not None:
+                sh.w_fence[key] = self.fences[cur & TID_MASK]
             return
         # a read: remember this interval's readers; several readers keep their warp when they share one
         r = sh.r[key]
