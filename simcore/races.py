@@ -84,12 +84,27 @@ class RaceDetector:
         self._stamps = {}
 
     def on_fence(self, lanes):
-        """__threadfence() publishes a thread's earlier global writes to other blocks: the
-        fence-then-atomic-flag protocol (CUDA's threadFenceReduction sample) is not a race."""
+        """__threadfence() then an atomic (a ticket, a flag) publishes a thread's earlier global
+        writes to a block whose own atomic comes later: CUDA's threadFenceReduction protocol.
+        A fence alone makes nobody wait, so it publishes nothing by itself."""
         e = self.e
         if self.fences is None:
-            self.fences = np.zeros(e.launch.num_blocks * e.spb, np.uint8)
-        self.fences[lanes + e.gslot_base] += 1
+            n = e.launch.num_blocks * e.spb
+            self.fences = np.zeros(n, np.uint8)             # fences run, per launch-wide thread
+            self.fence_clock = np.full(n, -1, np.int64)     # when its last fence ran
+            self.atomic_clock = np.full(n, -1, np.int64)    # when its last global atomic ran
+            self.block_atomic_clock = np.full(e.launch.num_blocks, -1, np.int64)
+        g = lanes + e.gslot_base
+        self.fences[g] += 1
+        self.fence_clock[g] = e.steps << 27
+
+    def _published(self, writer, reader, recorded_fences):
+        """Writes by `writer` that a later atomic of the reader's block has been told about."""
+        spb = self.e.spb
+        fenced = self.fences[writer] != recorded_fences
+        flagged = self.atomic_clock[writer] > self.fence_clock[writer]
+        seen = self.block_atomic_clock[reader // spb] > self.atomic_clock[writer]
+        return fenced & flagged & seen
 
     def on_barrier(self, engine, lanes):
         self._stamps = {}        # epochs changed: recompute the stamps
@@ -158,7 +173,8 @@ class RaceDetector:
             return hit
 
         def fenced_since(otid):
-            return self.fences[np.minimum(otid, len(self.fences) - 1)] != sh.w_fence[key]
+            writer = np.minimum(otid, len(self.fences) - 1)
+            return self._published(writer, st.tid[L], sh.w_fence[key])
 
         w = sh.w[key]
         atomic = kind in ("atomic", "cas")
@@ -196,7 +212,13 @@ class RaceDetector:
                                  int(cur[k] & TID_MASK), site, kind)
             sh.w_site[key] = site * 4 + (1 if atomic else 0) + (2 if kind == "cas" else 0)
             if is_global and self.fences is not None:
-                sh.w_fence[key] = self.fences[cur & TID_MASK]
+                g = cur & TID_MASK
+                sh.w_fence[key] = self.fences[g]
+                if atomic:
+                    # the lanes of one atomic instruction apply in lane order: a finer clock
+                    clock = (e.steps << 27) + g + 1
+                    self.atomic_clock[g] = clock
+                    np.maximum.at(self.block_atomic_clock, g // e.spb, clock)
             return
         # a read: remember this interval's readers; several readers keep their warp when they share one
         r = sh.r[key]
