@@ -7,7 +7,7 @@ from pycparser import c_ast, c_parser
 
 from . import ctype as T
 from .errors import CompileError
-from .lower import DT, Lowerer, Sym
+from .lower import Lowerer, Sym
 from .preprocess import preprocess
 from .program import Param, Program
 

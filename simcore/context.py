@@ -8,10 +8,12 @@ import re
 
 import numpy as np
 
-from .errors import make_fault
-from .memory import UNDEF_LOCAL, UNDEF_SHARED, UNDEF_SHUFFLE, run_starts
+from .memory import UNDEF_LOCAL, run_starts
 
 WARP = 32
+# A slot's state (see engine.py): runnable, waiting at a sync point, waiting to reconverge,
+# exited, parked behind the other side of a branch (stack model).
+RUN, BAR, JOIN, EXIT, PARK = range(5)
 
 
 class Context:

@@ -19,13 +19,11 @@ with the seed examples (see SEMANTICS.md).
 """
 import numpy as np
 
-from .context import WARP, Context
+from .context import BAR, EXIT, JOIN, PARK, RUN, WARP
 from .errors import make_fault
 from .report import Reporter
 from . import sync
 
-RUN, BAR, JOIN, EXIT, PARK = 0, 1, 2, 3, 4
-STATE_NAMES = {RUN: "running", BAR: "waiting", JOIN: "waiting_reconverge", EXIT: "exited", PARK: "parked"}
 MAX_DEPTH = 64
 
 

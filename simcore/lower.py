@@ -10,7 +10,7 @@ from pycparser import c_ast
 
 from . import ctype as T
 from .errors import CompileError
-from .program import Block, Param, Program, SharedArray, Site, SyncSite, Var
+from .program import Block, SharedArray, Site, SyncSite, Var
 
 SPECIALS = {"threadIdx": "tid", "blockIdx": "bid", "blockDim": "bdim", "gridDim": "gdim"}
 UNIFORM_SPECIALS = ("bdim", "gdim")     # the same for every thread: constants of the launch

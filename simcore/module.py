@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import ctype as T
 from .errors import CompileError, LaunchError, SimcoreError, SimulatorError, SimWarning
 
 CHECKS = ("divergent_barrier", "race", "global_race", "invalid_mask", "undefined_value", "uninitialized",
@@ -219,8 +218,6 @@ class Kernel:
                 f"per block ({static} static + {int(shared_mem)} dynamic), more than the default limit of "
                 f"{SHARED_LIMIT} bytes (48 KB) per block. (An H200 allows up to {SHARED_OPTIN_LIMIT} bytes "
                 "after cudaFuncSetAttribute(..., cudaFuncAttributeMaxDynamicSharedMemorySize, ...).)")
-        if any(a.dynamic for a in prog.shared) and shared_mem == 0:
-            pass   # legal: an extern __shared__ array of 0 bytes; any access is out of bounds
         values = self._marshal(args)
         if self.module.backend != "cupy":
             _check_size(launch_threads)
@@ -230,7 +227,6 @@ class Kernel:
             self.module._gpu.launch(self.name, grid, block, tuple(values), int(shared_mem))
             return None
         options = _options(checks, schedule, model, seed, trace, max_steps)
-        launch.arg_values = self._arg_register_values(values)
         from .runner import run_launch
         run_launch(prog, launch, values, options)
 
@@ -265,9 +261,6 @@ class Kernel:
                 out.append(_scalar(a, p, where))
         return out
 
-    def _arg_register_values(self, values):
-        """Pointer arguments become addresses in simcore's memory (see memory.py)."""
-        return values   # resolved by the runner, which owns the memory
 
 
 def _scalar(a, p, where):

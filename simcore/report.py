@@ -5,12 +5,11 @@ like a compute-sanitizer report followed by a plain explanation and a fix.
 """
 import numpy as np
 
-from .context import WARP
+from .context import BAR, EXIT, JOIN, PARK, RUN, WARP
 from .errors import make_fault
 
 MODELS = {"independent": "independent thread scheduling (Volta and later)",
           "stack": "pre-Volta stack-based reconvergence"}
-RUN, BAR, JOIN, EXIT, PARK = 0, 1, 2, 3, 4
 
 
 def lane_ranges(lanes):
@@ -389,7 +388,7 @@ class Reporter:
             sites.setdefault(pos[2], 0)
             sites[pos[2]] += 1
         locs = []
-        for s in np.unique(e.site[e.st == 1]):
+        for s in np.unique(e.site[e.st == BAR]):
             site = e.prog.sync_sites[int(s)]
             locs.append({"line": site.line, "text": site.text.strip(), "what": site.name})
         join_lanes = np.flatnonzero(e.st == JOIN)
@@ -410,7 +409,7 @@ class Reporter:
         if not parts:
             parts.append("Threads wait at barriers that the other live threads of the block never reach.")
         summary = "; ".join(f"{n} thread(s) {w}" for w, n in list(sites.items())[:6])
-        bar_waiting = np.flatnonzero(e.st == 1)
+        bar_waiting = np.flatnonzero(e.st == BAR)
         if len(bar_waiting):
             b = int(e.slot_block[bar_waiting[0]])
             in_block = bar_waiting[e.slot_block[bar_waiting] == b]

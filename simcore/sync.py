@@ -10,11 +10,10 @@ every block of the wave in a handful of numpy calls.
 """
 import numpy as np
 
-from .context import WARP
+from .context import BAR, EXIT, JOIN, PARK, RUN, WARP
 from .memory import run_starts
 from .memory import UNDEF_SHUFFLE
 
-RUN, BAR, JOIN, EXIT, PARK = 0, 1, 2, 3, 4
 FULL = 0xFFFFFFFF
 OP_BAR, OP_SYNCWARP, OP_SHFL, OP_VOTE = 0, 1, 2, 3
 OP_CODES = {"bar": OP_BAR, "syncwarp": OP_SYNCWARP, "shfl": OP_SHFL, "vote": OP_VOTE}
@@ -229,7 +228,7 @@ def _live_bits(e):
     return (alive * weights).sum(axis=1).astype(np.int64)
 
 
-def _operand(e, lanes, key, site=None):
+def _operand(e, lanes, key):
     """Per-lane operand values: each lane's own sync site decides which register holds them."""
     prog = e.prog
     sites = e.site[lanes]
@@ -256,7 +255,6 @@ def _complete_collective(e, site, lanes, part_bits):
     elif site.op == "vote":
         pred = R[site.operands["predicate"]][lanes].astype(bool)
         warp = e.slot_warp[lanes]
-        nw = e.S // WARP
         starts, gid = _grouped(warp)
         b = np.bitwise_or.reduceat(np.where(pred, np.int64(1) << lane_id, 0), starts)[gid]
         if site.mode == "ballot":

@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .context import WARP
+from .context import BAR, EXIT, JOIN, PARK, RUN, WARP
 
-STATES = {0: "running", 1: "waiting", 2: "waiting_reconverge", 3: "exited", 4: "parked"}
+STATES = {RUN: "running", BAR: "waiting", JOIN: "waiting_reconverge", EXIT: "exited", PARK: "parked"}
 
 
 @dataclass
@@ -62,7 +62,7 @@ class TraceRecorder:
     def barrier_ids(e):
         """Which barrier id each waiting lane waits at (0 for __syncthreads), -1 elsewhere."""
         ids = np.full(e.S, -1, np.int32)
-        waiting = np.flatnonzero(e.st == 1)
+        waiting = np.flatnonzero(e.st == BAR)
         for s in np.unique(e.site[waiting]):
             site = e.prog.sync_sites[int(s)]
             if site.op != "bar":
@@ -125,7 +125,7 @@ class Trace:
                 s = int(st[slot])
                 if ran[slot]:
                     key = ("running", line, "")
-                elif s == 1:
+                elif s == BAR:
                     site = prog.sync_sites[int(sites[slot])]
                     kind = "waiting_barrier" if site.op == "bar" else "waiting_warp"
                     if site.op == "bar" and not site.block_wide:
@@ -136,12 +136,12 @@ class Trace:
                         key = (kind, site.line, f"{site.name}() line {site.line}")
                     if site.op == "bar":
                         barriers[(b, bid)] = barriers.get((b, bid), 0) + 1
-                elif s == 0:
+                elif s == RUN:
                     p = int(pcs[slot])
                     key = ("ready", prog.blocks[p].first_line if p < len(prog.blocks) else 0, "")
                 else:
                     p = int(pcs[slot])
-                    key = (STATES[s], prog.blocks[p].first_line if s != 3 and p < len(prog.blocks) else 0, "")
+                    key = (STATES[s], prog.blocks[p].first_line if s != EXIT and p < len(prog.blocks) else 0, "")
                 groups.setdefault(key, []).append(int(lane))
             mask = 0
             for lane in np.flatnonzero(ran[sl]):
