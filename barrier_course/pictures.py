@@ -9,6 +9,7 @@ styles differ as well as colours.
 Functions
 ---------
 trace_figure(trace)            warps x time, coloured by state, barrier arrivals marked.
+annotate_lanes(fig, trace)     the number of active lanes on a trace_figure's divergent bars.
 read_map_figure(read_from)     which thread reads the element which thread wrote.
 barrier_cost_figure(data)      cycles per __syncthreads() measured on an H200.
 
@@ -23,9 +24,13 @@ from collections import OrderedDict
 
 import numpy as np
 
+from barrier_course.traces import arrival_count, block_key, keep_blocks, warp_timeline
+from barrier_course.warps import WARP_SIZE, popcount
+
 __all__ = [
     "STATE_STYLE",
     "warp_timeline",
+    "annotate_lanes",
     "trace_figure",
     "read_map_figure",
     "barrier_cost_figure",
@@ -88,89 +93,6 @@ _UNKNOWN_STYLE = ("other", "#FFFFFF", "oo")
 
 
 # --------------------------------------------------------------------------- traces
-
-def _flat_warps(step):
-    """The WarpState entries of one step; a warp may appear once per lane group."""
-    out = []
-    for w in step.warps:
-        if isinstance(w, (list, tuple)) and not hasattr(w, "state"):
-            out.extend(w)          # a warp given as a list of lane groups
-        else:
-            out.append(w)
-    return out
-
-
-def _count(arrivals):
-    """Barrier arrivals as a number (the trace may hold a count or a set of threads)."""
-    if arrivals is None:
-        return 0
-    if isinstance(arrivals, (int, np.integer)):
-        return int(arrivals)
-    try:
-        return len(arrivals)
-    except TypeError:
-        return int(arrivals)
-
-
-def _popcount(mask):
-    try:
-        return bin(int(mask) & 0xFFFFFFFF).count("1")
-    except (TypeError, ValueError):
-        return None
-
-
-def warp_timeline(trace, blocks=None):
-    """Summarise a trace per warp.
-
-    Returns ``(rows, states, lines)``: ``rows`` is the sorted list of ``(block, warp)``
-    pairs; ``states[r][s]`` is the state of row ``r`` at step ``s`` (``"split"`` when the
-    warp's lane groups are in different states, ``None`` when the warp is not in that
-    step); ``lines[r][s]`` the source line (the running group's line when there is one).
-    ``blocks`` keeps only those block indices (an int or an iterable).
-    """
-    keep = _keep_set(blocks)
-    per_step = []
-    seen = set()
-    for step in trace.steps:
-        groups = {}
-        for w in _flat_warps(step):
-            key = (_block_key(w.block), int(w.warp))
-            if keep is not None and key[0] not in keep:
-                continue
-            groups.setdefault(key, []).append(w)
-            seen.add(key)
-        per_step.append(groups)
-    rows = sorted(seen)
-    states = [[None] * len(per_step) for _ in rows]
-    lines = [[None] * len(per_step) for _ in rows]
-    for s, groups in enumerate(per_step):
-        for r, key in enumerate(rows):
-            ws = groups.get(key)
-            if not ws:
-                continue
-            kinds = {w.state for w in ws}
-            states[r][s] = kinds.pop() if len(kinds) == 1 else "split"
-            running = [w for w in ws if w.state == "running"]
-            lines[r][s] = (running or ws)[0].line
-    return rows, states, lines
-
-
-def _keep_set(blocks):
-    """``None`` (keep all) or the set of block keys to keep."""
-    if blocks is None:
-        return None
-    if not isinstance(blocks, (list, set, range)):
-        blocks = [blocks]
-    return {_block_key(b) for b in blocks}
-
-
-def _block_key(b):
-    """Blocks may be ints or (x, y, z) tuples; keep ints as ints."""
-    if isinstance(b, (list, tuple)):
-        b = tuple(int(v) for v in b)
-        return b[0] if len(b) == 1 or not any(b[1:]) else b
-    return int(b)
-
 
 def _runs(values):
     """Run-length encode a list: [(start, length, value), ...]."""
@@ -252,13 +174,13 @@ def trace_figure(trace, *, title="Warps over time", blocks=None, max_rows=48,
 
     # --- barrier arrival counts
     series = OrderedDict()
-    keep = _keep_set(blocks)
+    keep = keep_blocks(blocks)
     for s, step in enumerate(trace.steps):
         for key, arrived in (getattr(step, "barriers", None) or {}).items():
             blk, bid = key
-            if keep is not None and _block_key(blk) not in keep:
+            if keep is not None and block_key(blk) not in keep:
                 continue
-            series.setdefault((_block_key(blk), bid), [0] * nsteps)[s] = _count(arrived)
+            series.setdefault((block_key(blk), bid), [0] * nsteps)[s] = arrival_count(arrived)
     series = OrderedDict((k, v) for k, v in series.items() if max(v) > 0)
     styles = ["-", "--", "-.", ":"]
     releases = set()
@@ -298,6 +220,27 @@ def trace_figure(trace, *, title="Warps over time", blocks=None, max_rows=48,
     fig.legend(handles=handles, fontsize=8, loc="lower center", ncol=ncol, frameon=False)
     legend_rows = -(-len(handles) // ncol)
     fig.tight_layout(rect=(0, min(0.4, (0.25 * legend_rows + 0.1) / figsize[1]), 1, 1))
+    return fig
+
+
+def annotate_lanes(fig, trace, block=0):
+    """Write the number of active lanes on every bar of a ``trace_figure`` where a warp ran
+    with fewer than 32 lanes (a divergent pass). Returns ``fig``."""
+    rows, _, _ = warp_timeline(trace, blocks=block)
+    ax = fig.axes[1]
+    nrows = max(1, len(rows))
+    for s, step in enumerate(trace.steps):
+        if step.event != "step":
+            continue
+        for w in step.warps:
+            key = (block_key(w.block), int(w.warp))
+            if w.state != "running" or key not in rows:
+                continue
+            lanes = popcount(w.active_mask)
+            if lanes < WARP_SIZE:
+                y = nrows - 1 - rows.index(key)
+                ax.text(s + 0.5, y, f"{lanes}\nlanes", ha="center", va="center", fontsize=7,
+                        bbox=dict(boxstyle="round,pad=0.1", fc="white", ec="black", lw=0.5))
     return fig
 
 
