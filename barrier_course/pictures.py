@@ -29,7 +29,6 @@ from barrier_course.warps import WARP_SIZE, popcount
 
 __all__ = [
     "STATE_STYLE",
-    "warp_timeline",
     "annotate_lanes",
     "trace_figure",
     "read_map_figure",
@@ -121,9 +120,6 @@ def trace_figure(trace, *, title="Warps over time", blocks=None, max_rows=48,
     (a dict ``(block, barrier_id) -> arrivals``, a count or a collection of threads).
     """
     import matplotlib.pyplot as plt
-    from matplotlib.patches import Patch
-    from matplotlib.lines import Line2D
-    from matplotlib.ticker import MaxNLocator
 
     rows, states, lines = warp_timeline(trace, blocks)
     hidden = max(0, len(rows) - max_rows)
@@ -136,7 +132,26 @@ def trace_figure(trace, *, title="Warps over time", blocks=None, max_rows=48,
         2, 1, sharex=True, figsize=figsize,
         gridspec_kw={"height_ratios": [1.2, max(2.0, 0.32 * nrows)]})
 
-    # --- per-warp state bars
+    used_states, arrivals = _draw_warp_bars(ax, rows, states, lines, nsteps, show_lines, hidden)
+    releases = _draw_barrier_counts(ax_bar, trace, blocks, nsteps)
+    for s in sorted(releases):
+        ax.axvline(s, color="black", linestyle="--", linewidth=0.8)
+        ax_bar.axvline(s, color="black", linestyle="--", linewidth=0.8)
+    if end_label:
+        ax.axvline(nsteps, color="black", linewidth=2)
+        ax.text(nsteps, nrows - 0.3, f" {end_label}", ha="right", va="bottom", fontsize=9,
+                fontweight="bold", bbox=dict(boxstyle="round,pad=0.2", fc="white", ec="black"))
+    ax_bar.set_title(title)
+    _trace_legend(fig, used_states, arrivals, releases, figsize)
+    return fig
+
+
+def _draw_warp_bars(ax, rows, states, lines, nsteps, show_lines, hidden):
+    """The lower panel of ``trace_figure``: one row of state bars per warp, a triangle where
+    a warp arrives at a block barrier. Returns (states drawn, whether any warp arrived)."""
+    from matplotlib.ticker import MaxNLocator
+
+    nrows = max(1, len(rows))
     used_states = []
     arrivals_x, arrivals_y = [], []
     for r, (row_states, row_lines) in enumerate(zip(states, lines)):
@@ -171,8 +186,12 @@ def trace_figure(trace, *, title="Warps over time", blocks=None, max_rows=48,
     ax.set_xlabel("trace step (scheduler decisions, not clock cycles)")
     if hidden:
         ax.set_ylabel(f"{hidden} more warps not shown", fontsize=8)
+    return used_states, bool(arrivals_x)
 
-    # --- barrier arrival counts
+
+def _draw_barrier_counts(ax_bar, trace, blocks, nsteps):
+    """The upper panel of ``trace_figure``: each barrier's arrival count over time. Returns
+    the steps at which a count fell back (a barrier released)."""
     series = OrderedDict()
     keep = keep_blocks(blocks)
     for s, step in enumerate(trace.steps):
@@ -190,28 +209,26 @@ def trace_figure(trace, *, title="Warps over time", blocks=None, max_rows=48,
         for s in range(1, nsteps):
             if counts[s] < counts[s - 1]:
                 releases.add(s)
-    for s in sorted(releases):
-        ax.axvline(s, color="black", linestyle="--", linewidth=0.8)
-        ax_bar.axvline(s, color="black", linestyle="--", linewidth=0.8)
-    if end_label:
-        ax.axvline(nsteps, color="black", linewidth=2)
-        ax.text(nsteps, nrows - 0.3, f" {end_label}", ha="right", va="bottom", fontsize=9,
-                fontweight="bold", bbox=dict(boxstyle="round,pad=0.2", fc="white", ec="black"))
     ax_bar.set_ylabel("threads\narrived", fontsize=8)
     if series:
         ax_bar.legend(fontsize=7, loc="upper left", ncol=min(4, len(series)))
     else:
         ax_bar.text(0.5, 0.5, "no barrier arrivals in this trace", transform=ax_bar.transAxes,
                     ha="center", va="center", fontsize=9)
-    ax_bar.set_title(title)
+    return releases
 
-    # --- legend: every state drawn, plus the markers
+
+def _trace_legend(fig, used_states, arrivals, releases, figsize):
+    """The legend under ``trace_figure``: every state drawn, plus the markers used."""
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
     order = list(STATE_STYLE)
-    used_states.sort(key=lambda st: order.index(st) if st in order else len(order))
+    used_states = sorted(used_states, key=lambda st: order.index(st) if st in order else len(order))
     handles = [Patch(facecolor=STATE_STYLE.get(s, _UNKNOWN_STYLE)[1], edgecolor="black",
                      hatch=STATE_STYLE.get(s, _UNKNOWN_STYLE)[2],
                      label=STATE_STYLE.get(s, (s,))[0]) for s in used_states]
-    if arrivals_x:
+    if arrivals:
         handles.append(Line2D([], [], linestyle="none", marker="v", color="black",
                               label="arrives at barrier"))
     if releases:
@@ -220,7 +237,6 @@ def trace_figure(trace, *, title="Warps over time", blocks=None, max_rows=48,
     fig.legend(handles=handles, fontsize=8, loc="lower center", ncol=ncol, frameon=False)
     legend_rows = -(-len(handles) // ncol)
     fig.tight_layout(rect=(0, min(0.4, (0.25 * legend_rows + 0.1) / figsize[1]), 1, 1))
-    return fig
 
 
 def annotate_lanes(fig, trace, block=0):
