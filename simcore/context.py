@@ -30,6 +30,7 @@ class Context:
         self.bdim_x, self.bdim_y, self.bdim_z = (np.uint32(v) for v in (bx, by, bz))
         self.gdim_x, self.gdim_y, self.gdim_z = (np.uint32(v) for v in (gx, gy, gz))
         self.engine = None
+        self.plugins = None     # plugins.Plugins of the launch (set by Engine.use)
 
     # ---- lanes of the wave
     def set_wave(self, slot_block, slot_lane, slot_warp, S):
@@ -214,11 +215,10 @@ class Context:
         return np.bitwise_or.reduceat(bits, starts)[np.cumsum(change) - 1]
 
     def threadfence(self, L):
-        """__threadfence(): memory is sequentially consistent here; only the race detector cares."""
-        for obs in self.memory.observers:
-            fence = getattr(obs, "on_fence", None)
-            if fence is not None:
-                fence(self.lane_index(L))
+        """__threadfence(): memory is sequentially consistent here; only plugins (the race
+        detector) care."""
+        for hook in self.plugins.fence:
+            hook(self.lane_index(L))
 
     # ---- device printf
     MAX_PRINTF_LINES = 4096

@@ -41,7 +41,6 @@ class Engine:
         self.rng = np.random.default_rng(options.seed)
         self.steps = 0
         self.thread_instructions = 0
-        self.trace = options.trace_recorder
         self.warnings = []
         self._warned = set()
         self.report = Reporter(self)
@@ -55,13 +54,19 @@ class Engine:
         # for reports: the line of the branch (if, loop) whose end a join block is
         self.join_branch_line = {b.id: min((prog.blocks[j].term[4] for j in b.join_of), default=0)
                                  for b in prog.blocks if b.is_join}
-        self.observers = []
+        self.plugins = None      # plugins.Plugins, given by use()
         # per sync site facts as arrays, so sync resolution can look them up per lane
         sites = prog.sync_sites
         self.site_op = np.array([sync.OP_CODES[x.op] for x in sites] + [-1], np.int8)
         self.site_is_coll = np.isin(self.site_op, (sync.OP_SYNCWARP, sync.OP_SHFL, sync.OP_VOTE))
         self.site_block_wide = np.array([x.block_wide for x in sites] + [False], bool)
         self.site_arrive = np.array([x.mode == "arrive" for x in sites] + [False], bool)
+
+    def use(self, plugins):
+        """The launch's plugins (checks, recorders): the engine, memory and context notify them."""
+        self.plugins = plugins
+        self.memory.plugins = plugins
+        self.ctx.plugins = plugins
 
     # ================================================================= waves
     def run(self):
@@ -124,14 +129,14 @@ class Engine:
             20_000 if self.schedule == "lockstep" else 20_000 + 500 * nwarps)
         self.memory.new_wave(nblk, self.checks["uninitialized"] or self.checks["undefined_value"],
                              prog.shared_access_size)
-        for obs in self.observers:
-            obs.on_wave(self)
+        self.plugins.start_wave(self)
         self.loop()
 
     # ================================================================= the step loop
     def loop(self):
         blocks = self.prog.blocks
         R, ctx = self.R, self.ctx
+        step_hooks = self.plugins.step
         with np.errstate(all="ignore"):
             while True:
                 pick = self.hint if self.hint is not None else self.pick()
@@ -154,8 +159,8 @@ class Engine:
                 self.thread_instructions += n * max(1, len(blocks[pc].code))
                 block = blocks[pc]
                 self.cur_pc, self.cur_L = pc, L
-                if self.trace is not None and (block.code or block.lines):
-                    self.trace.before_step(self, pc, L)
+                for hook in step_hooks:
+                    hook(pc, L)
                 cond = block.fn(R, L, ctx)
                 self.joined = False
                 self.advance(block, L, cond)
@@ -211,6 +216,13 @@ class Engine:
     def lanes_of(self, L):
         return self.ctx.lane_index(L)
 
+    def lane_index(self, L):
+        """Lanes given as a slice or an index array -> an index array."""
+        return self.ctx.lane_index(L)
+
+    def nlanes(self, L):
+        return self.ctx.nlanes(L)
+
     # ================================================================= after a block
     def advance(self, block, L, cond):
         term = block.term
@@ -242,6 +254,8 @@ class Engine:
             self.st[L] = BAR
             self.site[L] = site.id
             self.pc[L] = site.next
+            for hook in self.plugins.sync_arrive:
+                hook(site, L)
             if site.op != "bar" or site.mode == "arrive":
                 sync.eager(self, site)
         else:

@@ -3,7 +3,7 @@
 An address is an int64: region << 40 | (2**39 + byte offset). Every global argument and every
 __shared__ array is its own region, so pointer arithmetic never leaves the array it started
 in, and an out-of-bounds access can always name the array and the element it missed.
-Accesses are reported to observers (the race detector) before they happen.
+Accesses are reported to the plugins (the race detector) before they happen.
 """
 from dataclasses import dataclass
 
@@ -77,7 +77,7 @@ class Memory:
         self.ctx = ctx
         self.regions = {}
         self._views = {}
-        self.observers = []          # objects with on_access(region, rows, offsets, size, kind, L, site)
+        self.plugins = None          # plugins.Plugins of the launch: told of every access
 
     # ---- set-up
     def add_globals(self, args):
@@ -184,8 +184,8 @@ class Memory:
         if keep is not None:
             Lk, offk = self.ctx.subset(L, keep), off[keep]
         idx = offk // dtype.itemsize
-        for obs in self.observers:
-            obs.on_access(region, offk, dtype.itemsize, "read", Lk, site)
+        for hook in self.plugins.memory_access:
+            hook(region, offk, dtype.itemsize, "read", Lk, site)
         view = self.view(region, dtype)
         taint = self.ctx.DEFINED
         if region.kind == "global":
@@ -231,8 +231,8 @@ class Memory:
             Lk, offk, value = self.ctx.subset(L, keep), off[keep], value[keep]
             if taint is not None:
                 taint = taint[keep]
-        for obs in self.observers:
-            obs.on_access(region, offk, dtype.itemsize, "write", Lk, site)
+        for hook in self.plugins.memory_access:
+            hook(region, offk, dtype.itemsize, "write", Lk, site)
         view = self.view(region, dtype)
         idx = offk // dtype.itemsize
         if region.kind == "global":
@@ -267,8 +267,8 @@ class Memory:
         if keep is not None:
             Lk, offk, value = self.ctx.subset(L, keep), off[keep], value[keep]
             compare = None if compare is None else compare[keep]
-        for obs in self.observers:
-            obs.on_access(region, offk, dtype.itemsize, "cas" if op == "cas" else "atomic", Lk, site)
+        for hook in self.plugins.memory_access:
+            hook(region, offk, dtype.itemsize, "cas" if op == "cas" else "atomic", Lk, site)
         view = self.view(region, dtype)
         idx = offk // dtype.itemsize
         if region.kind == "global":

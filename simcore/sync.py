@@ -68,7 +68,7 @@ def eager(e, site):
                     continue        # too many arrivals: left for the check, which explains it
                 nb.arrived[b, i] += int(sel.sum())
                 nb.count[b, i] = c0
-                _passed_barrier(e, lanes[sel])
+                _passed_barrier(e, site, lanes[sel])
                 e.st[lanes[sel]] = RUN
                 e.site[lanes[sel]] = -1
                 _arrive(e, lanes[sel], site.next)
@@ -250,8 +250,8 @@ def _complete_collective(e, site, lanes, part_bits):
     if site.op == "syncwarp":
         new = e.warp_epoch[lanes].max() + 1
         e.warp_epoch[lanes] = new
-        for obs in e.observers:
-            obs.on_barrier(e, lanes)
+        for hook in e.plugins.barrier:
+            hook(site, lanes)
     elif site.op == "vote":
         pred = R[site.operands["predicate"]][lanes].astype(bool)
         warp = e.slot_warp[lanes]
@@ -375,12 +375,12 @@ def _block_barriers(e, lanes, diagnose):
     return True
 
 
-def _passed_barrier(e, lanes):
+def _passed_barrier(e, site, lanes):
     """A thread that passes a barrier (or arrives at one with bar.arrive, which publishes its
     earlier writes) starts a new interval: its barrier epoch moves on."""
     e.bar_epoch[lanes] += 1
-    for obs in e.observers:
-        obs.on_barrier(e, lanes)
+    for hook in e.plugins.barrier:
+        hook(site, lanes)
 
 
 def _release_barrier(e, lanes, blocks, sites, whole_block=True):
@@ -419,9 +419,10 @@ def _release_barrier(e, lanes, blocks, sites, whole_block=True):
             else:
                 res = (cnt > 0).astype(np.int64)
             e.R[site.result][lanes[sel]] = res[blocks[sel]]
-    if e.trace is not None:
-        e.trace.before_release(e, prog.sync_sites[int(sites[0])])
-    _passed_barrier(e, lanes)
+    first_site = prog.sync_sites[int(sites[0])]
+    for hook in e.plugins.barrier_release:
+        hook(first_site, lanes)
+    _passed_barrier(e, first_site, lanes)
     e.st[lanes] = RUN
     e.site[lanes] = -1
     for s in _distinct(sites):
@@ -469,7 +470,7 @@ def _named_phase(e, b, bar_id, lanes, counts, diagnose):
         al = lanes[arrive]
         nb.arrived[b, bar_id] += len(al)
         nb.count[b, bar_id] = c0
-        _passed_barrier(e, al)
+        _passed_barrier(e, prog.sync_sites[int(e.site[al[0]])], al)
         for s in _distinct(e.site[al]):
             sel = e.site[al] == s
             e.st[al[sel]] = RUN
