@@ -33,9 +33,7 @@ class Engine:
         self.launch = launch
         self.memory = memory
         self.ctx = ctx
-        ctx.engine = self
         self.opt = options
-        self.checks = options.checks
         self.model = options.model
         self.schedule = options.schedule
         self.rng = np.random.default_rng(options.seed)
@@ -67,6 +65,7 @@ class Engine:
         self.plugins = plugins
         self.memory.plugins = plugins
         self.ctx.plugins = plugins
+        self.memory.report = self.ctx.report = self.report
 
     # ================================================================= waves
     def run(self):
@@ -122,13 +121,11 @@ class Engine:
         self.took_all = False
         self._live = None
         self.exited_any = bool((t >= self.tpb).any())
-        self.pending_fault = None
         self.wave_steps = 0
         nwarps = S // WARP
         self.max_steps = self.opt.max_steps or (
             20_000 if self.schedule == "lockstep" else 20_000 + 500 * nwarps)
-        self.memory.new_wave(nblk, self.checks["uninitialized"] or self.checks["undefined_value"],
-                             prog.shared_access_size)
+        self.memory.new_wave(nblk, self.plugins.tracks_shared_writes, prog.shared_access_size)
         self.plugins.start_wave(self)
         self.loop()
 
@@ -136,14 +133,14 @@ class Engine:
     def loop(self):
         blocks = self.prog.blocks
         R, ctx = self.R, self.ctx
-        step_hooks = self.plugins.step
+        step_hooks, stalled_hooks = self.plugins.step, self.plugins.stalled
         with np.errstate(all="ignore"):
             while True:
                 pick = self.hint if self.hint is not None else self.pick()
                 self.hint = None
                 if pick is None:
-                    if self.pending_fault is not None:
-                        raise self.pending_fault
+                    for hook in stalled_hooks:
+                        hook()
                     if sync.resolve(self):
                         continue
                     if (self.st == EXIT).all():
@@ -333,9 +330,3 @@ class Engine:
             return
         self._warned.add(key)
         self.warnings.append(message)
-
-    # ================================================================= faults (reports)
-    def __getattr__(self, name):
-        if name.startswith("fault_"):
-            return getattr(self.report, name)
-        raise AttributeError(name)

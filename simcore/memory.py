@@ -78,6 +78,7 @@ class Memory:
         self.regions = {}
         self._views = {}
         self.plugins = None          # plugins.Plugins of the launch: told of every access
+        self.report = None           # report.Reporter: raises the faults found here
 
     # ---- set-up
     def add_globals(self, args):
@@ -145,17 +146,17 @@ class Memory:
         elif n and ((addr >> REGION_SHIFT) != r0).any():
             return None, None, None
         elif region is None:
-            ctx.fault_bad_pointer(addr, L, site, kind)
+            self.report.bad_pointer(addr, L, site, kind)
             return region, off, np.zeros(n, bool)
         else:
             bad = (off < 0) | (off + size > region.nbytes)
-            if ctx.checks["out_of_bounds"]:
-                ctx.fault_out_of_bounds(region, off, size, bad, L, site, kind)
+            for hook in self.plugins.out_of_bounds:
+                hook(region, off, size, bad, L, site, kind)
             if size > 1 and (off & (size - 1)).any():
-                ctx.fault_misaligned(region, off, size, L, site, kind)
+                self.report.misaligned(region, off, size, L, site, kind)
             return region, off, ~bad
         if check_align and size > 1 and (off & (size - 1)).any():
-            ctx.fault_misaligned(region, off, size, L, site, kind)
+            self.report.misaligned(region, off, size, L, site, kind)
         return region, off, None
 
     def split_regions(self, addr, L):
@@ -222,7 +223,7 @@ class Memory:
         if region is None:
             return
         if region.readonly:
-            self.ctx.engine.report.read_only(region, L, site)
+            self.report.read_only(region, L, site)
         if taint is not None:
             taint = np.broadcast_to(taint, (n,))
             self.ctx.check_stored_value(taint, region, L, site)
@@ -262,7 +263,7 @@ class Memory:
         if region is None:
             return old
         if region.readonly:
-            self.ctx.engine.report.read_only(region, L, site)
+            self.report.read_only(region, L, site)
         Lk, offk = L, off
         if keep is not None:
             Lk, offk, value = self.ctx.subset(L, keep), off[keep], value[keep]

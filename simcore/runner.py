@@ -8,7 +8,7 @@ from .plugins import REGISTERED, build_plugins
 
 
 def run_launch(prog, launch, values, options):
-    ctx = Context(launch, prog, None, options.checks)
+    ctx = Context(launch, prog, None)
     memory = Memory(ctx)
     ctx.memory = memory
     pointers = [(p.name, v) for p, v in zip(prog.params, values) if p.is_pointer]

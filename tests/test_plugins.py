@@ -129,3 +129,20 @@ def test_the_launch_options_decide_which_plugins_are_built(with_recorder, monkey
     run_stage(checks=["race"], trace=True)
     assert RaceDetector not in built[0] and TraceRecorder not in built[0]
     assert RaceDetector in built[1] and TraceRecorder in built[1]
+
+
+@pytest.mark.parametrize("check", simcore.CHECKS)
+def test_every_launch_check_is_owned_by_one_registered_plugin(check):
+    owners = [cls for cls in REGISTERED if check in cls.checks]
+    assert len(owners) == 1, f"check {check!r} is implemented by {owners}"
+
+
+def test_only_the_plugins_of_checks_that_are_on_are_built(with_recorder, monkeypatch):
+    built = []
+    real = simcore.runner.build_plugins
+    monkeypatch.setattr(simcore.runner, "build_plugins",
+                        lambda *a, **kw: built.append(real(*a, **kw)) or built[-1])
+    for check in simcore.CHECKS:
+        run_stage(checks=[check])
+        owners = {type(p) for p in built[-1]} - {Recorder}
+        assert len(owners) == 1 and check in owners.pop().checks

@@ -82,6 +82,10 @@ class Plugin:
         """`lanes` passed a point that orders memory: a barrier (__syncthreads*, bar.sync), a
         bar.arrive, or __syncwarp. Their barrier or warp epoch has moved on."""
 
+    def on_stalled(self):
+        """No lane can run: pending sync points are about to be resolved. A check that held a
+        report back until the running threads stop raises it here."""
+
     # ---------------------------------------------------------------- misuse found (checks)
     def on_out_of_bounds(self, region, offsets, size, bad, lanes, site, kind):
         """An access outside its array (bad: which lanes); the bad lanes are then skipped."""
