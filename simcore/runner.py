@@ -1,15 +1,19 @@
-"""One simulated launch: set up memory and plugins, run the engine, collect the record."""
+"""One simulated launch: set up memory, the reporter and the plugins, run the engine, collect
+the record."""
 import numpy as np
 
 from .context import Context
-from .engine import Engine
+from .engine import Engine, source_lines
 from .memory import Memory
 from .plugins import REGISTERED, build_plugins
+from .report import Reporter
 
 
 def run_launch(prog, launch, values, options):
-    ctx = Context(launch, prog, None)
-    memory = Memory(ctx)
+    report = Reporter(prog, launch, options, *source_lines(prog))
+    plugins = build_plugins(REGISTERED, launch, prog, report, options)
+    ctx = Context(launch, prog, report, plugins)
+    memory = Memory(ctx, report, plugins)
     ctx.memory = memory
     pointers = [(p.name, v) for p, v in zip(prog.params, values) if p.is_pointer]
     addresses = iter(memory.add_globals(pointers))
@@ -17,14 +21,12 @@ def run_launch(prog, launch, values, options):
     launch.arg_values = reg_values
     for arr in prog.shared:
         memory.add_shared(arr, launch.shared_mem if arr.dynamic else arr.nbytes)
-    engine = Engine(prog, launch, memory, ctx, options)
-    plugins = build_plugins(REGISTERED, launch, prog, engine.report, options)
-    engine.use(plugins)
+    engine = Engine(prog, launch, memory, ctx, options, report, plugins)
     try:
         engine.run()
     finally:
         launch.steps = engine.steps
         launch.thread_instructions = engine.thread_instructions
-        launch.warnings = list(engine.warnings)
+        launch.warnings = list(report.warnings)
         plugins.end_launch(launch)
     return launch
