@@ -38,6 +38,7 @@ class Wave:
         """is_join: per basic block (plus one for 'end of kernel'), whether it is a reconvergence
         point; model: 'independent' | 'stack'; steps: steps the launch ran before this wave."""
         tpb = launch.threads_per_block
+        self.launch = launch              # module.Launch: the launch this wave belongs to
         self.first_block, self.nblk, self.tpb = first_block, nblk, tpb
         self.wpb = (tpb + WARP - 1) // WARP
         self.spb = self.wpb * WARP        # slots per block (threads padded to whole warps)
