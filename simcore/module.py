@@ -73,16 +73,14 @@ def _default_backend(backend):
         raise LaunchError(f"backend must be 'sim', 'cupy' or 'auto', not {backend!r}")
     if backend == "auto":
         from .cupy_backend import gpu_available
-        backend = "cupy" if gpu_available()[0] else "sim"
+        backend = "cupy" if gpu_available() else "sim"
     return backend
 
 
 def gpu_available():
-    """-> (bool, reason): can backend='cupy' run here?"""
-    try:
-        from .cupy_backend import gpu_available as probe
-    except ImportError as e:      # pragma: no cover - the module is part of the package
-        return False, f"the CuPy backend is not available ({e})"
+    """Can backend='cupy' run here? A GpuStatus: true or false as the answer, with `.reason`
+    (and still a (bool, reason) pair: `ok, reason = simcore.gpu_available()`)."""
+    from .cupy_backend import gpu_available as probe
     return probe()
 
 
