@@ -60,15 +60,19 @@ class Engine:
         return self.wave.steps if self.wave is not None else 0
 
     # ================================================================= waves
-    def run(self):
-        nblocks = self.launch.num_blocks
-        per_slot = sum(v.ctype.dtype.itemsize * int(np.prod(v.shape, dtype=np.int64)) * (2 if v.tracked else 1)
-                       for v in self.prog.vars.values()) + 64
-        tpb = self.launch.threads_per_block
-        slots_per_block = (tpb + WARP - 1) // WARP * WARP
-        per_wave = self.opt.blocks_per_wave(slots_per_block, per_slot)
-        for first in range(0, nblocks, per_wave):
-            self.run_wave(first, min(per_wave, nblocks - first))
+    def run(self, block_ranges=None):
+        """Run every block of the launch, as many per wave as memory allows; or, given
+        [(first block, count)], each of those ranges as one wave."""
+        if block_ranges is None:
+            nblocks = self.launch.num_blocks
+            per_slot = sum(v.ctype.dtype.itemsize * int(np.prod(v.shape, dtype=np.int64)) * (2 if v.tracked else 1)
+                           for v in self.prog.vars.values()) + 64
+            tpb = self.launch.threads_per_block
+            slots_per_block = (tpb + WARP - 1) // WARP * WARP
+            per_wave = self.opt.blocks_per_wave(slots_per_block, per_slot)
+            block_ranges = [(first, min(per_wave, nblocks - first)) for first in range(0, nblocks, per_wave)]
+        for first, count in block_ranges:
+            self.run_wave(first, count)
 
     def run_wave(self, first_block, nblk):
         w = Wave(self.prog, self.launch, first_block, nblk, self.is_join, self.model, self.steps)
