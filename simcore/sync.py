@@ -50,6 +50,7 @@ class Sync:
         sites = prog.sync_sites
         self.site_op = np.array([OP_CODES[x.op] for x in sites] + [-1], np.int8)
         self.site_is_coll = np.isin(self.site_op, (OP_SYNCWARP, OP_SHFL, OP_VOTE))
+        self.site_is_bar = self.site_op == OP_BAR
         self.site_block_wide = np.array([x.block_wide for x in sites] + [False], bool)
         self.site_arrive = np.array([x.mode == "arrive" for x in sites] + [False], bool)
 
@@ -154,10 +155,7 @@ class Sync:
         if not self.site_is_coll.any():
             return False
         prog = self.prog
-        waiting = w.waiting()
-        if len(waiting) == 0:
-            return False
-        lanes = waiting[self.site_is_coll[w.site[waiting]]]
+        lanes = w.waiting_at(self.site_is_coll)
         if len(lanes) == 0:
             return False
         masks = self._operand(w, lanes, "mask").astype(np.int64) & FULL
@@ -273,10 +271,7 @@ class Sync:
     # ===================================================================== barriers
     def resolve_barriers(self, w, diagnose):
         prog = self.prog
-        waiting = w.waiting()
-        if len(waiting) == 0:
-            return False
-        lanes = waiting[self.site_op[w.site[waiting]] == OP_BAR]
+        lanes = w.waiting_at(self.site_is_bar)
         if len(lanes) == 0:
             return False
         block_wide = self.site_block_wide[w.site[lanes]]

@@ -109,9 +109,13 @@ class Wave:
             return slice(int(lanes[0]), int(lanes[-1]) + 1)
         return lanes
 
-    def waiting(self):
-        """Slots waiting at a sync point."""
-        return np.flatnonzero(self.st == BAR)
+    def waiting_at(self, site_filter):
+        """Slots waiting at a sync site for which site_filter (a bool per sync site, plus one
+        False for 'none') is true: e.g. the lanes waiting at barriers, or at warp collectives."""
+        waiting = np.flatnonzero(self.st == BAR)
+        if len(waiting) == 0:
+            return waiting
+        return waiting[site_filter[self.site[waiting]]]
 
     def live_count(self):
         """Threads of the wave that have not exited (cached between exits)."""
