@@ -1,4 +1,4 @@
-"""Race detection, an observer of memory accesses (the engine knows nothing of it).
+"""The race checks ('race': shared memory, 'global_race': global memory), a plugin.
 
 Shadow memory per granule (the kernel's smallest access size) remembers the last writer and
 the readers of the current *barrier interval*. Two accesses race when they come from
@@ -9,6 +9,8 @@ and lanes of one warp are also ordered by __syncwarp (their warp epoch).
 from functools import cached_property
 
 import numpy as np
+
+from .base import Plugin
 
 NONE = -1
 TID_BITS = 43
@@ -47,9 +49,9 @@ class Stamps:
     """The current stamp of every slot, and what the checks derive from it (cached per epoch;
     each derived array is computed the first time a check needs it)."""
 
-    def __init__(self, e, base):
-        self.tid = np.arange(e.S, dtype=np.int64) + base
-        self.stamp = stamp(self.tid, e.bar_epoch, e.warp_epoch)
+    def __init__(self, wave, base):
+        self.tid = np.arange(wave.S, dtype=np.int64) + base
+        self.stamp = stamp(self.tid, wave.bar_epoch, wave.warp_epoch)
         self.bar = self.stamp >> BAR_SHIFT
 
     @cached_property
@@ -69,17 +71,19 @@ class Stamps:
         return (self.stamp & ~np.int64(TID_MASK)) | MANY_TID
 
 
-class RaceDetector:
-    def __init__(self, engine, shared=True, global_=True):
-        self.e = engine
-        self.check_shared = shared
-        self.check_global = global_
+class RaceDetector(Plugin):
+    checks = ("race", "global_race")
+
+    def __init__(self, launch, program, report, options):
+        super().__init__(launch, program, report, options)
+        self.check_shared = self.enabled("race")
+        self.check_global = self.enabled("global_race")
         self.global_shadows = {}
         self.shared_shadows = {}
         self._stamps = {}
         self.fences = None          # per launch-wide thread: how many __threadfence() it has run
 
-    def on_wave(self, engine):
+    def on_wave_start(self, wave):
         self.shared_shadows = {}
         self._stamps = {}
 
@@ -87,52 +91,51 @@ class RaceDetector:
         """__threadfence() then an atomic (a ticket, a flag) publishes a thread's earlier global
         writes to a block whose own atomic comes later: CUDA's threadFenceReduction protocol.
         A fence alone makes nobody wait, so it publishes nothing by itself."""
-        e = self.e
+        e = self.wave
         if self.fences is None:
-            n = e.launch.num_blocks * e.spb
+            n = self.launch.num_blocks * e.spb
             self.fences = np.zeros(n, np.uint8)             # fences run, per launch-wide thread
             self.fence_clock = np.full(n, -1, np.int64)     # when its last fence ran
             self.atomic_clock = np.full(n, -1, np.int64)    # when its last global atomic ran
-            self.block_atomic_clock = np.full(e.launch.num_blocks, -1, np.int64)
+            self.block_atomic_clock = np.full(self.launch.num_blocks, -1, np.int64)
         g = lanes + e.gslot_base
         self.fences[g] += 1
         self.fence_clock[g] = e.steps << 27
 
     def _published(self, writer, reader, recorded_fences):
         """Writes by `writer` that a later atomic of the reader's block has been told about."""
-        spb = self.e.spb
+        spb = self.wave.spb
         fenced = self.fences[writer] != recorded_fences
         flagged = self.atomic_clock[writer] > self.fence_clock[writer]
         seen = self.block_atomic_clock[reader // spb] > self.atomic_clock[writer]
         return fenced & flagged & seen
 
-    def on_barrier(self, engine, lanes):
+    def on_barrier(self, sync, lanes):
         self._stamps = {}        # epochs changed: recompute the stamps
 
     def stamps(self, kind):
         st = self._stamps.get(kind)
         if st is None:
-            st = self._stamps[kind] = Stamps(self.e, self.e.gslot_base if kind == "global" else 0)
+            st = self._stamps[kind] = Stamps(self.wave, self.wave.gslot_base if kind == "global" else 0)
         return st
 
-    def on_access(self, region, offsets, size, kind, L, site):
-        e = self.e
+    def on_memory_access(self, region, offsets, size, kind, L, site):
         if region.kind == "shared":
             if not self.check_shared:
                 return
-            granule = e.prog.shared_access_size
+            granule = self.program.shared_access_size
         else:
             if not self.check_global:
                 return
-            granule = e.prog.global_access_size
-        if e.ctx.nlanes(L) == 0:
+            granule = self.program.global_access_size
+        if self.wave.nlanes(L) == 0:
             return
         g0 = offsets // granule
         for extra in range(max(1, size // granule)):
             self._check(region, g0 + extra, granule, kind, L, site)
 
     def _shadow(self, region, granule):
-        e = self.e
+        e = self.wave
         table = self.shared_shadows if region.kind == "shared" else self.global_shadows
         sh = table.get(region.id)
         if sh is None:
@@ -141,7 +144,7 @@ class RaceDetector:
         return sh
 
     def _check(self, region, gran, granule, kind, L, site):
-        e = self.e
+        e = self.wave
         sh = self._shadow(region, granule)
         is_global = region.kind == "global"
         st = self.stamps(region.kind)
@@ -150,35 +153,14 @@ class RaceDetector:
             key = gran.astype(np.int64)
         else:
             key = e.slot_block[L].astype(np.int64) * max(1, region.nbytes // granule) + gran
-
-        def unordered(other, published=None):
-            """Accesses by other threads that nothing orders before this one: in this block, the
-            same barrier interval; in global memory, any access by a thread of another block
-            (unless that thread has since published it with __threadfence())."""
-            hit = (other >> BAR_SHIFT) == curbar             # same barrier interval
-            if not (hit.any() or (is_global and (other >= 0).any())):
-                return hit
-            otid, tid = other & TID_MASK, st.tid[L]
-            hit &= otid != tid
-            owarp = warp_of(otid)
-            same_warp = owarp == st.warp[L]
-            hit &= ~(same_warp & ((other >> WEP_SHIFT) != st.wep[L]))   # ordered by __syncwarp
-            if is_global:
-                known = owarp != NOWARP            # several warps: blocks unknown, judge as same block
-                same_block = (owarp * 32 // e.spb) == (tid // e.spb)
-                cross = (other >= 0) & known & ~same_block
-                if published is not None:
-                    cross &= ~published(otid)
-                hit = (hit & (same_block | ~known)) | cross
-            return hit
-
-        def fenced_since(otid):
-            writer = np.minimum(otid, len(self.fences) - 1)
-            return self._published(writer, st.tid[L], sh.w_fence[key])
-
-        w = sh.w[key]
         atomic = kind in ("atomic", "cas")
-        w_conf = unordered(w, fenced_since if is_global and self.fences is not None else None)
+        w = sh.w[key]
+        published = None
+        if is_global and self.fences is not None:
+            def published(otid):
+                writer = np.minimum(otid, len(self.fences) - 1)
+                return self._published(writer, st.tid[L], sh.w_fence[key])
+        w_conf = self._unordered(w, st, L, curbar, is_global, published)
         if w_conf.any():
             if atomic:
                 w_conf &= (sh.w_site[key] & 1) == 0       # atomic against atomic is fine
@@ -192,35 +174,72 @@ class RaceDetector:
             self._report("RAW" if kind == "read" else "WAW", region, gran[k], granule, int(w[k] & TID_MASK),
                          ws >> 2, "atomic" if ws & 1 else "write", int(cur[k] & TID_MASK), site,
                          "atomic" if atomic else kind)
-        if kind != "read":
-            r = sh.r[key]
-            r_conf = unordered(r) if kind != "cas" else np.zeros(len(key), bool)
-            if r_conf.any():
-                k = int(np.flatnonzero(r_conf)[0])
-                other = int(r[k] & TID_MASK)
-                self._report("WAR", region, gran[k], granule, -1 if other & SEVERAL else other,
-                             int(sh.r_site[key[k]]), "read", int(cur[k] & TID_MASK), site,
-                             "atomic" if atomic else kind)
-            sh.w[key] = cur
-            if len(key) > 1 and not atomic:
-                # two lanes of this very instruction writing one location: scatter, then read back
-                back = sh.w[key]
-                clash = back != cur
-                if clash.any():
-                    k = int(np.flatnonzero(clash)[0])
-                    self._report("WAW", region, gran[k], granule, int(back[k] & TID_MASK), site, "write",
-                                 int(cur[k] & TID_MASK), site, kind)
-            sh.w_site[key] = site * 4 + (1 if atomic else 0) + (2 if kind == "cas" else 0)
-            if is_global and self.fences is not None:
-                g = cur & TID_MASK
-                sh.w_fence[key] = self.fences[g]
-                if atomic:
-                    # the lanes of one atomic instruction apply in lane order: a finer clock
-                    clock = (e.steps << 27) + g + 1
-                    self.atomic_clock[g] = clock
-                    np.maximum.at(self.block_atomic_clock, g // e.spb, clock)
-            return
-        # a read: remember this interval's readers; several readers keep their warp when they share one
+        if kind == "read":
+            self._record_read(sh, key, st, L, curbar, site)
+        else:
+            self._record_write(sh, key, st, L, curbar, site, region, gran, granule, kind, is_global)
+
+    def _unordered(self, other, st, L, curbar, is_global, published=None):
+        """Which recorded accesses `other` (stamps, one per lane) nothing orders before this
+        lane's access: in this block, the same barrier interval by another thread (not ordered by
+        __syncwarp); in global memory, also any access by a thread of another block (unless that
+        thread has since published it: `published(thread ids)`)."""
+        hit = (other >> BAR_SHIFT) == curbar              # same barrier interval
+        if not (hit.any() or (is_global and (other >= 0).any())):
+            return hit
+        otid, tid = other & TID_MASK, st.tid[L]
+        hit &= otid != tid
+        owarp = warp_of(otid)
+        same_warp = owarp == st.warp[L]
+        hit &= ~(same_warp & ((other >> WEP_SHIFT) != st.wep[L]))   # ordered by __syncwarp
+        if is_global:
+            spb = self.wave.spb
+            known = owarp != NOWARP            # several warps: blocks unknown, judge as same block
+            same_block = (owarp * 32 // spb) == (tid // spb)
+            cross = (other >= 0) & known & ~same_block
+            if published is not None:
+                cross &= ~published(otid)
+            hit = (hit & (same_block | ~known)) | cross
+        return hit
+
+    def _record_write(self, sh, key, st, L, curbar, site, region, gran, granule, kind, is_global):
+        """A write or atomic: races with this interval's unordered readers, then it is the last
+        writer."""
+        e = self.wave
+        cur = st.stamp[L]
+        atomic = kind in ("atomic", "cas")
+        r = sh.r[key]
+        r_conf = self._unordered(r, st, L, curbar, is_global) if kind != "cas" else np.zeros(len(key), bool)
+        if r_conf.any():
+            k = int(np.flatnonzero(r_conf)[0])
+            other = int(r[k] & TID_MASK)
+            self._report("WAR", region, gran[k], granule, -1 if other & SEVERAL else other,
+                         int(sh.r_site[key[k]]), "read", int(cur[k] & TID_MASK), site,
+                         "atomic" if atomic else kind)
+        sh.w[key] = cur
+        if len(key) > 1 and not atomic:
+            # two lanes of this very instruction writing one location: scatter, then read back
+            back = sh.w[key]
+            clash = back != cur
+            if clash.any():
+                k = int(np.flatnonzero(clash)[0])
+                self._report("WAW", region, gran[k], granule, int(back[k] & TID_MASK), site, "write",
+                             int(cur[k] & TID_MASK), site, kind)
+        sh.w_site[key] = site * 4 + (1 if atomic else 0) + (2 if kind == "cas" else 0)
+        if is_global and self.fences is not None:
+            g = cur & TID_MASK
+            sh.w_fence[key] = self.fences[g]
+            if atomic:
+                # the lanes of one atomic instruction apply in lane order: a finer clock
+                clock = (e.steps << 27) + g + 1
+                self.atomic_clock[g] = clock
+                np.maximum.at(self.block_atomic_clock, g // e.spb, clock)
+
+    @staticmethod
+    def _record_read(sh, key, st, L, curbar, site):
+        """A read: remember this interval's readers; several readers keep their warp when they
+        share one."""
+        cur = st.stamp[L]
         r = sh.r[key]
         same_bar = (r >> BAR_SHIFT) == curbar
         if same_bar.any():
@@ -240,18 +259,18 @@ class RaceDetector:
         sh.r_site[key] = site
 
     def _report(self, hazard, region, gran, granule, other_tid, other_site, other_kind, tid, site, kind):
-        e = self.e
+        e = self.wave
         elem = int(gran) * granule // max(1, region.dtype.itemsize)
         first = {"slot": other_tid, "site": other_site, "kind": other_kind,
                  "who": self._who(other_tid, region) if other_tid >= 0 else "another thread"}
         second = {"slot": tid, "site": site, "kind": kind, "who": self._who(tid, region)}
         cross = region.kind == "global" and other_tid >= 0 and other_tid // e.spb != tid // e.spb
-        e.report.race(hazard, region, elem, first, second, cross_block=cross)
+        self.report.race(hazard, region, elem, first, second, cross_block=cross)
 
     def _who(self, tid, region):
-        e = self.e
+        e = self.wave
         slot = tid if region.kind == "shared" else tid - e.gslot_base
         if 0 <= slot < e.S:
-            return e.report.who(slot)
-        return e.report.who_global(tid)
+            return self.report.who(slot)
+        return self.report.who_global(tid)
 
