@@ -40,6 +40,7 @@ class Launch:
     schedule: str = "lockstep"
     model: str = "independent"
     printed: list = field(default_factory=list)    # device printf output, in execution order
+    fault: object = None     # the KernelFault the launch ended in, if any
 
     @property
     def threads_per_block(self):
@@ -187,6 +188,10 @@ class Kernel:
         try:
             self._launch(grid, block, args, shared_mem, checks, schedule, model, seed, trace, max_steps)
         except SimcoreError as e:
+            if self.last_launch is not None:
+                self.last_launch.fault = e if hasattr(e, "report") else None
+                if self.last_launch.trace is not None and hasattr(self.last_launch.trace, "replay"):
+                    self.last_launch.trace.replay.fault = self.last_launch.fault
             if self.last_launch is not None and self.last_launch.printed:
                 print("".join(self.last_launch.printed), end="")   # what printf wrote before the fault
             raise e.with_traceback(None) from None
@@ -366,6 +371,6 @@ def _options(checks, schedule, model, seed, trace, max_steps):
     if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer))
                                   or max_steps <= 0):
         raise LaunchError(f"max_steps must be a positive integer (steps per wave of blocks), not {max_steps!r}")
-    from .trace import TraceRecorder
-    recorder = TraceRecorder() if trace else None
+    from .replay import Recorder        # the trace plus what a step-by-step replay shows
+    recorder = Recorder() if trace else None
     return Options(c, schedule, model, int(seed), int(max_steps) if max_steps else 0, recorder)

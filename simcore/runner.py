@@ -23,6 +23,8 @@ def run_launch(prog, launch, values, options):
         race = RaceDetector(engine, checks["race"], checks["global_race"])
         memory.observers.append(race)
         engine.observers.append(race)
+    if options.trace_recorder is not None and hasattr(options.trace_recorder, "attach"):
+        options.trace_recorder.attach(engine, memory)
     try:
         engine.run()
     finally:
