@@ -40,7 +40,7 @@ class Launch:
     schedule: str = "lockstep"
     model: str = "independent"
     printed: list = field(default_factory=list)    # device printf output, in execution order
-    fault: object = None     # the KernelFault the launch ended in, if any
+    fault: object = None     # the KernelFault the launch ended in, if any (a replay opens there)
 
     @property
     def threads_per_block(self):
@@ -58,7 +58,7 @@ class Options:
     model: str
     seed: int
     max_steps: int
-    trace_recorder: object
+    trace: bool            # record launch.trace (plugins/trace.py)
 
     def blocks_per_wave(self, slots_per_block, bytes_per_slot=64):
         """Blocks simulated together: enough for numpy to pay off, few enough to bound memory
@@ -190,8 +190,9 @@ class Kernel:
         except SimcoreError as e:
             if self.last_launch is not None:
                 self.last_launch.fault = e if hasattr(e, "report") else None
-                if self.last_launch.trace is not None and hasattr(self.last_launch.trace, "replay"):
-                    self.last_launch.trace.replay.fault = self.last_launch.fault
+                replay = getattr(self.last_launch.trace, "replay", None)
+                if replay is not None:
+                    replay.fault = self.last_launch.fault
             if self.last_launch is not None and self.last_launch.printed:
                 print("".join(self.last_launch.printed), end="")   # what printf wrote before the fault
             raise e.with_traceback(None) from None
@@ -371,6 +372,4 @@ def _options(checks, schedule, model, seed, trace, max_steps):
     if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer))
                                   or max_steps <= 0):
         raise LaunchError(f"max_steps must be a positive integer (steps per wave of blocks), not {max_steps!r}")
-    from .replay import Recorder        # the trace plus what a step-by-step replay shows
-    recorder = Recorder() if trace else None
-    return Options(c, schedule, model, int(seed), int(max_steps) if max_steps else 0, recorder)
+    return Options(c, schedule, model, int(seed), int(max_steps) if max_steps else 0, bool(trace))

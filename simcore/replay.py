@@ -1,9 +1,10 @@
 """A launch recorded for step-by-step replay: what is on screen at step k.
 
-`Recorder` extends the trace recorder (trace=True) with what a replay needs beyond the
-warps' program points: every shared-memory access with the thread that made it, the moments
-threads pass barriers (a barrier starts a new interval), named-barrier counts, and the
-state at the very end (the fault, when there is one). Everything is kept as numpy arrays.
+The recorder (plugins/replay_recorder.py, built by trace=True) extends the trace with what a
+replay needs beyond the warps' program points: every shared-memory access with the thread
+that made it, the moments threads pass barriers (a barrier starts a new interval),
+named-barrier counts, and the state at the very end (the fault, when there is one).
+Everything is kept as numpy arrays; `launch.trace.replay` is the `Recording`.
 
 `Recording.frame(k)` turns step k into a `Frame`: each lane's state (running, ready,
 waiting at a barrier, at a warp sync, reconverging, parked, exited) and line, the arrival
@@ -18,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .context import BAR, EXIT, JOIN, PARK, RUN, WARP
-from .trace import Trace, TraceRecorder
+from .plugins.replay_recorder import END
 
 # lane states on screen
 RUNNING, READY, WAIT_BARRIER, WAIT_WARP, RECONVERGE, PARKED, EXITED, NO_THREAD = range(8)
@@ -27,105 +28,6 @@ STATE_NAMES = ("running", "ready", "waiting at a barrier", "waiting at a warp sy
 # memory marks
 READ, WRITE, READ_WRITE, RACE = 1, 2, 3, 4
 ACCESS_KINDS = ("read", "write", "atomic")
-
-
-class Recorder(TraceRecorder):
-    """The trace recorder plus memory accesses, barrier passes and the final state."""
-
-    def __init__(self, max_steps=20000):
-        super().__init__(max_steps)
-        self.extra = []          # per snapshot: (wave, named arrivals copy, counts of waiting lanes, split warps)
-        self.access_chunks = []  # (snapshot, wave, region, kind, slots, byte offsets, site)
-        self.passes = []         # (wave, after snapshot, slots): these threads passed a barrier
-        self.wave = -1
-        self.engine = None
-        self.regions = {}
-        self.fault_in_step = False
-        self.end_snapshot = None
-
-    # ---- hooks (engine observer, memory observer)
-    def attach(self, engine, memory):
-        self.engine = engine
-        self.memory = memory
-        engine.observers.append(self)
-        memory.observers.insert(0, self)     # before the race detector, which may raise
-
-    def on_wave(self, e):
-        self.wave += 1
-
-    def on_barrier(self, e, lanes):
-        if self.truncated:
-            return
-        # called for __syncwarp too: only a barrier epoch that moved starts a new interval
-        lanes = np.asarray(lanes)
-        key = (self.wave, len(self.raw) - 1)
-        if not hasattr(self, "_epoch") or self._epoch_wave != self.wave:
-            self._epoch = np.zeros(e.S, np.int32)
-            self._epoch_wave = self.wave
-        moved = lanes[e.bar_epoch[lanes] != self._epoch[lanes]]
-        if len(moved):
-            self._epoch[moved] = e.bar_epoch[moved]
-            self.passes.append((key[0], key[1], moved.astype(np.int32)))
-
-    def on_fence(self, lanes):
-        pass
-
-    def on_access(self, region, offsets, size, kind, L, site):
-        if self.truncated or region.kind != "shared" or not self.raw:
-            return
-        e = self.engine
-        slots = e.ctx.lane_index(L)
-        if len(slots) == 0:
-            return
-        self.regions[region.id] = region
-        code = 0 if kind == "read" else 1 if kind == "write" else 2
-        self.access_chunks.append((len(self.raw) - 1, self.wave, region.id, code,
-                                   np.array(slots, np.int32), np.array(offsets, np.int64), int(site)))
-
-    def _extra(self, e):
-        st = e.st
-        nw = e.S // WARP
-        # warps whose live lanes are at more than one program point (diverged)
-        pcs = np.where(st == EXIT, -1, e.pc).reshape(nw, WARP)
-        live = (st != EXIT).reshape(nw, WARP)
-        hi = np.where(live, pcs, -1).max(axis=1)
-        lo = np.where(live, pcs, np.iinfo(np.int32).max).min(axis=1)
-        split = int(((hi != lo) & live.any(axis=1)).sum())
-        counts = np.full(e.S, -1, np.int32)
-        waiting = np.flatnonzero(st == BAR)
-        for s in np.unique(e.site[waiting]):
-            site = e.prog.sync_sites[int(s)]
-            if site.op == "bar" and "count" in site.operands:
-                sel = waiting[e.site[waiting] == s]
-                counts[sel] = e.R[site.operands["count"]][sel]
-        self.extra.append((self.wave, e.named.arrived.copy(), counts, split))
-
-    def before_step(self, e, pc, L):
-        n = len(self.raw)
-        super().before_step(e, pc, L)
-        if len(self.raw) > n:
-            self._extra(e)
-
-    def before_release(self, e, site):
-        n = len(self.raw)
-        super().before_release(e, site)
-        if len(self.raw) > n:
-            self._extra(e)
-
-    def finish(self, prog):
-        e = self.engine
-        if e is not None and hasattr(e, "st"):
-            if getattr(e, "cur_L", None) is not None and self.raw and not self.truncated:
-                self.fault_in_step = True     # raised while a step ran: that step is the fault
-            else:
-                # the state at the end: every thread exited, or stuck (a barrier fault, a deadlock)
-                self.raw.append((e.first_block, -10**9, np.zeros(e.S, bool), e.st.copy(), e.pc.copy(),
-                                 e.site.copy(), e, self.barrier_ids(e)))
-                self._extra(e)
-                self.end_snapshot = len(self.raw) - 1
-        trace = Trace(prog, [r for r in self.raw if r[1] != -10**9], self.truncated)
-        trace.replay = Recording(prog, self, e)
-        return trace
 
 
 @dataclass
@@ -230,8 +132,8 @@ class Recording:
         self.passes = rec.passes
         self.waves = np.array([x[0] for x in self._extra], np.int32)
         self.split_warps = np.array([x[3] for x in self._extra], np.int32)
-        self.events = np.array(["barrier_release" if r[1] < 0 and r[1] != -10**9 else
-                                ("end" if r[1] == -10**9 else "step") for r in self._raw])
+        self.events = np.array(["barrier_release" if r[1] < 0 and r[1] != END else
+                                ("end" if r[1] == END else "step") for r in self._raw])
 
     def __len__(self):
         return len(self._raw)
@@ -279,7 +181,7 @@ class Recording:
         S = len(st)
         nblk = S // self.spb
         prog = self.prog
-        end = pc == -10**9
+        end = pc == END
         if end:
             line, lines = 0, []
         elif pc < 0:
