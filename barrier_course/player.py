@@ -56,7 +56,7 @@ CSS = """<style>
 .simpl .legend span{display:inline-block;width:10px;height:10px;margin:0 3px 0 8px;vertical-align:middle}
 .simpl .hdr{font-weight:bold;margin:4px 0}
 .simpl .note{color:#a00;margin:2px 0}
-.simpl .report{font-size:12px;max-width:32em;white-space:normal}
+.simpl .report{font-size:12px;max-width:32em;min-width:18em;white-space:normal}
 .simpl .report pre{white-space:pre-wrap;font-size:11px}
 .simpl table.pane{border-collapse:collapse}.simpl table.pane td{vertical-align:top;padding:0 10px 0 0}
 </style>"""
@@ -199,7 +199,12 @@ def render_lanes(rec, frame, bsel, wsel):
             waiting = st == R.WAIT_BARRIER
             for bid in np.unique(bar[waiting]):
                 k, n = frame.arrivals.get((gb, int(bid)), (0, 0))
-                info.append(f"barrier {int(bid)}: {k}/{n}" if n >= 0 else f"barrier {int(bid)}: {k} arrived")
+                text = f"barrier {int(bid)}: {k}/{n}" if n >= 0 else f"barrier {int(bid)}: {k} arrived"
+                at = waiting & (bar == bid)
+                sites = np.unique(ln[at])
+                if len(sites) > 1:      # one warp waiting at two call sites of one barrier: say where
+                    text += " (" + ", ".join(f"{int((at & (ln == x)).sum())} at l.{int(x)}" for x in sites) + ")"
+                info.append(text)
             out.append(f'<div class="row"><span class="lbl">warp {w}</span>{"".join(cells)}'
                        f'<span class="info">{_esc("; ".join(info))}</span></div>')
     out.append("</div>")
@@ -253,7 +258,9 @@ def render_report(rec, frame):
         race = (f"<p>Race cell: {_esc(frame.race['array'])}[{frame.race['index']}] in block {frame.race['block']}, "
                 f"touched by {_esc(', '.join(rec.thread_name(t) for t in frame.race['threads']))}.</p>")
     where = "".join(f"<div>{_esc(t)}</div>" for t in rep.get("warps_text", [])[:12])
-    return (f'<div class="report"><div class="hdr" style="color:#a00">{_esc(rep.get("title", rec.fault.kind))}'
+    when = "" if frame.event == "fault" else \
+        f'<div class="note">The launch ends in this fault at step {rec.fault_frame}:</div>'
+    return (f'<div class="report">{when}<div class="hdr" style="color:#a00">{_esc(rep.get("title", rec.fault.kind))}'
             f' [{_esc(rep.get("kind", ""))}]</div><ul>{locs}</ul>'
             f'<p><b>What happened:</b> {_esc(rep.get("explanation", ""))}</p>{race}'
             f'<p><b>How to fix it:</b> {_esc(rep.get("fix", ""))}</p>'
@@ -287,7 +294,7 @@ def render_frame(rec, k, blocks=None, warps=None):
     return (CSS + '<div class="simpl">' + render_header(rec, frame) +
             '<table class="pane"><tr><td>' + render_source(rec, frame, bsel, wsel) + "</td><td>" +
             render_lanes(rec, frame, bsel, wsel) + render_memory(rec, frame, bsel) + "</td>" +
-            (f"<td>{report}</td>" if report else "") + "</tr></table>" + _state_legend() + "</div>")
+            (f'<td style="min-width:300px">{report}</td>' if report else "") + "</tr></table>" + _state_legend() + "</div>")
 
 
 def _state_legend():

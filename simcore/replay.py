@@ -177,8 +177,12 @@ class Recording:
         if not 0 <= k < n:
             raise IndexError(f"frame {k} is outside the recording (0 to {n - 1})")
         first_block, pc, ran, st, pcs, sites, e, bar_ids = self._raw[k]
-        wave, named_arrived, counts, _ = self._extra[k]
         S = len(st)
+        wave, named_arrived, counts, _ = self._extra[k]
+        if named_arrived is None:
+            named_arrived = np.zeros((S // self.spb, 16), np.int64)
+        if counts is None:
+            counts = np.full(S, -1, np.int32)
         nblk = S // self.spb
         prog = self.prog
         end = pc == END
@@ -199,8 +203,8 @@ class Recording:
             if at in lines:
                 line = at
         state = np.full(S, READY, np.uint8)
-        site_idx = np.where(sites >= 0, sites, len(self._site_line) - 1)
-        pc_idx = np.clip(pcs, 0, len(self._pc_line) - 1)
+        site_idx = np.where(sites >= 0, sites.astype(np.int32), len(self._site_line) - 1)
+        pc_idx = np.clip(pcs.astype(np.int32), 0, len(self._pc_line) - 1)
         lane_line = self._pc_line[pc_idx].copy()
         at_bar = st == BAR
         is_bar = at_bar & self._site_bar[site_idx]

@@ -57,26 +57,41 @@ class ReplayRecorder(TraceRecorder):
         hi = np.where(live, pcs, -1).max(axis=1)
         lo = np.where(live, pcs, np.iinfo(np.int32).max).min(axis=1)
         split = int(((hi != lo) & live.any(axis=1)).sum())
-        counts = np.full(w.S, -1, np.int32)
+        counts = None                # per lane, the count of the named barrier it waits at
         waiting = np.flatnonzero(st == BAR)
         for s in np.unique(w.site[waiting]):
             site = self.program.sync_sites[int(s)]
             if site.op == "bar" and "count" in site.operands:
+                if counts is None:
+                    counts = np.full(w.S, -1, np.int32)
                 sel = waiting[w.site[waiting] == s]
                 counts[sel] = w.R[site.operands["count"]][sel]
-        self.extra.append((self.wave_index, w.named.arrived.copy(), counts, split))
+        arrived = w.named.arrived
+        self.extra.append((self.wave_index, arrived.copy() if arrived.any() else None, counts, split))
+
+    def _snapshot(self, pc, lanes):
+        """The trace's snapshot, in the smallest integer types that hold it (7 bytes a lane)."""
+        w = self.wave
+        ran = np.zeros(w.S, bool)
+        if lanes is not None:
+            ran[lanes] = True
+        small = len(self.program.blocks) < 32000 and len(self.program.sync_sites) < 32000
+        ids = self.barrier_ids()
+        self.raw.append((w.first_block, pc, ran, w.st.copy(),
+                         w.pc.astype(np.int16) if small else w.pc.copy(),
+                         w.site.astype(np.int16) if small else w.site.copy(), w,
+                         ids.astype(np.int8) if (ids < 128).all() and (ids >= -1).all() else ids))
+        self._extra()
 
     def on_step(self, pc, lanes):
-        n = len(self.raw)
-        super().on_step(pc, lanes)
-        if len(self.raw) > n:
-            self._extra()
+        block = self.program.blocks[pc]
+        if not (block.code or block.lines) or self.full():
+            return      # an empty block (a join point) is no step a reader would see
+        self._snapshot(pc, lanes)
 
     def on_barrier_release(self, sync, lanes):
-        n = len(self.raw)
-        super().on_barrier_release(sync, lanes)
-        if len(self.raw) > n:
-            self._extra()
+        if not self.full():
+            self._snapshot(-1 - sync.id, None)
 
     def on_launch_end(self, launch):
         w = self.wave
@@ -85,9 +100,7 @@ class ReplayRecorder(TraceRecorder):
                 self.fault_in_step = True     # raised while a step ran: that step is the fault
             else:
                 # the state at the end: every thread exited, or stuck (a barrier fault, a deadlock)
-                self.raw.append((w.first_block, END, np.zeros(w.S, bool), w.st.copy(), w.pc.copy(),
-                                 w.site.copy(), w, self.barrier_ids()))
-                self._extra()
+                self._snapshot(END, None)
                 self.end_snapshot = len(self.raw) - 1
         trace = Trace(self.program, [r for r in self.raw if r[1] != END], self.truncated)
         from ..replay import Recording
