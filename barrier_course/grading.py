@@ -210,23 +210,14 @@ def _resolve(key, names) -> int:
 
 
 def _compare(got: np.ndarray, want: np.ndarray, rtol: float, atol: float):
-    """Return (number wrong, list of (index, expected, got)) -- NaN never equals anything."""
-    got = np.asarray(got)
-    want = np.asarray(want)
-    if got.shape != want.shape:
-        if got.size < want.size:
-            raise ValueError(f"output has {got.size} elements, the reference {want.size}")
-        got = got.reshape(-1)[: want.size].reshape(want.shape)
-    if np.issubdtype(want.dtype, np.floating) or np.issubdtype(got.dtype, np.floating):
-        ok = np.isclose(got.astype(np.float64), want.astype(np.float64), rtol=rtol, atol=atol)
-    else:
-        ok = got == want
-    bad = np.argwhere(~ok)
-    shown = []
-    for idx in bad[:MAX_WRONG_SHOWN]:
-        idx = tuple(int(i) for i in idx)
-        shown.append((idx if len(idx) > 1 else idx[0], want[idx], got[idx]))
-    return int(bad.shape[0]), shown
+    """Return (number wrong, list of (index, expected, got)), by the project's one comparison
+    (``simcore.compare.array_difference``: integers exactly, floats within rtol/atol, a NaN
+    agrees only with a NaN)."""
+    _simcore()
+    from simcore.compare import array_difference  # noqa: PLC0415 (after the friendly import check)
+
+    diff = array_difference(got, want, rtol, atol, max_examples=MAX_WRONG_SHOWN)
+    return diff.wrong, list(diff.examples)
 
 
 def _fmt(v) -> str:

@@ -9,6 +9,7 @@ styles differ as well as colours.
 Functions
 ---------
 trace_figure(trace)            warps x time, coloured by state, barrier arrivals marked.
+annotate_lanes(fig, trace)     the number of active lanes on a trace_figure's divergent bars.
 read_map_figure(read_from)     which thread reads the element which thread wrote.
 barrier_cost_figure(data)      cycles per __syncthreads() measured on an H200.
 
@@ -23,9 +24,12 @@ from collections import OrderedDict
 
 import numpy as np
 
+from barrier_course.traces import arrival_count, block_key, keep_blocks, warp_timeline
+from barrier_course.warps import WARP_SIZE, popcount
+
 __all__ = [
     "STATE_STYLE",
-    "warp_timeline",
+    "annotate_lanes",
     "trace_figure",
     "read_map_figure",
     "barrier_cost_figure",
@@ -89,89 +93,6 @@ _UNKNOWN_STYLE = ("other", "#FFFFFF", "oo")
 
 # --------------------------------------------------------------------------- traces
 
-def _flat_warps(step):
-    """The WarpState entries of one step; a warp may appear once per lane group."""
-    out = []
-    for w in step.warps:
-        if isinstance(w, (list, tuple)) and not hasattr(w, "state"):
-            out.extend(w)          # a warp given as a list of lane groups
-        else:
-            out.append(w)
-    return out
-
-
-def _count(arrivals):
-    """Barrier arrivals as a number (the trace may hold a count or a set of threads)."""
-    if arrivals is None:
-        return 0
-    if isinstance(arrivals, (int, np.integer)):
-        return int(arrivals)
-    try:
-        return len(arrivals)
-    except TypeError:
-        return int(arrivals)
-
-
-def _popcount(mask):
-    try:
-        return bin(int(mask) & 0xFFFFFFFF).count("1")
-    except (TypeError, ValueError):
-        return None
-
-
-def warp_timeline(trace, blocks=None):
-    """Summarise a trace per warp.
-
-    Returns ``(rows, states, lines)``: ``rows`` is the sorted list of ``(block, warp)``
-    pairs; ``states[r][s]`` is the state of row ``r`` at step ``s`` (``"split"`` when the
-    warp's lane groups are in different states, ``None`` when the warp is not in that
-    step); ``lines[r][s]`` the source line (the running group's line when there is one).
-    ``blocks`` keeps only those block indices (an int or an iterable).
-    """
-    keep = _keep_set(blocks)
-    per_step = []
-    seen = set()
-    for step in trace.steps:
-        groups = {}
-        for w in _flat_warps(step):
-            key = (_block_key(w.block), int(w.warp))
-            if keep is not None and key[0] not in keep:
-                continue
-            groups.setdefault(key, []).append(w)
-            seen.add(key)
-        per_step.append(groups)
-    rows = sorted(seen)
-    states = [[None] * len(per_step) for _ in rows]
-    lines = [[None] * len(per_step) for _ in rows]
-    for s, groups in enumerate(per_step):
-        for r, key in enumerate(rows):
-            ws = groups.get(key)
-            if not ws:
-                continue
-            kinds = {w.state for w in ws}
-            states[r][s] = kinds.pop() if len(kinds) == 1 else "split"
-            running = [w for w in ws if w.state == "running"]
-            lines[r][s] = (running or ws)[0].line
-    return rows, states, lines
-
-
-def _keep_set(blocks):
-    """``None`` (keep all) or the set of block keys to keep."""
-    if blocks is None:
-        return None
-    if not isinstance(blocks, (list, set, range)):
-        blocks = [blocks]
-    return {_block_key(b) for b in blocks}
-
-
-def _block_key(b):
-    """Blocks may be ints or (x, y, z) tuples; keep ints as ints."""
-    if isinstance(b, (list, tuple)):
-        b = tuple(int(v) for v in b)
-        return b[0] if len(b) == 1 or not any(b[1:]) else b
-    return int(b)
-
-
 def _runs(values):
     """Run-length encode a list: [(start, length, value), ...]."""
     runs = []
@@ -199,9 +120,6 @@ def trace_figure(trace, *, title="Warps over time", blocks=None, max_rows=48,
     (a dict ``(block, barrier_id) -> arrivals``, a count or a collection of threads).
     """
     import matplotlib.pyplot as plt
-    from matplotlib.patches import Patch
-    from matplotlib.lines import Line2D
-    from matplotlib.ticker import MaxNLocator
 
     rows, states, lines = warp_timeline(trace, blocks)
     hidden = max(0, len(rows) - max_rows)
@@ -214,7 +132,26 @@ def trace_figure(trace, *, title="Warps over time", blocks=None, max_rows=48,
         2, 1, sharex=True, figsize=figsize,
         gridspec_kw={"height_ratios": [1.2, max(2.0, 0.32 * nrows)]})
 
-    # --- per-warp state bars
+    used_states, arrivals = _draw_warp_bars(ax, rows, states, lines, nsteps, show_lines, hidden)
+    releases = _draw_barrier_counts(ax_bar, trace, blocks, nsteps)
+    for s in sorted(releases):
+        ax.axvline(s, color="black", linestyle="--", linewidth=0.8)
+        ax_bar.axvline(s, color="black", linestyle="--", linewidth=0.8)
+    if end_label:
+        ax.axvline(nsteps, color="black", linewidth=2)
+        ax.text(nsteps, nrows - 0.3, f" {end_label}", ha="right", va="bottom", fontsize=9,
+                fontweight="bold", bbox=dict(boxstyle="round,pad=0.2", fc="white", ec="black"))
+    ax_bar.set_title(title)
+    _trace_legend(fig, used_states, arrivals, releases, figsize)
+    return fig
+
+
+def _draw_warp_bars(ax, rows, states, lines, nsteps, show_lines, hidden):
+    """The lower panel of ``trace_figure``: one row of state bars per warp, a triangle where
+    a warp arrives at a block barrier. Returns (states drawn, whether any warp arrived)."""
+    from matplotlib.ticker import MaxNLocator
+
+    nrows = max(1, len(rows))
     used_states = []
     arrivals_x, arrivals_y = [], []
     for r, (row_states, row_lines) in enumerate(zip(states, lines)):
@@ -249,16 +186,20 @@ def trace_figure(trace, *, title="Warps over time", blocks=None, max_rows=48,
     ax.set_xlabel("trace step (scheduler decisions, not clock cycles)")
     if hidden:
         ax.set_ylabel(f"{hidden} more warps not shown", fontsize=8)
+    return used_states, bool(arrivals_x)
 
-    # --- barrier arrival counts
+
+def _draw_barrier_counts(ax_bar, trace, blocks, nsteps):
+    """The upper panel of ``trace_figure``: each barrier's arrival count over time. Returns
+    the steps at which a count fell back (a barrier released)."""
     series = OrderedDict()
-    keep = _keep_set(blocks)
+    keep = keep_blocks(blocks)
     for s, step in enumerate(trace.steps):
         for key, arrived in (getattr(step, "barriers", None) or {}).items():
             blk, bid = key
-            if keep is not None and _block_key(blk) not in keep:
+            if keep is not None and block_key(blk) not in keep:
                 continue
-            series.setdefault((_block_key(blk), bid), [0] * nsteps)[s] = _count(arrived)
+            series.setdefault((block_key(blk), bid), [0] * nsteps)[s] = arrival_count(arrived)
     series = OrderedDict((k, v) for k, v in series.items() if max(v) > 0)
     styles = ["-", "--", "-.", ":"]
     releases = set()
@@ -268,28 +209,26 @@ def trace_figure(trace, *, title="Warps over time", blocks=None, max_rows=48,
         for s in range(1, nsteps):
             if counts[s] < counts[s - 1]:
                 releases.add(s)
-    for s in sorted(releases):
-        ax.axvline(s, color="black", linestyle="--", linewidth=0.8)
-        ax_bar.axvline(s, color="black", linestyle="--", linewidth=0.8)
-    if end_label:
-        ax.axvline(nsteps, color="black", linewidth=2)
-        ax.text(nsteps, nrows - 0.3, f" {end_label}", ha="right", va="bottom", fontsize=9,
-                fontweight="bold", bbox=dict(boxstyle="round,pad=0.2", fc="white", ec="black"))
     ax_bar.set_ylabel("threads\narrived", fontsize=8)
     if series:
         ax_bar.legend(fontsize=7, loc="upper left", ncol=min(4, len(series)))
     else:
         ax_bar.text(0.5, 0.5, "no barrier arrivals in this trace", transform=ax_bar.transAxes,
                     ha="center", va="center", fontsize=9)
-    ax_bar.set_title(title)
+    return releases
 
-    # --- legend: every state drawn, plus the markers
+
+def _trace_legend(fig, used_states, arrivals, releases, figsize):
+    """The legend under ``trace_figure``: every state drawn, plus the markers used."""
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
     order = list(STATE_STYLE)
-    used_states.sort(key=lambda st: order.index(st) if st in order else len(order))
+    used_states = sorted(used_states, key=lambda st: order.index(st) if st in order else len(order))
     handles = [Patch(facecolor=STATE_STYLE.get(s, _UNKNOWN_STYLE)[1], edgecolor="black",
                      hatch=STATE_STYLE.get(s, _UNKNOWN_STYLE)[2],
                      label=STATE_STYLE.get(s, (s,))[0]) for s in used_states]
-    if arrivals_x:
+    if arrivals:
         handles.append(Line2D([], [], linestyle="none", marker="v", color="black",
                               label="arrives at barrier"))
     if releases:
@@ -298,6 +237,26 @@ def trace_figure(trace, *, title="Warps over time", blocks=None, max_rows=48,
     fig.legend(handles=handles, fontsize=8, loc="lower center", ncol=ncol, frameon=False)
     legend_rows = -(-len(handles) // ncol)
     fig.tight_layout(rect=(0, min(0.4, (0.25 * legend_rows + 0.1) / figsize[1]), 1, 1))
+
+
+def annotate_lanes(fig, trace, block=0):
+    """Write the number of active lanes on every bar of a ``trace_figure`` where a warp ran
+    with fewer than 32 lanes (a divergent pass). Returns ``fig``."""
+    rows, _, _ = warp_timeline(trace, blocks=block)
+    ax = fig.axes[1]
+    nrows = max(1, len(rows))
+    for s, step in enumerate(trace.steps):
+        if step.event != "step":
+            continue
+        for w in step.warps:
+            key = (block_key(w.block), int(w.warp))
+            if w.state != "running" or key not in rows:
+                continue
+            lanes = popcount(w.active_mask)
+            if lanes < WARP_SIZE:
+                y = nrows - 1 - rows.index(key)
+                ax.text(s + 0.5, y, f"{lanes}\nlanes", ha="center", va="center", fontsize=7,
+                        bbox=dict(boxstyle="round,pad=0.1", fc="white", ec="black", lw=0.5))
     return fig
 
 

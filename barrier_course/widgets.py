@@ -4,9 +4,10 @@ Two layers, so that a notebook executed top to bottom (without anyone touching a
 still runs the code the widget would run:
 
 ``run_case(kern, block, make_args, reference, ...)`` -> ``Outcome``
-    one launch on the simulator; the outcome is "correct", "wrong" (with counts and a
-    few examples), "fault" (the ``simcore.KernelFault`` kind and first report line) or
-    "error" (a compile or launch error).
+    one launch on the simulator (through ``faults.run_kernel``); the outcome is "correct",
+    "wrong" (with counts and a few examples, compared by ``simcore.compare.array_difference``),
+    "fault" (the ``simcore.KernelFault`` kind and first report line) or "error" (a compile
+    or launch error).
 
 ``launch_explorer(source, kernel_name, make_args, reference, ...)`` -> ipywidgets box
     dropdowns for block size, schedule and checks (and optionally a checkbox that swaps
@@ -30,11 +31,15 @@ The argument factory and the reference are plain functions::
 from __future__ import annotations
 
 import html
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
+from simcore.compare import array_difference
 
-__all__ = ["Outcome", "run_case", "compare", "launch_explorer",
+from barrier_course.faults import report_section, run_kernel
+
+__all__ = ["Outcome", "run_case", "launch_explorer",
            "BLOCK_SIZES", "SCHEDULES", "CHECKS"]
 
 BLOCK_SIZES = (32, 64, 128, 256, 512, 1024)
@@ -56,7 +61,7 @@ class Outcome:
     examples: list = field(default_factory=list)   # [(index, got, expected), ...]
     kind: str | None = None        # fault kind, e.g. "race", or the error class name
     line: int | None = None        # source line of the fault, when known
-    first_line: str = ""           # first line of the fault report / error message
+    first_line: str = ""           # the fault report's title / the error message's first line
     fault: BaseException | None = None
 
     @property
@@ -86,19 +91,6 @@ class Outcome:
                 f"{html.escape(self.summary())}</pre>")
 
 
-def compare(got, expected, max_examples=5):
-    """Return ``(n_wrong, total, examples)`` comparing two arrays element by element."""
-    got = np.asarray(got).ravel()
-    expected = np.asarray(expected).ravel()
-    if np.issubdtype(expected.dtype, np.floating):
-        bad = ~np.isclose(got, expected, rtol=1e-5, atol=1e-6, equal_nan=True)
-    else:
-        bad = got != expected
-    idx = np.flatnonzero(bad)
-    examples = [(int(i), got[i].item(), expected[i].item()) for i in idx[:max_examples]]
-    return int(idx.size), int(expected.size), examples
-
-
 def run_case(kern, block, make_args, reference, *, schedule="lockstep", checks=True,
              output=1, seed=0, **sim_options):
     """Launch ``kern`` once with ``block`` threads per block and judge the result.
@@ -119,19 +111,24 @@ def run_case(kern, block, make_args, reference, *, schedule="lockstep", checks=T
     if schedule == "random":
         opts["seed"] = seed
     base = dict(block=block, schedule=schedule, checks=checks, kernel=name)
-    try:
-        kern(grid, (block,), args, **opts)
-    except simcore.KernelFault as fault:
-        text = str(fault).strip().splitlines()
-        return Outcome("fault", kind=fault.kind, line=fault.line,
-                       first_line=text[0] if text else "", fault=fault, **base)
-    except (simcore.CompileError, simcore.LaunchError) as err:
-        text = str(err).strip().splitlines()
-        return Outcome("error", kind=type(err).__name__, first_line=text[0] if text else "",
-                       fault=err, **base)
-    wrong, total, examples = compare(args[output], expected)
-    return Outcome("correct" if wrong == 0 else "wrong", wrong=wrong, total=total,
+    run = run_kernel(kern, grid, (block,), args, **opts)
+    for text in run.warnings:             # shown as a plain launch would show them
+        warnings.warn(simcore.SimWarning(text), stacklevel=2)
+    if run.status == "error":
+        return Outcome("error", kind=type(run.fault).__name__, first_line=_first_line(run.fault),
+                       fault=run.fault, **base)
+    if run.fault is not None:
+        return Outcome("fault", kind=run.kind, line=run.line,
+                       first_line=report_section(run.fault, "title"), fault=run.fault, **base)
+    diff = array_difference(np.asarray(args[output]).ravel(), np.asarray(expected).ravel())
+    examples = [(i, actual.item(), want.item()) for i, want, actual in diff.examples]
+    return Outcome("correct" if diff.ok else "wrong", wrong=diff.wrong, total=diff.total,
                    examples=examples, **base)
+
+
+def _first_line(error):
+    text = str(error).strip().splitlines()
+    return text[0] if text else ""
 
 
 def launch_explorer(source, kernel_name, make_args, reference, *, output=1,

@@ -12,7 +12,7 @@ parameter's exact type), and
 * ``intended``: optionally, for undefined kernels, what the programmer meant (the GPU run of
   ``tools/gpu_conformance.py`` reports how often real hardware matched it).
 
-Verdicts follow /work/shared/design/SEMANTICS.md (simcore's rules: barriers count threads,
+Verdicts follow docs/semantics.md (simcore's rules: barriers count threads,
 exited threads are not waited for, diverged lanes of a warp wait for each other at the
 immediate post-dominator). The reasoning for the less obvious ones is in each entry's ``why``.
 
@@ -591,7 +591,7 @@ entry("half_warp_reduce", grid=(1,), block=(64,),
       reference=lambda a: {0: a[1].reshape(2, 32)[:, :16].sum(axis=1).astype(np.int32)},
       expect="ok",
       why="lanes 8-15 read lanes 16-23, which do not take part: undefined values, but "
-          "they never reach lane 0's sum nor any store (SEMANTICS: fault only on use)")
+          "they never reach lane 0's sum nor any store (docs/semantics.md: fault only on use)")
 
 
 def _partial_ref(a):
@@ -1607,7 +1607,7 @@ entry("x_warp_specialized", grid=(1,), block=(128,),
 # --------------------------------------------------------------------------- y_: subtle cases
 # Legal code that a naive checker would flag (uniform conditions, whole-block exits,
 # barriers in device functions, exited lanes in shuffles, byte-sized neighbours), and
-# undefined code that a naive checker would miss. Verdicts follow SEMANTICS.md.
+# undefined code that a naive checker would miss. Verdicts follow docs/semantics.md.
 def _y_blockidx_ref(a):
     x = a[1].reshape(4, 128)
     out = np.where((np.arange(4) % 2 == 0)[:, None], x[:, ::-1], -x)

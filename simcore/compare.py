@@ -5,10 +5,17 @@
     res.ok                # True when every array argument agrees (or only the simulator ran)
 
 Each backend gets its own copies of the arguments; the caller's arrays are not modified.
-Integer and bool arrays must agree exactly. Floating-point arrays are compared with
-``rtol``/``atol`` because the GPU compiler contracts ``a * b + c`` into one fused
-multiply-add (one rounding instead of two) and uses its own implementations of ``expf``,
-``sinf``... (a few ulp apart from numpy's), so the last bits may legitimately differ.
+Every array is compared by :func:`array_difference`, the project's one element-by-element
+comparison (the course's graders and widgets use it too). Its rule:
+
+* integer and bool arrays must agree exactly;
+* when either side is floating point (or complex), elements agree when
+  ``|actual - expected| <= atol + rtol * |expected|`` (``numpy.isclose``), because the GPU
+  compiler contracts ``a * b + c`` into one fused multiply-add (one rounding instead of two)
+  and uses its own ``expf``, ``sinf``... (a few ulp apart from numpy's), so the last bits may
+  legitimately differ;
+* a NaN agrees with a NaN in the same place (both sides say "not a number") and never with
+  a number; an infinity agrees only with the same infinity.
 
 Without CuPy or a GPU only the simulator runs: ``gpu_ran`` is False and ``reason`` says why.
 A fault on the simulator (``simcore.KernelFault``) is raised as is: a kernel with undefined
@@ -20,7 +27,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["ComparisonResult", "run_both", "assert_same", "compare_arrays"]
+__all__ = ["ArrayDifference", "array_difference", "ComparisonResult", "run_both", "assert_same",
+           "compare_arrays"]
 
 MAX_SHOWN = 5  # differing elements listed per argument
 
@@ -73,28 +81,68 @@ def _fmt(v):
     return repr(v)
 
 
+@dataclass(frozen=True)
+class ArrayDifference:
+    """What :func:`array_difference` found: ``wrong`` of ``total`` elements differ."""
+
+    wrong: int
+    total: int
+    examples: tuple      # the first differing elements: ((index, expected, actual), ...)
+    rule: str            # "exact", or the tolerances used: "rtol=1e-05, atol=1e-06"
+
+    @property
+    def ok(self) -> bool:
+        return self.wrong == 0
+
+
+def array_difference(actual, expected, rtol=1e-5, atol=1e-6,
+                     max_examples=MAX_SHOWN) -> ArrayDifference:
+    """Compare ``actual`` with ``expected`` element by element, by the rule in this module's
+    docstring (exact for integers; ``rtol``/``atol`` when either side is floating point; NaN
+    agrees only with NaN).
+
+    ``actual`` may hold more elements than ``expected`` (an output buffer longer than the
+    part a reference describes): its first ``expected.size`` elements, in C order, are
+    compared. Fewer elements is a ``ValueError``. An example's index is an int for 1-D
+    arrays, a tuple otherwise; its values are numpy scalars.
+    """
+    actual = np.asarray(actual)
+    expected = np.asarray(expected)
+    if actual.shape != expected.shape:
+        if actual.size < expected.size:
+            raise ValueError(f"the array has {actual.size} element(s), "
+                             f"the expected values {expected.size}")
+        actual = actual.reshape(-1)[: expected.size].reshape(expected.shape)
+    kinds = actual.dtype.kind + expected.dtype.kind
+    if "f" in kinds or "c" in kinds:
+        as_type = np.complex128 if "c" in kinds else np.float64
+        close = np.isclose(actual.astype(as_type), expected.astype(as_type),
+                           rtol=rtol, atol=atol, equal_nan=True)
+        rule = f"rtol={rtol:g}, atol={atol:g}"
+    else:
+        close = actual == expected
+        rule = "exact"
+    bad = np.argwhere(~np.asarray(close))
+    examples = []
+    for idx in bad[:max_examples]:
+        idx = tuple(int(i) for i in idx)
+        examples.append((idx[0] if len(idx) == 1 else idx, expected[idx], actual[idx]))
+    return ArrayDifference(int(bad.shape[0]), int(expected.size), tuple(examples), rule)
+
+
 def compare_arrays(label: str, sim: np.ndarray, gpu: np.ndarray, rtol=1e-5, atol=1e-6,
                    other: str = "gpu"):
-    """None when equal, else a message naming ``label`` and the first differing elements."""
+    """None when equal (by :func:`array_difference`), else a message naming ``label`` and
+    the first differing elements."""
     if sim.shape != gpu.shape or sim.dtype != gpu.dtype:
         return (f"{label}: shape/dtype differ: sim {sim.shape} {sim.dtype}, "
                 f"{other} {gpu.shape} {gpu.dtype}")
-    if sim.dtype.kind in "fc":
-        close = np.isclose(sim, gpu, rtol=rtol, atol=atol, equal_nan=True)
-        how = f"rtol={rtol:g}, atol={atol:g}"
-    else:
-        close = sim == gpu
-        how = "exact"
-    if close.all():
+    diff = array_difference(sim, gpu, rtol, atol)
+    if diff.ok:
         return None
-    bad = np.argwhere(~close)
-    shown = []
-    for idx in bad[:MAX_SHOWN]:
-        idx = tuple(int(i) for i in idx)
-        where = idx[0] if len(idx) == 1 else idx
-        shown.append(f"[{where}] sim={_fmt(sim[idx])} {other}={_fmt(gpu[idx])}")
-    more = f" (and {len(bad) - len(shown)} more)" if len(bad) > len(shown) else ""
-    return (f"{label}: {len(bad)} of {sim.size} elements differ ({how}): "
+    shown = [f"[{where}] sim={_fmt(s)} {other}={_fmt(g)}" for where, g, s in diff.examples]
+    more = f" (and {diff.wrong - len(shown)} more)" if diff.wrong > len(shown) else ""
+    return (f"{label}: {diff.wrong} of {diff.total} elements differ ({diff.rule}): "
             + ", ".join(shown) + more)
 
 

@@ -15,7 +15,7 @@ Reconvergence (independent thread scheduling, Volta and later): when lanes of on
 different sides of a branch, each of them records the branch's immediate post-dominator J.
 A lane reaching J waits there until every live warp-mate that recorded J arrives. Meanwhile
 any other path, of the same warp too, may run. That single rule reproduces what an H200 does
-with the seed examples (see SEMANTICS.md).
+with the seed examples (see docs/semantics.md, section 7).
 """
 import numpy as np
 

@@ -9,6 +9,7 @@ The same call runs on a GPU through CuPy with backend="cupy" (or SIMCORE_BACKEND
 import os
 import warnings
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -49,6 +50,15 @@ class Launch:
     @property
     def num_blocks(self):
         return self.grid[0] * self.grid[1] * self.grid[2]
+
+
+class SharedDeclaration(NamedTuple):
+    """One ``__shared__`` variable of a kernel (``Kernel.shared_arrays``)."""
+    name: str
+    element_type: str    # C spelling of the element type: "float", "unsigned int", ...
+    nbytes: int          # bytes per block; 0 for `extern __shared__` (sized at launch)
+    dynamic: bool        # True for `extern __shared__`
+    line: int            # source line of the declaration
 
 
 @dataclass
@@ -177,6 +187,21 @@ class Kernel:
     def signature(self):
         return f"{self.name}({', '.join(f'{p.type} {p.name}' for p in self.params)})"
 
+    @property
+    def shared_arrays(self):
+        """The kernel's ``__shared__`` variables, as the compiler sized them (macros and
+        ``-D`` options applied): a tuple of ``SharedDeclaration``. ``extern __shared__``
+        arrays have ``nbytes == 0`` and ``dynamic=True``: the launch's ``shared_mem`` sizes
+        them. Empty when only the kernel's signature is known (backend "cupy", a source
+        outside the simulator's subset)."""
+        return tuple(SharedDeclaration(a.name, str(a.elem), int(a.nbytes), bool(a.dynamic), int(a.line))
+                     for a in getattr(self.program, "shared", ()))
+
+    @property
+    def static_shared_bytes(self):
+        """Bytes of static ``__shared__`` memory each block of this kernel holds."""
+        return sum(a.nbytes for a in self.shared_arrays if not a.dynamic)
+
     def __repr__(self):
         return f"<simcore.Kernel {self.signature} backend={self.module.backend}>"
 
@@ -216,7 +241,7 @@ class Kernel:
         launch_threads = _check_limits(grid, block)
         if not isinstance(shared_mem, (int, np.integer)) or shared_mem < 0:
             raise LaunchError(f"shared_mem must be a non-negative number of bytes, not {shared_mem!r}")
-        static = sum(a.nbytes for a in prog.shared if not a.dynamic)
+        static = self.static_shared_bytes
         total = static + int(shared_mem)
         if total > SHARED_LIMIT:
             raise LaunchError(

@@ -16,7 +16,7 @@ mpl.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from barrier_course import pictures  # noqa: E402
+from barrier_course import pictures, traces  # noqa: E402
 
 Step = namedtuple("Step", "index pc_line warps barriers")
 WS = namedtuple("WS", "block warp line active_mask waiting state")
@@ -92,7 +92,7 @@ def test_trace_block_filter_and_split_groups():
     s = tr.steps[1]
     warps = list(s.warps) + [WS(0, 1, 9, 0xFFFF0000, True, "waiting_reconverge")]
     tr.steps[1] = Step(s.index, s.pc_line, warps, s.barriers)
-    rows, states, _ = pictures.warp_timeline(tr, blocks=[0])
+    rows, states, _ = traces.warp_timeline(tr, blocks=[0])
     assert rows == [(0, 0), (0, 1)]
     assert states[1][1] == "split"
     fig = pictures.trace_figure(tr, blocks=0)
@@ -175,10 +175,13 @@ def test_embedded_costs_match_shipped_file():
 
 def test_compare_and_outcome_summary():
     from barrier_course import widgets
+    from simcore.compare import array_difference
     got = np.array([1, 2, 9, 4, 0], dtype=np.float32)
     exp = np.array([1, 2, 3, 4, 5], dtype=np.float32)
-    wrong, total, examples = widgets.compare(got, exp)
+    diff = array_difference(got, exp)
+    wrong, total = diff.wrong, diff.total
     assert (wrong, total) == (2, 5)
+    examples = [(i, g.item(), e.item()) for i, e, g in diff.examples]
     assert examples == [(2, 9.0, 3.0), (4, 0.0, 5.0)]
     out = widgets.Outcome("wrong", block=32, schedule="adversarial", checks=False,
                           kernel="k", wrong=wrong, total=total, examples=examples)

@@ -308,7 +308,7 @@ def explain(row):
                          "reports a deadlock because, in its independent-scheduling model, lanes "
                          "that leave the divergent region early wait at its end (the immediate "
                          "post-dominator) for warp-mates that wait at the barrier; the code the "
-                         "compiler generated for this branch did not make them wait. SEMANTICS.md "
+                         "compiler generated for this branch did not make them wait. docs/semantics.md "
                          "records the same loop pattern hanging on an H200 at 256 threads, so the "
                          "outcome depends on the launch and the compiler: it is undefined.")
     elif exp == "race":

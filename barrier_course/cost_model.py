@@ -1,157 +1,27 @@
-"""Helpers for lessons 06 (what a barrier does not do) and 07 (cost and block-size tuning).
+"""The cost of a barrier on an H200: a model fitted to the measurements shipped with the
+course (course/data/h200-barrier.json), and what it says about tile sizes.
 
-Nothing here runs a kernel on a GPU. The cost functions are a *model* fitted to the
-H200 measurements shipped with the course (course/data/h200-barrier.json); every figure
-that shows a model says so in its title.
+Nothing here runs a kernel. Every figure and widget that shows the model says so: it is a
+fit, not a measurement.
 
-Functions
----------
-static_shared_bytes(source, defines)   static __shared__ arrays of a kernel source and their sizes
-blocks_per_sm(threads, shared_bytes)   how many blocks fit on one H200 SM, and what limits it
-warp_passes(trace, block)              per warp: the steps it ran, which lines, how many lanes
-barrier_counts(trace)                  per block: how many barriers completed
-fit_barrier_model(costs)               least-squares fit of cycles per barrier
-halo_table(radius, ...)                halo loads vs barrier cost per output, for tiles 32..1024
-cost_model_figure(...), exchange_figure(...), cost_model_explorer(...), exchange_explorer(...)
+``measured_cycles(costs, key)``       {(block, skew): cycles} for one table of the measurements.
+``fit_barrier_model(costs)``          least-squares fit of cycles per barrier (``BarrierModel``).
+``halo_table(radius, model, ...)``    halo loads vs barrier cost per output, for tiles 32..1024.
+``cost_model_figure``, ``exchange_figure``        the model against the measurements; the exchange rate.
+``cost_model_explorer``, ``exchange_explorer``    the same with sliders.
 """
 
 from __future__ import annotations
 
 import html
-import re
 from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["static_shared_bytes", "blocks_per_sm", "warp_passes", "annotate_lanes", "barrier_counts",
-           "BarrierModel", "fit_barrier_model", "measured_cycles", "halo_table",
-           "cost_model_figure", "exchange_figure", "cost_model_explorer", "exchange_explorer",
-           "TILES"]
+__all__ = ["TILES", "BarrierModel", "fit_barrier_model", "measured_cycles", "halo_table",
+           "cost_model_figure", "exchange_figure", "cost_model_explorer", "exchange_explorer"]
 
 TILES = (32, 64, 128, 256, 512, 1024)
-
-_C_SIZES = {"char": 1, "signed char": 1, "unsigned char": 1, "short": 2, "unsigned short": 2,
-            "int": 4, "unsigned int": 4, "unsigned": 4, "float": 4, "long long": 8,
-            "unsigned long long": 8, "double": 8}
-
-
-# --------------------------------------------------------------------- shared memory
-
-def static_shared_bytes(source, defines=None):
-    """The static ``__shared__`` arrays declared in ``source``.
-
-    Returns a list of ``(declaration, bytes)``. ``defines`` maps macro names to values
-    (what ``-DNAME=VALUE`` would pass); ``#define NAME VALUE`` lines in the source are used
-    for names not given. Only simple declarations ``__shared__ type name[expr]...;`` are
-    understood (enough for the lessons); ``extern __shared__`` arrays are dynamic and skipped.
-    """
-    macros = {}
-    for m in re.finditer(r"^\s*#\s*define\s+(\w+)\s+(.+?)\s*$", source, flags=re.M):
-        macros[m.group(1)] = m.group(2)
-    macros.update({k: str(v) for k, v in (defines or {}).items()})
-
-    def value(expr):
-        for _ in range(10):             # macros may refer to macros
-            new = re.sub(r"\b[A-Za-z_]\w*\b", lambda m: macros.get(m.group(0), m.group(0)), expr)
-            if new == expr:
-                break
-            expr = new
-        if not re.fullmatch(r"[\d\s+\-*/()]+", expr):
-            raise ValueError(f"cannot evaluate array size {expr!r}")
-        return int(eval(expr.replace("/", "//")))      # digits and + - * / ( ) only
-
-    out = []
-    pattern = r"(?<!extern )__shared__\s+((?:unsigned\s+|signed\s+)?(?:long\s+long|\w+))\s+(\w+)((?:\s*\[[^\]]+\])*)\s*;"
-    for m in re.finditer(pattern, source):
-        ctype, name, dims = m.group(1), m.group(2), m.group(3)
-        ctype = " ".join(ctype.split())
-        count = 1
-        for d in re.findall(r"\[([^\]]+)\]", dims):
-            count *= value(d)
-        out.append((f"__shared__ {ctype} {name}{dims.strip()}", count * _C_SIZES[ctype]))
-    return out
-
-
-def blocks_per_sm(threads, shared_bytes, device=None):
-    """Blocks of ``threads`` threads using ``shared_bytes`` of shared memory that fit on one SM.
-
-    Limits from the H200 (``device`` as in h200-barrier.json): 2048 threads, 32 blocks,
-    228 KB of shared memory per SM, of which the runtime keeps 1 KB per block (sm_80 and
-    later). Registers are ignored. Returns ``(blocks, what_limits)``.
-    """
-    device = device or {"max_threads_per_sm": 2048, "max_blocks_per_sm": 32,
-                        "shared_memory_per_sm_kb": 228}
-    warps = -(-threads // 32)
-    limits = {
-        "threads": device["max_threads_per_sm"] // (warps * 32),
-        "blocks": device["max_blocks_per_sm"],
-        "shared memory": (device["shared_memory_per_sm_kb"] * 1024) // (shared_bytes + 1024),
-    }
-    what = min(limits, key=lambda k: limits[k])
-    return limits[what], what
-
-
-# --------------------------------------------------------------------- traces
-
-def _popcount(mask):
-    return bin(int(mask) & 0xFFFFFFFF).count("1")
-
-
-def warp_passes(trace, block=0):
-    """For every warp of ``block``: the trace steps in which it ran, as
-    ``{warp: [(step, first_line, last_line, active_lanes), ...]}``."""
-    out = {}
-    for step in trace.steps:
-        if step.event != "step":
-            continue
-        for w in step.warps:
-            b = w.block[0] if isinstance(w.block, (tuple, list)) else w.block
-            if int(b) != block:
-                continue
-            out.setdefault(int(w.warp), [])
-            if w.state == "running":
-                lines = step.lines or [w.line]
-                out[int(w.warp)].append((step.index, min(lines), max(lines),
-                                         _popcount(w.active_mask)))
-    return out
-
-
-def annotate_lanes(fig, trace, block=0):
-    """Write the number of active lanes on every bar of a ``pictures.trace_figure`` where a
-    warp ran with fewer than 32 lanes (a divergent pass). Returns ``fig``."""
-    from barrier_course.pictures import warp_timeline
-
-    rows, _, _ = warp_timeline(trace, blocks=block)
-    ax = fig.axes[1]
-    nrows = max(1, len(rows))
-    for s, step in enumerate(trace.steps):
-        if step.event != "step":
-            continue
-        for w in step.warps:
-            b = w.block[0] if isinstance(w.block, (tuple, list)) else w.block
-            key = (int(b), int(w.warp))
-            if w.state != "running" or key not in rows:
-                continue
-            lanes = _popcount(w.active_mask)
-            if lanes < 32:
-                y = nrows - 1 - rows.index(key)
-                ax.text(s + 0.5, y, f"{lanes}\nlanes", ha="center", va="center", fontsize=7,
-                        bbox=dict(boxstyle="round,pad=0.1", fc="white", ec="black", lw=0.5))
-    return fig
-
-
-def barrier_counts(trace):
-    """``{block: number of __syncthreads() it completed}``, from the trace's
-    ``barrier_release`` snapshots."""
-    counts = {}
-    for step in trace.steps:
-        if step.event != "barrier_release":
-            continue
-        for (blk, bid), arrived in (step.barriers or {}).items():
-            b = blk[0] if isinstance(blk, (tuple, list)) else blk
-            if bid == 0 and arrived:
-                counts[int(b)] = counts.get(int(b), 0) + 1
-    return dict(sorted(counts.items()))
 
 
 # --------------------------------------------------------------------- cost model
