@@ -172,6 +172,11 @@ def _chip(code, items, frame, name_block):
 
 def render_lanes(rec, frame, bsel, wsel):
     """Blocks x warps x 32 lanes, one coloured cell per lane; barrier arrivals beside the row."""
+    if not bsel:
+        nblk = frame.state.shape[0]
+        return (f'<div class="note">The blocks chosen in "show" do not run at this step: blocks '
+                f'{frame.first_block}-{frame.first_block + nblk - 1} do (the simulator runs a big grid in '
+                "waves of blocks).</div>")
     race_slots = set()
     if frame.race and frame.race.get("threads"):
         race_slots = {(frame.race["block"], t) for t in frame.race["threads"]}

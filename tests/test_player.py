@@ -313,3 +313,37 @@ def test_snapshot_is_the_same_view_as_a_page():
     assert 'class="mrace"' in page and "Data race" in page
     first = p.snapshot(0)
     assert 'class="mrace"' not in first and p.k == p.rec.fault_frame     # a snapshot does not move the player
+
+
+def test_a_kernel_meant_for_the_gpu_is_replayed_on_the_simulator():
+    # With SIMCORE_BACKEND=cupy the lessons' kernels belong to a GPU module; the player compiles
+    # the same source for the simulator (no GPU is needed for that).
+    gpu_kernel = kern(REVERSE, "rev")
+    gpu_kernel.module.backend = "cupy"          # as a module made with backend="cupy" says
+    x = np.arange(128, dtype=np.float32)
+    rec = player.record(gpu_kernel, (1,), (128,), (np.zeros_like(x), x))
+    assert rec.fault is None and len(rec) > 2
+    assert gpu_kernel.last_launch is None       # the GPU kernel itself was not launched
+
+
+def test_show_refuses_what_is_not_a_kernel():
+    with pytest.raises(TypeError, match="get_function"):
+        player.show(REVERSE, (1,), (32,), ())
+
+
+def test_launch_errors_reach_the_student_as_they_are():
+    x = np.arange(128, dtype=np.float32)
+    with pytest.raises(simcore.LaunchError, match="argument"):
+        player.show(kern(REVERSE, "rev"), (1,), (128,), (x,))
+
+
+def test_a_block_filter_outside_the_running_wave_says_which_blocks_run():
+    src = REVERSE.replace("tile[256]", "tile[1024]").replace("in[t]", "in[blockIdx.x * blockDim.x + t]") \
+                 .replace("out[t]", "out[blockIdx.x * blockDim.x + t]")
+    x = np.arange(8 * 1024, dtype=np.float32)
+    p = player.show(kern(src, "rev"), (8,), (1024,), (np.zeros_like(x), x), schedule="adversarial")
+    later = int(np.flatnonzero(p.rec.waves == 1)[0])      # the second wave: blocks 4-7
+    p.go(later)
+    assert p.blocks == [0, 1] and "blocks 4-7 do" in p.lanes.value
+    p.block_filter.value = 5
+    assert "block 5" in p.lanes.value and "tile (block 5)" in p.memory.value
