@@ -14,11 +14,11 @@ A frame shows step k *being executed*: its running lanes and the accesses they m
 
 This module is pure Python + numpy; the widget that draws frames is barrier_course.player.
 """
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
-from .context import BAR, EXIT, JOIN, PARK, RUN, WARP
+from .context import BAR, EXIT, JOIN, PARK, WARP
 from .plugins.replay_recorder import END
 
 # lane states on screen
@@ -103,13 +103,10 @@ class Recording:
         self.fault = None        # set by whoever caught the launch's KernelFault
         self.source_lines = prog.source_lines
         # lookup tables, so a frame is a few numpy gathers
-        nb = len(prog.blocks)
         self._pc_line = np.array([b.first_line or (min(b.lines) if b.lines else 0) for b in prog.blocks] + [0, 0],
                                  np.int32)
         self._site_line = np.array([s.line for s in prog.sync_sites] + [0], np.int32)
         self._site_bar = np.array([s.op == "bar" for s in prog.sync_sites] + [False], bool)
-        self._site_block_wide = np.array([s.block_wide for s in prog.sync_sites] + [False], bool)
-        self._nblocks_prog = nb
         # memory accesses as flat arrays
         ch = rec.access_chunks
         if ch:
@@ -127,7 +124,6 @@ class Recording:
             self.a_step = self.a_wave = self.a_region = self.a_slot = self.a_elem = self.a_line = \
                 np.zeros(0, np.int32)
             self.a_kind = np.zeros(0, np.int8)
-        self.shared_arrays = {a.region: a for a in prog.shared}
         self.regions = rec.regions
         self.passes = rec.passes
         self.waves = np.array([x[0] for x in self._extra], np.int32)
@@ -154,10 +150,6 @@ class Recording:
         idx = np.flatnonzero(self.events[k + 1:] == "barrier_release")
         return int(k + 1 + idx[0]) if len(idx) else None
 
-    def prev_barrier(self, k):
-        idx = np.flatnonzero(self.events[:max(0, k)] == "barrier_release")
-        return int(idx[-1]) if len(idx) else None
-
     def next_divergence(self, k):
         """The next frame where more warps are split (lanes at different points) than before."""
         s = self.split_warps
@@ -176,7 +168,7 @@ class Recording:
         n = len(self)
         if not 0 <= k < n:
             raise IndexError(f"frame {k} is outside the recording (0 to {n - 1})")
-        first_block, pc, ran, st, pcs, sites, e, bar_ids = self._raw[k]
+        first_block, pc, ran, st, pcs, sites, _wave, bar_ids = self._raw[k]
         S = len(st)
         wave, named_arrived, counts, _ = self._extra[k]
         if named_arrived is None:
