@@ -231,7 +231,8 @@ class Recording:
                 arrivals[key] = (int(named_arrived[b, bid]), -1)    # bar.arrive only so far
         shape = (nblk, self.wpb, WARP)
         event = "fault" if fault_here else ("end" if end else str(self.events[k]))
-        shared, race = self._shared(k, wave, first_block, nblk, fault_here)
+        # after a cut, the accesses between the cut and the end state were not recorded
+        shared, race = self._shared(-1 if end and self.truncated else k, wave, first_block, nblk, fault_here)
         note = ""
         if self.truncated and end:
             note = self.cut_note
@@ -290,7 +291,7 @@ class Recording:
         rep = self.fault.report
         arr = next((a for a in self.prog.shared if a.name == rep.get("array")), None)
         if arr is None:
-            return {"array": rep.get("array"), "block": None, "index": rep.get("index"), "threads": []}
+            return None          # a race in global memory: the memory pane shows shared arrays only
         index = int(rep.get("index", -1))
         hit = sel[(self.a_region[sel] == arr.region) & (self.a_elem[sel] == index)]
         now = hit[self.a_step[hit] == k]

@@ -211,6 +211,7 @@ def test_a_cut_recording_says_so(monkeypatch):
     assert "cut" in rec.cut_note
     assert "cut" in player.render_frame(rec, 0)
     assert rec.frame(3).event == "end" and rec.frame(3).count(R.EXITED) == 128
+    assert not any(v.marks.any() for v in rec.frame(3).shared)     # accesses after the cut are unknown
 
 
 def test_frame_out_of_range_is_a_clear_error():
@@ -347,3 +348,18 @@ def test_a_block_filter_outside_the_running_wave_says_which_blocks_run():
     assert p.blocks == [0, 1] and "blocks 4-7 do" in p.lanes.value
     p.block_filter.value = 5
     assert "block 5" in p.lanes.value and "tile (block 5)" in p.memory.value
+
+
+def test_a_race_in_global_memory_has_no_shared_cell_but_keeps_its_report():
+    src = r"""
+__global__ void peek(int *stamp, int *seen)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    stamp[i] = blockIdx.x + 1;
+    __syncthreads();
+    seen[i] = stamp[(i + blockDim.x) % (gridDim.x * blockDim.x)];
+}
+"""
+    p = player.show(kern(src, "peek"), (2,), (32,), (np.zeros(64, np.int32), np.zeros(64, np.int32)))
+    assert p.rec.fault.kind == "race" and p.frame.race is None
+    assert "between blocks" in p.report.value and "no shared memory" in p.memory.value
