@@ -96,7 +96,7 @@ class ReplayRecorder(TraceRecorder):
     def on_launch_end(self, launch):
         w = self.wave
         if w is not None and hasattr(w, "st"):
-            if getattr(w, "cur_L", None) is not None and self.raw and not self.truncated:
+            if getattr(w, "running", None) is not None and self.raw and not self.truncated:
                 self.fault_in_step = True     # raised while a step ran: that step is the fault
             else:
                 # the state at the end: every thread exited, or stuck (a barrier fault, a deadlock)
