@@ -9,8 +9,8 @@
     ``"title"``, ``"head"`` (the sanitizer-like lines at the top), ``"what"`` (What
     happened), ``"where"`` (Where every warp was), ``"fix"`` (How to fix it).
 
-A demonstration that expects a fault and finds none should fail loudly (the simulator
-regressed): ``expect_fault(run)`` raises then.
+A lesson cell that shows a fault report fails loudly when the launch did not fault (the
+simulator regressed): ``report_section(None, ...)`` raises an ``AssertionError`` saying so.
 """
 
 from __future__ import annotations
@@ -18,8 +18,7 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass, field
 
-__all__ = ["KernelRun", "run_kernel", "expect_fault", "report_section", "print_sections",
-           "SECTIONS"]
+__all__ = ["KernelRun", "run_kernel", "report_section", "print_sections", "SECTIONS"]
 
 # the report fields each section shows (the rest of a report belongs to the head)
 _BODY_FIELDS = {"what": "explanation", "where": "warps_text", "fix": "fix"}
@@ -80,22 +79,15 @@ def run_kernel(kern, grid, block, args, **launch_options):
     return KernelRun(status, error, texts)
 
 
-def expect_fault(run, kind=None):
-    """Return ``run`` when it faulted (with ``kind``, if given); raise ``AssertionError``
-    otherwise: a lesson that demonstrates a fault must not pass silently without one."""
-    if run.fault is None or run.status == "error" or (kind is not None and run.kind != kind):
-        wanted = f"a '{kind}' fault" if kind else "a fault"
-        raise AssertionError(f"expected {wanted}, got {run}: the simulator should have "
-                             "found one (please tell the course authors)")
-    return run
-
-
 def report_section(fault, name):
     """One part of a fault report, from ``fault.report``: ``"title"`` (one line),
     ``"head"`` (the sanitizer-like lines), ``"what"``, ``"where"`` or ``"fix"`` (the
     paragraph under that heading); ``""`` when the report has no such part."""
     from simcore.errors import format_report
 
+    if fault is None:
+        raise AssertionError("no fault report to show: the launch completed, but this cell "
+                             "expected the simulator to report one (please tell the course authors)")
     report = fault.report
     if name == "title":
         return report.get("title", report.get("kind", ""))

@@ -41,6 +41,7 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 
 from conformance import corpus, runner  # noqa: E402
+from simcore.compare import array_difference, compare_arrays  # noqa: E402
 
 RUN_ONE = ROOT / "tools" / "run_one.py"
 GLOBAL_RACE_ENTRIES = {"global_cross_block", "global_race_in_block"}
@@ -165,17 +166,12 @@ def compare(expected, got, e, other):
             continue
         g = got[i]
         want = np.asarray(want, dtype=g.dtype)
-        if g.dtype.kind in "fc":
-            close = np.isclose(g, want, rtol=max(e.rtol, 1e-5), atol=max(e.atol, 1e-6),
-                               equal_nan=True)
-        else:
-            close = g == want
-        bad += int((~close).sum())
-        total += close.size
-        if not close.all():
-            from simcore.compare import compare_arrays
-            msgs.append(compare_arrays(f"argument {i}", g, want, rtol=max(e.rtol, 1e-5),
-                                       atol=max(e.atol, 1e-6), other=other)
+        rtol, atol = max(e.rtol, 1e-5), max(e.atol, 1e-6)
+        diff = array_difference(g, want, rtol=rtol, atol=atol)
+        bad += diff.wrong
+        total += diff.total
+        if not diff.ok:
+            msgs.append(compare_arrays(f"argument {i}", g, want, rtol=rtol, atol=atol, other=other)
                         .replace("sim=", "gpu="))
     return {"equal": bad == 0, "wrong": bad, "total": total, "message": "; ".join(msgs)[:600]}
 
