@@ -166,3 +166,8 @@ def test_a_run_of_chosen_blocks_with_an_extra_plugin():
     assert [e for e in rec.events if e[0] == "wave"] == [("wave", 2, 1)]
     assert launch.recorded is rec.events and launch.steps > 0
     assert (out[64:96] == 2).all() and (out[:64] == -1).all() and (out[96:] == -1).all()
+
+
+def test_every_hook_of_the_base_class_is_dispatched():
+    from simcore.plugins import HOOKS
+    assert {name for name in dir(Plugin) if name.startswith("on_")} == set(HOOKS)
