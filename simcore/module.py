@@ -41,6 +41,7 @@ class Launch:
     schedule: str = "lockstep"
     model: str = "independent"
     printed: list = field(default_factory=list)    # device printf output, in execution order
+    fault: object = None     # the KernelFault the launch ended in, if any (a replay opens there)
 
     @property
     def threads_per_block(self):
@@ -210,6 +211,11 @@ class Kernel:
         try:
             self._launch(grid, block, args, shared_mem, checks, schedule, model, seed, trace, max_steps)
         except SimcoreError as e:
+            if self.last_launch is not None:
+                self.last_launch.fault = e if hasattr(e, "report") else None
+                replay = getattr(self.last_launch.trace, "replay", None)
+                if replay is not None:
+                    replay.fault = self.last_launch.fault
             if self.last_launch is not None and self.last_launch.printed:
                 print("".join(self.last_launch.printed), end="")   # what printf wrote before the fault
             raise e.with_traceback(None) from None

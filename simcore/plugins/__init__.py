@@ -11,12 +11,14 @@ from .masks import InvalidMaskCheck
 from .named_barriers import NamedBarrierCheck
 from .races import RaceDetector
 from .registry import HOOKS, Plugins, build_plugins
+from .replay_recorder import ReplayRecorder
 from .trace import TraceRecorder
 from .undefined import UndefinedValueCheck
 from .uninitialized import UninitializedCheck
 
 # Every plugin a launch may build, in notification order.
 REGISTERED = (
+    ReplayRecorder,      # first: it must see an access before a check raises a fault on it
     OutOfBoundsCheck,
     RaceDetector,
     UninitializedCheck,
@@ -24,9 +26,8 @@ REGISTERED = (
     InvalidMaskCheck,
     DivergentBarrierCheck,
     NamedBarrierCheck,
-    TraceRecorder,
 )
 
 __all__ = ["Plugin", "Plugins", "HOOKS", "REGISTERED", "build_plugins", "OutOfBoundsCheck", "RaceDetector",
            "UninitializedCheck", "UndefinedValueCheck", "InvalidMaskCheck", "DivergentBarrierCheck",
-           "NamedBarrierCheck", "TraceRecorder"]
+           "NamedBarrierCheck", "TraceRecorder", "ReplayRecorder"]
