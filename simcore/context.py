@@ -20,16 +20,16 @@ class Context:
     DEFINED = np.uint8(0)
     UNSET = np.uint8(UNDEF_LOCAL)
 
-    def __init__(self, launch, prog, memory, checks):
+    def __init__(self, launch, prog, memory):
         self.launch = launch
         self.prog = prog
         self.memory = memory
-        self.checks = checks
         bx, by, bz = launch.block
         gx, gy, gz = launch.grid
         self.bdim_x, self.bdim_y, self.bdim_z = (np.uint32(v) for v in (bx, by, bz))
         self.gdim_x, self.gdim_y, self.gdim_z = (np.uint32(v) for v in (gx, gy, gz))
-        self.engine = None
+        self.report = None      # report.Reporter: every fault found here is raised through it
+        self.plugins = None     # plugins.Plugins of the launch: the checks decide what is a fault
 
     # ---- lanes of the wave
     def set_wave(self, slot_block, slot_lane, slot_warp, S):
@@ -214,11 +214,10 @@ class Context:
         return np.bitwise_or.reduceat(bits, starts)[np.cumsum(change) - 1]
 
     def threadfence(self, L):
-        """__threadfence(): memory is sequentially consistent here; only the race detector cares."""
-        for obs in self.memory.observers:
-            fence = getattr(obs, "on_fence", None)
-            if fence is not None:
-                fence(self.lane_index(L))
+        """__threadfence(): memory is sequentially consistent here; only plugins (the race
+        detector) care."""
+        for hook in self.plugins.fence:
+            hook(self.lane_index(L))
 
     # ---- device printf
     MAX_PRINTF_LINES = 4096
@@ -248,26 +247,19 @@ class Context:
             return
         if t.ndim == 0:
             t = np.full(self.nlanes(L), t)
-        self.engine.fault_undefined_use(t, L, site, what)
+        for hook in self.plugins.undefined_use:
+            hook(t, L, site, what)
 
     def check_stored_value(self, taint, region, L, site):
         if not taint.any():
             return
-        self.engine.fault_undefined_store(taint, region, L, site)
+        for hook in self.plugins.undefined_store:
+            hook(taint, region, L, site)
 
-    # ---- faults detected during a block (delegated to the engine for the report)
-    def fault_out_of_bounds(self, region, off, size, bad, L, site, kind):
-        self.engine.fault_out_of_bounds(region, off, size, bad, L, site, kind)
-
-    def fault_misaligned(self, region, off, size, L, site, kind):
-        self.engine.fault_misaligned(region, off, size, L, site, kind)
-
-    def fault_bad_pointer(self, addr, L, site, kind):
-        self.engine.fault_bad_pointer(addr, L, site, kind)
-
+    # ---- faults found while a block runs: straight to the reporter, or to the check that owns them
     def fault_local_bounds(self, idx, length, L, site):
-        if self.checks["out_of_bounds"]:
-            self.engine.fault_local_bounds(idx, length, L, site)
+        for hook in self.plugins.local_out_of_bounds:
+            hook(idx, length, L, site)
 
     def fault_div_zero(self, zero, L, site):
-        self.engine.fault_div_zero(zero, L, site)
+        self.report.div_zero(zero, L, site)

@@ -33,15 +33,12 @@ class Engine:
         self.launch = launch
         self.memory = memory
         self.ctx = ctx
-        ctx.engine = self
         self.opt = options
-        self.checks = options.checks
         self.model = options.model
         self.schedule = options.schedule
         self.rng = np.random.default_rng(options.seed)
         self.steps = 0
         self.thread_instructions = 0
-        self.trace = options.trace_recorder
         self.warnings = []
         self._warned = set()
         self.report = Reporter(self)
@@ -55,13 +52,20 @@ class Engine:
         # for reports: the line of the branch (if, loop) whose end a join block is
         self.join_branch_line = {b.id: min((prog.blocks[j].term[4] for j in b.join_of), default=0)
                                  for b in prog.blocks if b.is_join}
-        self.observers = []
+        self.plugins = None      # plugins.Plugins, given by use()
         # per sync site facts as arrays, so sync resolution can look them up per lane
         sites = prog.sync_sites
         self.site_op = np.array([sync.OP_CODES[x.op] for x in sites] + [-1], np.int8)
         self.site_is_coll = np.isin(self.site_op, (sync.OP_SYNCWARP, sync.OP_SHFL, sync.OP_VOTE))
         self.site_block_wide = np.array([x.block_wide for x in sites] + [False], bool)
         self.site_arrive = np.array([x.mode == "arrive" for x in sites] + [False], bool)
+
+    def use(self, plugins):
+        """The launch's plugins (checks, recorders): the engine, memory and context notify them."""
+        self.plugins = plugins
+        self.memory.plugins = plugins
+        self.ctx.plugins = plugins
+        self.memory.report = self.ctx.report = self.report
 
     # ================================================================= waves
     def run(self):
@@ -117,28 +121,26 @@ class Engine:
         self.took_all = False
         self._live = None
         self.exited_any = bool((t >= self.tpb).any())
-        self.pending_fault = None
         self.wave_steps = 0
         nwarps = S // WARP
         self.max_steps = self.opt.max_steps or (
             20_000 if self.schedule == "lockstep" else 20_000 + 500 * nwarps)
-        self.memory.new_wave(nblk, self.checks["uninitialized"] or self.checks["undefined_value"],
-                             prog.shared_access_size)
-        for obs in self.observers:
-            obs.on_wave(self)
+        self.memory.new_wave(nblk, self.plugins.tracks_shared_writes, prog.shared_access_size)
+        self.plugins.start_wave(self)
         self.loop()
 
     # ================================================================= the step loop
     def loop(self):
         blocks = self.prog.blocks
         R, ctx = self.R, self.ctx
+        step_hooks, stalled_hooks = self.plugins.step, self.plugins.stalled
         with np.errstate(all="ignore"):
             while True:
                 pick = self.hint if self.hint is not None else self.pick()
                 self.hint = None
                 if pick is None:
-                    if self.pending_fault is not None:
-                        raise self.pending_fault
+                    for hook in stalled_hooks:
+                        hook()
                     if sync.resolve(self):
                         continue
                     if (self.st == EXIT).all():
@@ -154,8 +156,8 @@ class Engine:
                 self.thread_instructions += n * max(1, len(blocks[pc].code))
                 block = blocks[pc]
                 self.cur_pc, self.cur_L = pc, L
-                if self.trace is not None and (block.code or block.lines):
-                    self.trace.before_step(self, pc, L)
+                for hook in step_hooks:
+                    hook(pc, L)
                 cond = block.fn(R, L, ctx)
                 self.joined = False
                 self.advance(block, L, cond)
@@ -211,6 +213,13 @@ class Engine:
     def lanes_of(self, L):
         return self.ctx.lane_index(L)
 
+    def lane_index(self, L):
+        """Lanes given as a slice or an index array -> an index array."""
+        return self.ctx.lane_index(L)
+
+    def nlanes(self, L):
+        return self.ctx.nlanes(L)
+
     # ================================================================= after a block
     def advance(self, block, L, cond):
         term = block.term
@@ -242,6 +251,8 @@ class Engine:
             self.st[L] = BAR
             self.site[L] = site.id
             self.pc[L] = site.next
+            for hook in self.plugins.sync_arrive:
+                hook(site, L)
             if site.op != "bar" or site.mode == "arrive":
                 sync.eager(self, site)
         else:
@@ -319,9 +330,3 @@ class Engine:
             return
         self._warned.add(key)
         self.warnings.append(message)
-
-    # ================================================================= faults (reports)
-    def __getattr__(self, name):
-        if name.startswith("fault_"):
-            return getattr(self.report, name)
-        raise AttributeError(name)

@@ -3,7 +3,7 @@
 An address is an int64: region << 40 | (2**39 + byte offset). Every global argument and every
 __shared__ array is its own region, so pointer arithmetic never leaves the array it started
 in, and an out-of-bounds access can always name the array and the element it missed.
-Accesses are reported to observers (the race detector) before they happen.
+Accesses are reported to the plugins (the race detector) before they happen.
 """
 from dataclasses import dataclass
 
@@ -77,7 +77,8 @@ class Memory:
         self.ctx = ctx
         self.regions = {}
         self._views = {}
-        self.observers = []          # objects with on_access(region, rows, offsets, size, kind, L, site)
+        self.plugins = None          # plugins.Plugins of the launch: told of every access
+        self.report = None           # report.Reporter: raises the faults found here
 
     # ---- set-up
     def add_globals(self, args):
@@ -145,17 +146,17 @@ class Memory:
         elif n and ((addr >> REGION_SHIFT) != r0).any():
             return None, None, None
         elif region is None:
-            ctx.fault_bad_pointer(addr, L, site, kind)
+            self.report.bad_pointer(addr, L, site, kind)
             return region, off, np.zeros(n, bool)
         else:
             bad = (off < 0) | (off + size > region.nbytes)
-            if ctx.checks["out_of_bounds"]:
-                ctx.fault_out_of_bounds(region, off, size, bad, L, site, kind)
+            for hook in self.plugins.out_of_bounds:
+                hook(region, off, size, bad, L, site, kind)
             if size > 1 and (off & (size - 1)).any():
-                ctx.fault_misaligned(region, off, size, L, site, kind)
+                self.report.misaligned(region, off, size, L, site, kind)
             return region, off, ~bad
         if check_align and size > 1 and (off & (size - 1)).any():
-            ctx.fault_misaligned(region, off, size, L, site, kind)
+            self.report.misaligned(region, off, size, L, site, kind)
         return region, off, None
 
     def split_regions(self, addr, L):
@@ -184,8 +185,8 @@ class Memory:
         if keep is not None:
             Lk, offk = self.ctx.subset(L, keep), off[keep]
         idx = offk // dtype.itemsize
-        for obs in self.observers:
-            obs.on_access(region, offk, dtype.itemsize, "read", Lk, site)
+        for hook in self.plugins.memory_access:
+            hook(region, offk, dtype.itemsize, "read", Lk, site)
         view = self.view(region, dtype)
         taint = self.ctx.DEFINED
         if region.kind == "global":
@@ -222,7 +223,7 @@ class Memory:
         if region is None:
             return
         if region.readonly:
-            self.ctx.engine.report.read_only(region, L, site)
+            self.report.read_only(region, L, site)
         if taint is not None:
             taint = np.broadcast_to(taint, (n,))
             self.ctx.check_stored_value(taint, region, L, site)
@@ -231,8 +232,8 @@ class Memory:
             Lk, offk, value = self.ctx.subset(L, keep), off[keep], value[keep]
             if taint is not None:
                 taint = taint[keep]
-        for obs in self.observers:
-            obs.on_access(region, offk, dtype.itemsize, "write", Lk, site)
+        for hook in self.plugins.memory_access:
+            hook(region, offk, dtype.itemsize, "write", Lk, site)
         view = self.view(region, dtype)
         idx = offk // dtype.itemsize
         if region.kind == "global":
@@ -262,13 +263,13 @@ class Memory:
         if region is None:
             return old
         if region.readonly:
-            self.ctx.engine.report.read_only(region, L, site)
+            self.report.read_only(region, L, site)
         Lk, offk = L, off
         if keep is not None:
             Lk, offk, value = self.ctx.subset(L, keep), off[keep], value[keep]
             compare = None if compare is None else compare[keep]
-        for obs in self.observers:
-            obs.on_access(region, offk, dtype.itemsize, "cas" if op == "cas" else "atomic", Lk, site)
+        for hook in self.plugins.memory_access:
+            hook(region, offk, dtype.itemsize, "cas" if op == "cas" else "atomic", Lk, site)
         view = self.view(region, dtype)
         idx = offk // dtype.itemsize
         if region.kind == "global":

@@ -57,7 +57,7 @@ class Options:
     model: str
     seed: int
     max_steps: int
-    trace_recorder: object
+    trace: bool            # record launch.trace (plugins/trace.py)
 
     def blocks_per_wave(self, slots_per_block, bytes_per_slot=64):
         """Blocks simulated together: enough for numpy to pay off, few enough to bound memory
@@ -366,6 +366,4 @@ def _options(checks, schedule, model, seed, trace, max_steps):
     if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer))
                                   or max_steps <= 0):
         raise LaunchError(f"max_steps must be a positive integer (steps per wave of blocks), not {max_steps!r}")
-    from .trace import TraceRecorder
-    recorder = TraceRecorder() if trace else None
-    return Options(c, schedule, model, int(seed), int(max_steps) if max_steps else 0, recorder)
+    return Options(c, schedule, model, int(seed), int(max_steps) if max_steps else 0, bool(trace))

@@ -165,7 +165,7 @@ class Reporter:
         return ("running", line, f"about to run line {line}")
 
     # ---- faults raised while a block runs
-    def fault_out_of_bounds(self, region, off, size, bad, L, site, kind):
+    def out_of_bounds(self, region, off, size, bad, L, site, kind):
         e = self.e
         idx = e.ctx.lane_index(L)
         k = int(np.flatnonzero(bad)[0])
@@ -198,7 +198,7 @@ class Reporter:
                     "pass a writeable array (x.copy()), or do not write through this parameter.",
                     [self.site_loc(site, "write")], self.who(idx[0]) if len(idx) else None)
 
-    def fault_misaligned(self, region, off, size, L, site, kind):
+    def misaligned(self, region, off, size, L, site, kind):
         idx = self.e.ctx.lane_index(L)
         k = int(np.flatnonzero(off % size)[0])
         self.raise_("misaligned", f"Misaligned {kind} of {size} bytes in {region.name}",
@@ -206,7 +206,7 @@ class Reporter:
                     "access memory through a pointer of the element's own type.",
                     [self.site_loc(site, kind)], self.who(idx[k]))
 
-    def fault_bad_pointer(self, addr, L, site, kind):
+    def bad_pointer(self, addr, L, site, kind):
         idx = self.e.ctx.lane_index(L)
         null = (np.asarray(addr) == 0)
         what = "a null pointer" if null.any() else "an address that is in no array"
@@ -215,7 +215,7 @@ class Reporter:
                     "point into a kernel argument or a __shared__ array.",
                     [self.site_loc(site, kind)], self.who(idx[0]))
 
-    def fault_local_bounds(self, idx, length, L, site):
+    def local_bounds(self, idx, length, L, site):
         lanes = self.e.ctx.lane_index(L)
         bad = (np.asarray(idx) < 0) | (np.asarray(idx) >= length)
         k = int(np.flatnonzero(bad)[0])
@@ -224,7 +224,7 @@ class Reporter:
                     "keep the index between 0 and the array length - 1.",
                     [self.site_loc(site)], self.who(lanes[k]))
 
-    def fault_div_zero(self, zero, L, site):
+    def div_zero(self, zero, L, site):
         lanes = self.e.ctx.lane_index(L)
         k = int(np.flatnonzero(zero)[0])
         self.raise_("division_by_zero", "Integer division by zero",
@@ -250,12 +250,11 @@ class Reporter:
                     "assignment.", None)
         return ("The value is undefined.", None)
 
-    def fault_undefined_use(self, taint, L, site, what):
+    def undefined_use(self, check, taint, L, site, what):
+        """Raise `check` ('undefined_value' | 'uninitialized'): an undefined value (taint bits
+        per lane) decides control flow or an address."""
         e = self.e
         bits = int(np.bitwise_or.reduce(taint))
-        check = "uninitialized" if bits == 2 else "undefined_value"
-        if not e.checks[check]:
-            return
         lanes = e.ctx.lane_index(L)
         k = int(np.flatnonzero(taint)[0])
         origin, oline = self._undefined_origin(bits)
@@ -266,17 +265,12 @@ class Reporter:
                     f"a value that is undefined {what} at line {e.prog.sites[site].line}. {origin}",
                     _undef_fix(bits), locs, self.who(lanes[k]))
 
-    def fault_undefined_store(self, taint, region, L, site):
+    def undefined_store(self, check, taint, region, L, site):
+        """The fault of `check`: an undefined value (taint bits per lane) stored to `region`
+        (returned, not raised, so that a check may report it later)."""
         e = self.e
         lanes = e.ctx.lane_index(L)
-        if region.kind == "shared":
-            taint = taint & ~np.uint8(2)     # copies of uninitialized shared memory stay tracked
-        bits = int(np.bitwise_or.reduce(taint)) if len(taint) else 0
-        if not bits:
-            return
-        check = "uninitialized" if bits == 2 else "undefined_value"
-        if not e.checks[check]:
-            return
+        bits = int(np.bitwise_or.reduce(taint))
         k = int(np.flatnonzero(taint)[0])
         origin, oline = self._undefined_origin(bits)
         locs = [self.site_loc(site, f"stored to {region.name}")]
@@ -284,18 +278,9 @@ class Reporter:
             locs.append({"line": oline, "text": e.prog.line_text(oline), "what": "where it became undefined"})
         title = ("Never-written shared memory reached the output" if check == "uninitialized"
                  else "Undefined value stored to memory")
-        if check == "uninitialized":
-            # Report it once the running threads stop: if another thread writes that shared
-            # element later in the same barrier interval, the real bug is that race, and the race
-            # detector says so first.
-            if e.pending_fault is None:
-                e.pending_fault = make_fault(**self.base(check, title,
-                    f"{int((taint != 0).sum())} thread(s) stored an undefined value to '{region.name}' at line "
-                    f"{e.prog.sites[site].line}. {origin}", _undef_fix(bits), locs, self.who(lanes[k])))
-            return
-        self.raise_(check, title,
-                    f"{int((taint != 0).sum())} thread(s) stored an undefined value to '{region.name}' at line "
-                    f"{e.prog.sites[site].line}. {origin}", _undef_fix(bits), locs, self.who(lanes[k]))
+        return make_fault(**self.base(check, title,
+                          f"{int((taint != 0).sum())} thread(s) stored an undefined value to '{region.name}' at "
+                          f"line {e.prog.sites[site].line}. {origin}", _undef_fix(bits), locs, self.who(lanes[k])))
 
     # ---- sync faults
     def invalid_mask(self, lanes, mask, warp, own_ok, bits, named_live, same_site):
@@ -369,8 +354,6 @@ class Reporter:
 
     def named_barrier(self, b, bar_id, lanes, message, too_many=False):
         e = self.e
-        if not e.checks["named_barrier"]:
-            return
         site = e.prog.sync_sites[int(e.site[lanes[0]])]
         self.raise_("named_barrier", f"Named barrier {bar_id} misused",
                     message + ".", "make every thread of the group arrive with the same id and count, with the "

@@ -1,14 +1,14 @@
-"""One simulated launch: set up memory and observers, run the engine, collect the record."""
+"""One simulated launch: set up memory and plugins, run the engine, collect the record."""
 import numpy as np
 
 from .context import Context
 from .engine import Engine
 from .memory import Memory
-from .races import RaceDetector
+from .plugins import REGISTERED, build_plugins
 
 
 def run_launch(prog, launch, values, options):
-    ctx = Context(launch, prog, None, options.checks)
+    ctx = Context(launch, prog, None)
     memory = Memory(ctx)
     ctx.memory = memory
     pointers = [(p.name, v) for p, v in zip(prog.params, values) if p.is_pointer]
@@ -18,17 +18,13 @@ def run_launch(prog, launch, values, options):
     for arr in prog.shared:
         memory.add_shared(arr, launch.shared_mem if arr.dynamic else arr.nbytes)
     engine = Engine(prog, launch, memory, ctx, options)
-    checks = options.checks
-    if checks["race"] or checks["global_race"]:
-        race = RaceDetector(engine, checks["race"], checks["global_race"])
-        memory.observers.append(race)
-        engine.observers.append(race)
+    plugins = build_plugins(REGISTERED, launch, prog, engine.report, options)
+    engine.use(plugins)
     try:
         engine.run()
     finally:
         launch.steps = engine.steps
         launch.thread_instructions = engine.thread_instructions
         launch.warnings = list(engine.warnings)
-        if options.trace_recorder is not None:
-            launch.trace = options.trace_recorder.finish(prog)
+        plugins.end_launch(launch)
     return launch

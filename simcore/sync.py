@@ -51,7 +51,7 @@ def eager(e, site):
     complete as soon as their whole mask is there, and bar.arrive never waits, so a trace shows
     them as cheap as they are. (Block barriers keep waiting until nothing else can run.)"""
     if site.op != "bar":
-        resolve_collectives(e, diagnose=False)
+        resolve_collectives(e)
     elif site.mode == "arrive":
         lanes = np.flatnonzero((e.st == BAR) & (e.site == site.id))
         ids = e.R[site.operands["id"]][lanes].astype(np.int64)
@@ -68,7 +68,7 @@ def eager(e, site):
                     continue        # too many arrivals: left for the check, which explains it
                 nb.arrived[b, i] += int(sel.sum())
                 nb.count[b, i] = c0
-                _passed_barrier(e, lanes[sel])
+                _passed_barrier(e, site, lanes[sel])
                 e.st[lanes[sel]] = RUN
                 e.site[lanes[sel]] = -1
                 _arrive(e, lanes[sel], site.next)
@@ -95,15 +95,14 @@ def resolve(e):
         return True
     if e.model == "stack" and unpark(e):
         return True
-    if resolve_collectives(e, diagnose=False):
+    if resolve_collectives(e):
         return True
     if resolve_barriers(e, diagnose=False):
         return True
-    if not e.checks["invalid_mask"]:
-        # With the mask check off, a collective whose mask names absent lanes completes anyway
-        # (reads from absent lanes are undefined), as it might on hardware.
-        return resolve_collectives(e, diagnose=False, force=True)
-    return False
+    # Last: collectives that cannot complete as called. The invalid-mask check reports them;
+    # without it they complete anyway (reads from absent lanes are undefined), as they might on
+    # hardware.
+    return resolve_collectives(e, force=True)
 
 
 # ===================================================================== reconvergence
@@ -171,7 +170,9 @@ def unpark(e):
 
 
 # ===================================================================== warp collectives
-def resolve_collectives(e, diagnose, force=False):
+def resolve_collectives(e, force=False):
+    """Complete the warp collectives whose whole mask has arrived. force: complete the others too,
+    after telling the plugins (the invalid-mask check raises)."""
     if not e.site_is_coll.any():
         return False
     prog = e.prog
@@ -202,14 +203,13 @@ def resolve_collectives(e, diagnose, force=False):
     all_syncwarp = e.site_op[site_first] == OP_SYNCWARP
     complete = (bits == named_live) & own_all & (same_site | all_syncwarp)
     if force:
-        complete[:] = True
-    if diagnose:
         bad = np.flatnonzero(~complete)
         if len(bad):
             g = bad[0]
-            e.report.invalid_mask(lanes[inv == g], int(gmask[g]), int(gwarp[g]), own_ok[inv == g],
-                                  int(bits[g]), int(named_live[g]), same_site[g] or all_syncwarp[g])
-        return False
+            for hook in e.plugins.invalid_mask:
+                hook(lanes[inv == g], int(gmask[g]), int(gwarp[g]), own_ok[inv == g], int(bits[g]),
+                     int(named_live[g]), same_site[g] or all_syncwarp[g])
+        complete[:] = True
     if not complete.any():
         return False
     done = complete[inv]
@@ -250,8 +250,8 @@ def _complete_collective(e, site, lanes, part_bits):
     if site.op == "syncwarp":
         new = e.warp_epoch[lanes].max() + 1
         e.warp_epoch[lanes] = new
-        for obs in e.observers:
-            obs.on_barrier(e, lanes)
+        for hook in e.plugins.barrier:
+            hook(site, lanes)
     elif site.op == "vote":
         pred = R[site.operands["predicate"]][lanes].astype(bool)
         warp = e.slot_warp[lanes]
@@ -366,21 +366,22 @@ def _block_barriers(e, lanes, diagnose):
     starts, _ = _grouped(blocks)
     divergent = np.zeros(nblk, bool)
     divergent[blocks[starts]] = np.minimum.reduceat(sites, starts) != np.maximum.reduceat(sites, starts)
-    if divergent.any() and e.checks["divergent_barrier"]:
+    if divergent.any():
         b = int(np.flatnonzero(divergent)[0])
-        e.report.divergent_barrier(b, lanes[blocks == b])
+        for hook in e.plugins.divergent_barrier:
+            hook(b, lanes[blocks == b])
     if diagnose:
         return False
     _release_barrier(e, lanes, blocks, sites)
     return True
 
 
-def _passed_barrier(e, lanes):
+def _passed_barrier(e, site, lanes):
     """A thread that passes a barrier (or arrives at one with bar.arrive, which publishes its
     earlier writes) starts a new interval: its barrier epoch moves on."""
     e.bar_epoch[lanes] += 1
-    for obs in e.observers:
-        obs.on_barrier(e, lanes)
+    for hook in e.plugins.barrier:
+        hook(site, lanes)
 
 
 def _release_barrier(e, lanes, blocks, sites, whole_block=True):
@@ -419,9 +420,10 @@ def _release_barrier(e, lanes, blocks, sites, whole_block=True):
             else:
                 res = (cnt > 0).astype(np.int64)
             e.R[site.result][lanes[sel]] = res[blocks[sel]]
-    if e.trace is not None:
-        e.trace.before_release(e, prog.sync_sites[int(sites[0])])
-    _passed_barrier(e, lanes)
+    first_site = prog.sync_sites[int(sites[0])]
+    for hook in e.plugins.barrier_release:
+        hook(first_site, lanes)
+    _passed_barrier(e, first_site, lanes)
     e.st[lanes] = RUN
     e.site[lanes] = -1
     for s in _distinct(sites):
@@ -434,27 +436,27 @@ def _named_phase(e, b, bar_id, lanes, counts, diagnose):
     prog = e.prog
     nb = e.named
     if not 0 <= bar_id < 16:
-        e.report.named_barrier(b, bar_id, lanes, f"barrier id {bar_id} is out of range: PTX has barriers 0 to 15")
+        _named_misuse(e, b, bar_id, lanes, f"barrier id {bar_id} is out of range: PTX has barriers 0 to 15")
     live_in_block = int(((e.slot_block == b) & (e.st != EXIT)).sum())
     eff = np.where(counts < 0, live_in_block, counts)
     c0 = int(eff[0])
     if (eff != c0).any():
-        e.report.named_barrier(b, bar_id, lanes, f"threads arriving at barrier {bar_id} disagree on its "
+        _named_misuse(e, b, bar_id, lanes, f"threads arriving at barrier {bar_id} disagree on its "
                                f"thread count ({', '.join(map(str, np.unique(eff)))})")
     if (counts >= 0).any() and (c0 % WARP != 0 or c0 <= 0):
-        e.report.named_barrier(b, bar_id, lanes, f"bar.sync {bar_id}, {c0}: the thread count must be a "
+        _named_misuse(e, b, bar_id, lanes, f"bar.sync {bar_id}, {c0}: the thread count must be a "
                                "positive multiple of the warp size (32); on an H200 this is an illegal "
                                "instruction")
     if nb.count[b, bar_id] and nb.count[b, bar_id] != c0:
-        e.report.named_barrier(b, bar_id, lanes, f"barrier {bar_id} was opened with count "
+        _named_misuse(e, b, bar_id, lanes, f"barrier {bar_id} was opened with count "
                                f"{nb.count[b, bar_id]} by bar.arrive, then used with count {c0}")
-    if (counts < 0).all() and len(np.unique(e.site[lanes])) > 1 and e.checks["divergent_barrier"] \
-            and len(lanes) == live_in_block:
-        e.report.divergent_barrier(b, lanes)
+    if (counts < 0).all() and len(lanes) == live_in_block and len(np.unique(e.site[lanes])) > 1:
+        for hook in e.plugins.divergent_barrier:
+            hook(b, lanes)
     arrive = e.site_arrive[e.site[lanes]]
     total = int(nb.arrived[b, bar_id]) + len(lanes)
     if total > c0:
-        e.report.named_barrier(b, bar_id, lanes, f"{total} threads arrived at barrier {bar_id} in one phase "
+        _named_misuse(e, b, bar_id, lanes, f"{total} threads arrived at barrier {bar_id} in one phase "
                                f"but its count is {c0}: more participants than the count (the group is "
                                "larger than the barrier expects)", too_many=True)
     if diagnose:
@@ -469,7 +471,7 @@ def _named_phase(e, b, bar_id, lanes, counts, diagnose):
         al = lanes[arrive]
         nb.arrived[b, bar_id] += len(al)
         nb.count[b, bar_id] = c0
-        _passed_barrier(e, al)
+        _passed_barrier(e, prog.sync_sites[int(e.site[al[0]])], al)
         for s in _distinct(e.site[al]):
             sel = e.site[al] == s
             e.st[al[sel]] = RUN
@@ -488,9 +490,14 @@ def _named_phase(e, b, bar_id, lanes, counts, diagnose):
     return bool(arrive.any())
 
 
+def _named_misuse(e, b, bar_id, lanes, message, too_many=False):
+    for hook in e.plugins.named_barrier_misuse:
+        hook(b, bar_id, lanes, message, too_many)
+
+
 # ===================================================================== when nothing can move
 def diagnose_stuck(e):
-    """Nothing can run and nothing completes: find the most specific explanation."""
-    resolve_collectives(e, diagnose=True)
+    """Nothing can run and nothing completes: find the most specific explanation. (Collectives
+    that cannot complete were already reported by the invalid-mask check, or completed.)"""
     resolve_barriers(e, diagnose=True)
     e.report.deadlock()

@@ -1,8 +1,8 @@
-"""Trace recording, an observer of the engine's steps, for pictures of warps over time.
+"""A launch's trace, for pictures of warps over time (recorded by plugins/trace.py).
 
-Each step stores a compact snapshot (every lane's block, state and program point, and which
-lanes ran); `Trace.steps` turns snapshots into per-warp states and barrier arrival counts on
-demand, so recording stays cheap.
+Each recorded step is a compact snapshot (every lane's block, state and program point, and
+which lanes ran); `Trace.steps` turns snapshots into per-warp states and barrier arrival counts
+on demand, so recording stays cheap.
 """
 from dataclasses import dataclass, field
 
@@ -35,53 +35,6 @@ class TraceStep:
     event: str = "step"       # "step", or "barrier_release": every arrival in, just before release
 
 
-class TraceRecorder:
-    def __init__(self, max_steps=20000):
-        self.max_steps = max_steps
-        self.raw = []
-        self.truncated = False
-
-    BYTE_BUDGET = 200_000_000   # a trace of a huge launch must not eat the machine's memory
-
-    def full(self, e):
-        limit = min(self.max_steps, max(50, self.BYTE_BUDGET // (e.S * 11)))
-        if len(self.raw) >= limit:
-            self.truncated = True
-            return True
-        return False
-
-    def before_step(self, e, pc, L):
-        if self.full(e):
-            return
-        ran = np.zeros(e.S, bool)
-        ran[L] = True
-        self.raw.append((e.first_block, pc, ran, e.st.copy(), e.pc.copy(), e.site.copy(), e,
-                         self.barrier_ids(e)))
-
-    @staticmethod
-    def barrier_ids(e):
-        """Which barrier id each waiting lane waits at (0 for __syncthreads), -1 elsewhere."""
-        ids = np.full(e.S, -1, np.int32)
-        waiting = np.flatnonzero(e.st == BAR)
-        for s in np.unique(e.site[waiting]):
-            site = e.prog.sync_sites[int(s)]
-            if site.op != "bar":
-                continue
-            sel = waiting[e.site[waiting] == s]
-            ids[sel] = e.R[site.operands["id"]][sel] if "id" in site.operands else 0
-        return ids
-
-    def before_release(self, e, site):
-        """A barrier is about to release: record the moment every arrival is in."""
-        if self.full(e):
-            return
-        self.raw.append((e.first_block, -1 - site.id, np.zeros(e.S, bool), e.st.copy(), e.pc.copy(),
-                         e.site.copy(), e, self.barrier_ids(e)))
-
-    def finish(self, prog):
-        return Trace(prog, self.raw, self.truncated)
-
-
 class Trace:
     """What a launch did, step by step. `steps` lists TraceStep objects."""
 
@@ -101,7 +54,7 @@ class Trace:
         return self._steps
 
     def _step(self, index, raw):
-        first_block, pc, ran, st, pcs, sites, e, bar_ids = raw
+        first_block, pc, ran, st, pcs, sites, wave, bar_ids = raw
         prog = self.prog
         event = "step"
         if pc < 0:      # a barrier release snapshot
@@ -116,9 +69,9 @@ class Trace:
         nw = len(st) // WARP
         for w in range(nw):
             sl = slice(w * WARP, (w + 1) * WARP)
-            b = first_block + (w * WARP) // e.spb
-            wib = (w * WARP % e.spb) // WARP
-            lanes_valid = (np.arange(w * WARP, (w + 1) * WARP) % e.spb) < e.tpb
+            b = first_block + (w * WARP) // wave.spb
+            wib = (w * WARP % wave.spb) // WARP
+            lanes_valid = (np.arange(w * WARP, (w + 1) * WARP) % wave.spb) < wave.tpb
             groups = {}
             for lane in np.flatnonzero(lanes_valid):
                 slot = w * WARP + lane

@@ -1,4 +1,4 @@
-"""Race detection, an observer of memory accesses (the engine knows nothing of it).
+"""The race checks ('race': shared memory, 'global_race': global memory), a plugin.
 
 Shadow memory per granule (the kernel's smallest access size) remembers the last writer and
 the readers of the current *barrier interval*. Two accesses race when they come from
@@ -9,6 +9,8 @@ and lanes of one warp are also ordered by __syncwarp (their warp epoch).
 from functools import cached_property
 
 import numpy as np
+
+from .base import Plugin
 
 NONE = -1
 TID_BITS = 43
@@ -47,9 +49,9 @@ class Stamps:
     """The current stamp of every slot, and what the checks derive from it (cached per epoch;
     each derived array is computed the first time a check needs it)."""
 
-    def __init__(self, e, base):
-        self.tid = np.arange(e.S, dtype=np.int64) + base
-        self.stamp = stamp(self.tid, e.bar_epoch, e.warp_epoch)
+    def __init__(self, wave, base):
+        self.tid = np.arange(wave.S, dtype=np.int64) + base
+        self.stamp = stamp(self.tid, wave.bar_epoch, wave.warp_epoch)
         self.bar = self.stamp >> BAR_SHIFT
 
     @cached_property
@@ -69,17 +71,19 @@ class Stamps:
         return (self.stamp & ~np.int64(TID_MASK)) | MANY_TID
 
 
-class RaceDetector:
-    def __init__(self, engine, shared=True, global_=True):
-        self.e = engine
-        self.check_shared = shared
-        self.check_global = global_
+class RaceDetector(Plugin):
+    checks = ("race", "global_race")
+
+    def __init__(self, launch, program, report, options):
+        super().__init__(launch, program, report, options)
+        self.check_shared = self.enabled("race")
+        self.check_global = self.enabled("global_race")
         self.global_shadows = {}
         self.shared_shadows = {}
         self._stamps = {}
         self.fences = None          # per launch-wide thread: how many __threadfence() it has run
 
-    def on_wave(self, engine):
+    def on_wave_start(self, wave):
         self.shared_shadows = {}
         self._stamps = {}
 
@@ -87,52 +91,51 @@ class RaceDetector:
         """__threadfence() then an atomic (a ticket, a flag) publishes a thread's earlier global
         writes to a block whose own atomic comes later: CUDA's threadFenceReduction protocol.
         A fence alone makes nobody wait, so it publishes nothing by itself."""
-        e = self.e
+        e = self.wave
         if self.fences is None:
-            n = e.launch.num_blocks * e.spb
+            n = self.launch.num_blocks * e.spb
             self.fences = np.zeros(n, np.uint8)             # fences run, per launch-wide thread
             self.fence_clock = np.full(n, -1, np.int64)     # when its last fence ran
             self.atomic_clock = np.full(n, -1, np.int64)    # when its last global atomic ran
-            self.block_atomic_clock = np.full(e.launch.num_blocks, -1, np.int64)
+            self.block_atomic_clock = np.full(self.launch.num_blocks, -1, np.int64)
         g = lanes + e.gslot_base
         self.fences[g] += 1
         self.fence_clock[g] = e.steps << 27
 
     def _published(self, writer, reader, recorded_fences):
         """Writes by `writer` that a later atomic of the reader's block has been told about."""
-        spb = self.e.spb
+        spb = self.wave.spb
         fenced = self.fences[writer] != recorded_fences
         flagged = self.atomic_clock[writer] > self.fence_clock[writer]
         seen = self.block_atomic_clock[reader // spb] > self.atomic_clock[writer]
         return fenced & flagged & seen
 
-    def on_barrier(self, engine, lanes):
+    def on_barrier(self, sync, lanes):
         self._stamps = {}        # epochs changed: recompute the stamps
 
     def stamps(self, kind):
         st = self._stamps.get(kind)
         if st is None:
-            st = self._stamps[kind] = Stamps(self.e, self.e.gslot_base if kind == "global" else 0)
+            st = self._stamps[kind] = Stamps(self.wave, self.wave.gslot_base if kind == "global" else 0)
         return st
 
-    def on_access(self, region, offsets, size, kind, L, site):
-        e = self.e
+    def on_memory_access(self, region, offsets, size, kind, L, site):
         if region.kind == "shared":
             if not self.check_shared:
                 return
-            granule = e.prog.shared_access_size
+            granule = self.program.shared_access_size
         else:
             if not self.check_global:
                 return
-            granule = e.prog.global_access_size
-        if e.ctx.nlanes(L) == 0:
+            granule = self.program.global_access_size
+        if self.wave.nlanes(L) == 0:
             return
         g0 = offsets // granule
         for extra in range(max(1, size // granule)):
             self._check(region, g0 + extra, granule, kind, L, site)
 
     def _shadow(self, region, granule):
-        e = self.e
+        e = self.wave
         table = self.shared_shadows if region.kind == "shared" else self.global_shadows
         sh = table.get(region.id)
         if sh is None:
@@ -141,7 +144,7 @@ class RaceDetector:
         return sh
 
     def _check(self, region, gran, granule, kind, L, site):
-        e = self.e
+        e = self.wave
         sh = self._shadow(region, granule)
         is_global = region.kind == "global"
         st = self.stamps(region.kind)
@@ -240,18 +243,18 @@ class RaceDetector:
         sh.r_site[key] = site
 
     def _report(self, hazard, region, gran, granule, other_tid, other_site, other_kind, tid, site, kind):
-        e = self.e
+        e = self.wave
         elem = int(gran) * granule // max(1, region.dtype.itemsize)
         first = {"slot": other_tid, "site": other_site, "kind": other_kind,
                  "who": self._who(other_tid, region) if other_tid >= 0 else "another thread"}
         second = {"slot": tid, "site": site, "kind": kind, "who": self._who(tid, region)}
         cross = region.kind == "global" and other_tid >= 0 and other_tid // e.spb != tid // e.spb
-        e.report.race(hazard, region, elem, first, second, cross_block=cross)
+        self.report.race(hazard, region, elem, first, second, cross_block=cross)
 
     def _who(self, tid, region):
-        e = self.e
+        e = self.wave
         slot = tid if region.kind == "shared" else tid - e.gslot_base
         if 0 <= slot < e.S:
-            return e.report.who(slot)
-        return e.report.who_global(tid)
+            return self.report.who(slot)
+        return self.report.who_global(tid)
 

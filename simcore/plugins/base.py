@@ -1,0 +1,115 @@
+"""The plugin interface: what the simulator tells the checks and recorders while a launch runs.
+
+In the spirit of Oclgrind's Plugin.h: the engine, the memory and sync resolution only *notify*;
+every check (races, never-written shared memory, undefined values, masks, named barriers, ...)
+and every recorder (the trace) is a `Plugin` that overrides the hooks it needs. A hook that no
+registered plugin overrides costs nothing: `Plugins` (registry.py) keeps, per hook, the list of
+plugins that override it, and the simulator skips empty lists.
+
+Arguments the hooks share:
+  lanes   the wave's slots concerned: a slice or an int array of slot numbers (index the wave's
+          per-slot arrays with it directly; `wave.lane_index(lanes)` gives an int array)
+  site    a memory or intrinsic site: `program.sites[site]` has .line, .column, .text
+  sync    a sync site (`program.sync_sites[i]`): .op ('bar', 'syncwarp', 'shfl', 'vote'), .name,
+          .line, .mode, .block_wide, .id
+  region  a memory region (memory.Region): .kind ('global' | 'shared'), .name, .id, .nbytes, .dtype
+The wave (`self.wave`, set before `on_wave_start`) holds the lane state: per slot `pc`, `st`
+(RUN, BAR, JOIN, EXIT, PARK from simcore.context), `site`, `slot_block` (block within the
+wave; add `first_block` for the launch-wide block), `slot_thread`, `slot_warp`, `slot_lane`,
+registers `R`; and `steps` (steps run so far in the launch).
+
+A check hook (`on_*` under "misuse found") is called when the simulator finds a misuse that a
+launch check governs; the plugin owning that check raises the fault through `self.report`, or
+returns to let the launch go on as it would on hardware.
+"""
+
+
+class Plugin:
+    # Launch checks (names in simcore.CHECKS) that switch this plugin on; a plugin is built
+    # for a launch when one of them is on (see `wanted`).
+    checks = ()
+    # Whether memory must remember which shared-memory granules were written (never-written
+    # shared memory then reads as undefined).
+    tracks_shared_writes = False
+
+    @classmethod
+    def wanted(cls, options):
+        """Whether this launch needs the plugin. options: the launch's module.Options."""
+        return any(options.checks.get(name) for name in cls.checks)
+
+    def __init__(self, launch, program, report, options):
+        self.launch = launch          # module.Launch: grid, block, num_blocks, ... (the record)
+        self.program = program        # program.Program: blocks, sites, sync_sites
+        self.report = report          # report.Reporter: raises faults, names threads
+        self.options = options        # module.Options: checks, schedule, model, ...
+        self.wave = None              # the running wave (wave.Wave), set before on_wave_start
+
+    def enabled(self, check):
+        """Is launch check `check` on (for a plugin that implements several)?"""
+        return bool(self.options.checks.get(check))
+
+    # ---------------------------------------------------------------- launch and waves
+    def on_wave_start(self, wave):
+        """A wave of blocks starts (fresh shared memory, every slot at the kernel's entry)."""
+
+    def on_launch_end(self, launch):
+        """The launch ended, normally or by a fault (called from a finally): store results on
+        `launch` (the trace recorder sets launch.trace)."""
+
+    # ---------------------------------------------------------------- execution
+    def on_step(self, pc, lanes):
+        """Before basic block `pc` (`program.blocks[pc]`: .lines, .first_line, .code) runs for
+        `lanes`; the wave's state is still the state before the step."""
+
+    def on_memory_access(self, region, offsets, size, kind, lanes, site):
+        """Before an access. offsets: byte offsets into the region, one per lane (int64 array);
+        size: bytes per lane; kind: 'read' | 'write' | 'atomic' | 'cas'. For shared memory the
+        row is the block of each lane (`wave.slot_block[lanes]`). Lanes out of bounds are
+        already left out."""
+
+    def on_fence(self, lanes):
+        """__threadfence() by `lanes` (an int array)."""
+
+    # ---------------------------------------------------------------- sync points
+    def on_sync_arrive(self, sync, lanes):
+        """`lanes` arrived at sync point `sync` (a barrier or a warp collective) and wait there."""
+
+    def on_barrier_release(self, sync, lanes):
+        """A barrier completes: every arrival is in; `lanes` are about to go on (their state is
+        still BAR)."""
+
+    def on_barrier(self, sync, lanes):
+        """`lanes` passed a point that orders memory: a barrier (__syncthreads*, bar.sync), a
+        bar.arrive, or __syncwarp. Their barrier or warp epoch has moved on."""
+
+    def on_stalled(self):
+        """No lane can run: pending sync points are about to be resolved. A check that held a
+        report back until the running threads stop raises it here."""
+
+    # ---------------------------------------------------------------- misuse found (checks)
+    def on_out_of_bounds(self, region, offsets, size, bad, lanes, site, kind):
+        """An access outside its array (bad: which lanes); the bad lanes are then skipped."""
+
+    def on_local_out_of_bounds(self, index, length, lanes, site):
+        """An index outside a per-thread local array; the bad lanes are then skipped."""
+
+    def on_undefined_use(self, taint, lanes, site, what):
+        """An undefined value decides control flow or an address. taint: per lane, bits of
+        memory.UNDEF_SHUFFLE, UNDEF_SHARED, UNDEF_LOCAL (0: defined)."""
+
+    def on_undefined_store(self, taint, region, lanes, site):
+        """An undefined value is stored to memory (taint as for on_undefined_use)."""
+
+    def on_invalid_mask(self, lanes, mask, warp, own_ok, bits, named_live, same_site):
+        """A warp collective cannot complete as called: `lanes` of wave warp `warp` called it with
+        `mask`; own_ok: per lane, whether its mask names itself; bits: the lanes that arrived;
+        named_live: the live lanes the mask names; same_site: whether they all run one intrinsic.
+        If no plugin raises, the collective completes anyway (reads from absent lanes are
+        undefined), as it might on hardware."""
+
+    def on_divergent_barrier(self, block, lanes):
+        """The threads of `block` (in the wave) reached barrier 0 at different call sites."""
+
+    def on_named_barrier_misuse(self, block, bar_id, lanes, message, too_many):
+        """A named barrier is used against PTX's rules (message says how); the phase then
+        completes as it would on hardware."""

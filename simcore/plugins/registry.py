@@ -1,0 +1,56 @@
+"""The plugins of one launch, and, per hook, the ones that override it.
+
+The simulator notifies through the lists here (`for hook in plugins.memory_access: hook(...)`),
+so a hook no plugin overrides costs one empty-list test. Whether a check is on is decided
+here and nowhere else: a plugin is built for a launch when its `wanted(options)` says so.
+"""
+from .base import Plugin
+
+HOOKS = ("on_wave_start", "on_launch_end", "on_step", "on_memory_access", "on_fence", "on_sync_arrive",
+         "on_barrier_release", "on_barrier", "on_stalled", "on_out_of_bounds", "on_local_out_of_bounds",
+         "on_undefined_use", "on_undefined_store", "on_invalid_mask", "on_divergent_barrier",
+         "on_named_barrier_misuse")
+
+
+def _overrides(plugin, hook):
+    return getattr(type(plugin), hook) is not getattr(Plugin, hook)
+
+
+class Plugins:
+    """The plugins of one launch. Attribute `x` (for hook `on_x`) lists the bound hook methods
+    of the plugins that override it, in registration order."""
+
+    def __init__(self, plugins):
+        self.all = list(plugins)
+        for hook in HOOKS:
+            setattr(self, hook[3:], [getattr(p, hook) for p in self.all if _overrides(p, hook)])
+        self.tracks_shared_writes = any(p.tracks_shared_writes for p in self.all)
+
+    def __iter__(self):
+        return iter(self.all)
+
+    def of_type(self, cls):
+        """The plugin of class `cls` in this launch, or None."""
+        return next((p for p in self.all if isinstance(p, cls)), None)
+
+    # ---- notifications that are never on the hot path
+    def start_wave(self, wave):
+        for p in self.all:
+            p.wave = wave
+        for hook in self.wave_start:
+            hook(wave)
+
+    def end_launch(self, launch):
+        for hook in self.launch_end:
+            hook(launch)
+
+    def notify(self, hook, *args):
+        """Call every override of `hook` (e.g. 'on_divergent_barrier') with args."""
+        for fn in getattr(self, hook[3:]):
+            fn(*args)
+
+
+def build_plugins(registered, launch, program, report, options, extra=()):
+    """One instance of every registered plugin class this launch wants, then `extra` instances."""
+    plugins = [cls(launch, program, report, options) for cls in registered if cls.wanted(options)]
+    return Plugins(plugins + list(extra))
