@@ -1,0 +1,61 @@
+"""Run only a sample of a launch's blocks, with the performance counters attached.
+
+A block's behaviour depends on its blockIdx, so the sample is a few *real* blocks of the grid
+(the first, some in the middle, the last, in adjacent pairs), each simulated with its own
+blockIdx exactly as in the full launch; the other blocks are not run. Global memory is a copy
+of the arguments, so an estimate never changes the caller's arrays.
+"""
+import numpy as np
+
+from ..context import Context
+from ..engine import Engine
+from ..memory import Memory
+from ..module import Options, CHECKS
+from ..plugins import REGISTERED, build_plugins
+from .counters import PerfCounters
+
+MAX_STEPS_PER_WAVE = 5_000_000
+
+
+def sample_ranges(num_blocks, pairs=3):
+    """[(first block, count)]: adjacent pairs at the start, middle(s) and end of the grid
+    (every block when the grid is small)."""
+    if num_blocks <= 2 * pairs:
+        return [(0, num_blocks)]
+    starts = sorted({0, *(int(num_blocks * k / (pairs - 1)) for k in range(1, pairs - 1)), num_blocks - 2})
+    starts = [min(s, num_blocks - 2) for s in starts]
+    ranges, end = [], -1
+    for s in starts:
+        s = max(s, end)
+        if s < num_blocks:
+            count = min(2, num_blocks - s)
+            ranges.append((s, count))
+            end = s + count
+    return ranges
+
+
+def run_sample(prog, launch, values, pairs=3):
+    """Simulate the sampled blocks of `launch` (a module.Launch with grid/block/shared_mem set)
+    with `values` (marshalled args). -> the PerfCounters plugin, with the blocks it saw."""
+    values = [np.array(v, copy=True) if isinstance(v, np.ndarray) else v for v in values]
+    options = Options(dict.fromkeys(CHECKS, False), "lockstep", "independent", 0, MAX_STEPS_PER_WAVE, False)
+    ctx = Context(launch, prog, None)
+    memory = Memory(ctx)
+    ctx.memory = memory
+    pointers = [(p.name, v) for p, v in zip(prog.params, values) if p.is_pointer]
+    addresses = iter(memory.add_globals(pointers))
+    launch.arg_values = [np.int64(next(addresses)) if p.is_pointer else v for p, v in zip(prog.params, values)]
+    for arr in prog.shared:
+        memory.add_shared(arr, launch.shared_mem if arr.dynamic else arr.nbytes)
+    engine = Engine(prog, launch, memory, ctx, options)
+    counters = PerfCounters(launch, prog, engine.report, options)
+    plugins = build_plugins(REGISTERED, launch, prog, engine.report, options, extra=[counters])
+    engine.use(plugins)
+    try:
+        for first, count in sample_ranges(launch.num_blocks, pairs):
+            engine.run_wave(first, count)
+    finally:
+        launch.steps = engine.steps
+        launch.thread_instructions = engine.thread_instructions
+        plugins.end_launch(launch)
+    return counters
