@@ -35,29 +35,52 @@ _ARITH = re.compile(r"\*\*|//|<<|>>|<=|>=|==|!=|[-+*/%<>&|^~]|np\.\w+\(")
 _COPY = re.compile(r"^\s*[\w, ]+=\s*\(?[\w.]+\)?(?:\.astype\(\w+\))?\s*$")
 
 
+_INCREMENT = re.compile(r"^\s*\w+ = \(\w+ [-+] K\d+\)\s*$")   # i = i +/- constant
+_CONSTANT_TEST = re.compile(r"^\(\w+ [<>=!]=? K\d+\)$")          # i < constant
+
+
 def statement_instructions(line):
     """Machine instructions one statement of lowered code becomes, roughly: one per memory
-    operation and per arithmetic operator; copies, conversions, address scaling (folded into the
-    load's addressing) and the simulator's own bookkeeping (u_* definedness shadows) are free."""
+    operation and per arithmetic operator. Free: copies and conversions, the arithmetic of a
+    memory operation's address (base + offset goes into the addressing mode, index arithmetic
+    is usually hoisted out of loops), the simulator's own bookkeeping (u_* definedness
+    shadows). A loop counter's increment by a constant costs 1/4 (NVCC unrolls such loops,
+    by 4 by default)."""
     if line.lstrip().startswith("u_") or "X.DEFINED" in line or _COPY.match(line):
-        return 0
-    memory = len(_MEMORY.findall(line))
-    rest = _ADDRESS.sub("", line.split("=", 1)[1] if "=" in line.split("(", 1)[0] else line)
-    rest = _MEMORY.sub("(", rest)
-    return memory + len(_ARITH.findall(rest))
+        return 0.0
+    if _INCREMENT.match(line):
+        return 0.25
+    memory = _MEMORY.search(line)
+    if memory is None:
+        rhs = line.split("=", 1)[1] if "=" in line else line
+        return float(len(_ARITH.findall(rhs)))
+    # a memory operation: the op itself plus the arithmetic of the value it stores (the
+    # operand after the address), not the address
+    args = line[memory.end():]
+    depth, cut = 1, len(args)
+    for i, ch in enumerate(args):          # end of the first argument (the address)
+        depth += ch == "("
+        depth -= ch == ")"
+        if (ch == "," and depth == 1) or depth == 0:
+            cut = i
+            break
+    stored = args[cut + 1:].split(",", 1)[0] if "X.st" in line[memory.start():memory.end()] else ""
+    return 1.0 + len(_ARITH.findall(stored))
 
 
 def instruction_weights(program):
     """Per basic block: an estimate of the machine instructions one warp issues to run it once:
     its statements (statement_instructions), plus a compare and a branch for a conditional
-    branch. An unconditional jump is free (the compiler lays blocks out to fall through)."""
+    branch (1/2 when it tests a counter against a constant: an unrolled loop's test). An
+    unconditional jump is free (the compiler lays blocks out to fall through)."""
     weights = []
     for block in program.blocks:
         w = sum(statement_instructions(line) for line in block.code)
         if block.term and block.term[0] == "branch":
-            w += 1 + len(_ARITH.findall(str(block.term[1])))
-        weights.append(max(w, 1) if block.code else w)
-    return np.array(weights + [0], np.int64)
+            cond = str(block.term[1])
+            w += 0.5 if _CONSTANT_TEST.match(cond) else 1 + len(_ARITH.findall(cond))
+        weights.append(w)
+    return np.array(weights + [0.0], float)
 
 
 def estimate_registers(program):
@@ -113,8 +136,8 @@ class PerfCounters(Plugin):
     def on_wave_start(self, wave):
         self._finish_wave()
         nwarps = wave.S // WARP
-        self.issued = np.zeros(nwarps, np.int64)
-        self.at_phase_start = np.zeros(nwarps, np.int64)
+        self.issued = np.zeros(nwarps, float)
+        self.at_phase_start = np.zeros(nwarps, float)
         self.phase_reads = np.zeros(wave.nblk, bool)
         wpb = wave.spb // WARP
         self.wpb = wpb
@@ -133,7 +156,7 @@ class PerfCounters(Plugin):
         for b, counts in enumerate(self._wave_blocks):
             self._close_phase(b)
             warps = slice(b * self.wpb, (b + 1) * self.wpb)
-            counts.instructions = int(self.issued[warps].sum())
+            counts.instructions = float(self.issued[warps].sum())
         self._wave_blocks = []
 
     def _close_phase(self, b):
@@ -141,7 +164,7 @@ class PerfCounters(Plugin):
         warps = slice(b * self.wpb, (b + 1) * self.wpb)
         work = self.issued[warps] - self.at_phase_start[warps]
         counts = self._wave_blocks[b]
-        counts.critical_instructions += int(work.max()) if work.size else 0
+        counts.critical_instructions += float(work.max()) if work.size else 0.0
         if self.phase_reads[b]:
             counts.read_phases += 1
         self.phase_reads[b] = False
@@ -220,4 +243,4 @@ class PerfCounters(Plugin):
             counts = self._wave_blocks[int(b)]
             counts.barriers += 1
             live = work[: counts.warps]
-            counts.barrier_spread.append(int(live.max() - live.min()) if live.size else 0)
+            counts.barrier_spread.append(float(live.max() - live.min()) if live.size else 0.0)

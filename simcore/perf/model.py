@@ -19,15 +19,18 @@ Explainable on purpose (a roofline with occupancy), no fitted fudge factors:
                 warp's instructions at 4 cycles each (a dependent chain), a memory latency
                 per phase that reads global memory, and each barrier's cost (H200 fit: fixed +
                 per warp + the last warp's lateness)
-3. time = launch floor + the largest of them (the bound). The others are shown too: they are
-   the resources that would bind next.
+3. time = launch floor + the largest of them (the bound) + the exposed part of the phases:
+   a block alternates between memory and compute phases (barriers and its own end keep its
+   warps together), and only the other resident blocks fill the gaps, so with k resident blocks
+   per SM about 1/k of the smaller of (memory, compute) is not hidden ('overlap').
+   The other resources are shown too: they are the ones that would bind next.
 """
 import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
-RESOURCES = ("issue", "shared", "dram", "l2", "atomics", "dispatch", "latency")
+RESOURCES = ("issue", "shared", "dram", "l2", "atomics", "dispatch", "latency", "overlap")
 
 
 @dataclass(frozen=True)
@@ -162,9 +165,14 @@ def estimate_time(gpu, kernel_name, grid, block, counters, registers, shared_per
     t["latency"] = full_waves * path / clock
 
     bound = max(t, key=lambda k: t[k])
+    # Imperfect overlap: a block's phases (load, barrier, compute, store; a block also ends as a
+    # whole) alternate between memory and compute, and only the other resident blocks fill the
+    # gaps. With k blocks per SM, 1/k of the smaller of the two stays exposed.
+    compute, memory = max(t["issue"], t["shared"]), max(t["dram"], t["l2"])
+    t["overlap"] = min(compute, memory) / occ.blocks_per_sm
     breakdown = {k: t[k] * 1e3 for k in RESOURCES}
     breakdown["launch"] = gpu.launch_floor_us * 1e-3
-    time_ms = breakdown["launch"] + breakdown[bound]
+    time_ms = breakdown["launch"] + breakdown[bound] + breakdown["overlap"]
     if gpu.key != "H200":
         notes.append(f"{gpu.key}: some parameters are assumed from the H200's (see simcore/data/gpus.json)")
     return Estimate(kernel_name, gpu.key, grid, block, time_ms, bound, breakdown, occ, waves, tail,
