@@ -19,10 +19,11 @@ Explainable on purpose (a roofline with occupancy), no fitted fudge factors:
                 warp's instructions at 4 cycles each (a dependent chain), a memory latency
                 per phase that reads global memory, and each barrier's cost (H200 fit: fixed +
                 per warp + the last warp's lateness)
-3. time = launch floor + the largest of them (the bound) + the exposed part of the phases:
-   a block alternates between memory and compute phases (barriers and its own end keep its
-   warps together), and only the other resident blocks fill the gaps, so with k resident blocks
-   per SM about 1/k of the smaller of (memory, compute) is not hidden ('overlap').
+3. time = launch floor + the largest of them (the bound) + the exposed waits ('overlap'): a
+   block alternates between waiting for memory (a latency per phase that reads global memory)
+   and computing, barriers and its own end keep its warps together, and only the other
+   resident blocks fill the wait, so with k resident blocks per SM about 1/k of the waiting
+   (at most the compute there is to hide it) stays exposed.
    The other resources are shown too: they are the ones that would bind next.
 """
 import math
@@ -165,11 +166,13 @@ def estimate_time(gpu, kernel_name, grid, block, counters, registers, shared_per
     t["latency"] = full_waves * path / clock
 
     bound = max(t, key=lambda k: t[k])
-    # Imperfect overlap: a block's phases (load, barrier, compute, store; a block also ends as a
-    # whole) alternate between memory and compute, and only the other resident blocks fill the
-    # gaps. With k blocks per SM, 1/k of the smaller of the two stays exposed.
-    compute, memory = max(t["issue"], t["shared"]), max(t["dram"], t["l2"])
-    t["overlap"] = min(compute, memory) / occ.blocks_per_sm
+    # Exposed waits: a block's phases alternate between waiting for memory (one latency per
+    # phase that reads global memory) and computing; barriers and the block's own end keep its
+    # warps together, so only the other resident blocks fill the wait. With k blocks per SM,
+    # about 1/k of the waiting (bounded by the compute there is to hide it) stays exposed.
+    compute = max(t["issue"], t["shared"])
+    waiting = full_waves * per_block["read_phases"] * mem_latency / clock
+    t["overlap"] = min(compute, waiting) / occ.blocks_per_sm
     breakdown = {k: t[k] * 1e3 for k in RESOURCES}
     breakdown["launch"] = gpu.launch_floor_us * 1e-3
     time_ms = breakdown["launch"] + breakdown[bound] + breakdown["overlap"]

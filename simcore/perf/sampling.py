@@ -5,6 +5,8 @@ A block's behaviour depends on its blockIdx, so the sample is a few *real* block
 blockIdx exactly as in the full launch; the other blocks are not run. Global memory is a copy
 of the arguments, so an estimate never changes the caller's arrays.
 """
+import time
+
 import numpy as np
 
 from ..context import Context
@@ -34,9 +36,12 @@ def sample_ranges(num_blocks, pairs=3):
     return ranges
 
 
-def run_sample(prog, launch, values, pairs=3):
+def run_sample(prog, launch, values, pairs=3, budget_s=0.3):
     """Simulate the sampled blocks of `launch` (a module.Launch with grid/block/shared_mem set)
-    with `values` (marshalled args). -> the PerfCounters plugin, with the blocks it saw."""
+    with `values` (marshalled args). -> the PerfCounters plugin, with the blocks it saw.
+
+    The middle pair runs first, then the first and the last pairs while the simulation has
+    taken less than `budget_s` seconds (long-running blocks: fewer samples, same blockIdx)."""
     values = [np.array(v, copy=True) if isinstance(v, np.ndarray) else v for v in values]
     options = Options(dict.fromkeys(CHECKS, False), "lockstep", "independent", 0, MAX_STEPS_PER_WAVE, False)
     ctx = Context(launch, prog, None)
@@ -52,7 +57,12 @@ def run_sample(prog, launch, values, pairs=3):
     plugins = build_plugins(REGISTERED, launch, prog, engine.report, options, extra=[counters])
     engine.use(plugins)
     try:
-        for first, count in sample_ranges(launch.num_blocks, pairs):
+        ranges = sample_ranges(launch.num_blocks, pairs)
+        middle = len(ranges) // 2
+        started = time.perf_counter()
+        for k, (first, count) in enumerate([ranges[middle]] + ranges[:middle] + ranges[middle + 1:]):
+            if k and time.perf_counter() - started > budget_s:
+                break
             engine.run_wave(first, count)
     finally:
         launch.steps = engine.steps
