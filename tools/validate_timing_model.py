@@ -98,7 +98,7 @@ def markdown(rows):
             "* No parameter was fitted to these sweeps: every number in `simcore/data/gpus.json` is a "
             "spec value or a microbenchmark (launch floor, block dispatch, DRAM copy, L2 read, same-address "
             "atomics, barrier cycles). But the model's *structure* was revised after the first comparison "
-            "with this table (first version: 8/16 picks within 10%, 9/16 correlations >= 0.8): (1) the "
+            "with the measurements (all four changes were made after seeing the model's tables next to the measured numbers; the first run of this script, with changes 2 and 3 and part of 1 already in, gave 10/16 picks within 10% and 9/16 correlations >= 0.8): (1) the "
             "instruction count stopped charging address arithmetic and the control of constant-bound loops "
             "(NVCC folds and unrolls them), (2) the critical path uses the dependent-issue latency instead of "
             "the issue share, (3) shared-memory bandwidth is the spec's 128 B/cycle instead of the "
