@@ -1,5 +1,6 @@
 """The timing model (simcore.perf): occupancy rules, counters, estimates, sweeps, GPU data."""
 import json
+import os
 import pathlib
 
 import numpy as np
@@ -231,3 +232,23 @@ def test_barrier_parameters_are_the_fit_to_the_h200_measurements():
     assert stored["c0"] == pytest.approx(c0, rel=0.01)
     assert stored["c_warp"] == pytest.approx(c_warp, rel=0.01)
     assert stored["c_late"] == pytest.approx(c_late, rel=0.01)
+
+
+def test_tuning_kernels_compile_with_nvcc(tmp_path):
+    import shutil
+    import subprocess
+    nvcc = os.environ.get("NVCC") or shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+    if not os.access(nvcc, os.X_OK):
+        pytest.skip("nvcc not found ($NVCC, PATH, /usr/local/cuda/bin): the CUDA sources are not compiled")
+    seen = set()
+    for case in tuning_kernels.cases("measured"):
+        for b in (case.blocks[0], case.blocks[-1]):
+            key = (case.kernel, case.options(b))
+            if key in seen:
+                continue
+            seen.add(key)
+            src = tmp_path / f"{case.kernel}.cu"
+            src.write_text(case.source)
+            r = subprocess.run([nvcc, "-ptx", "-arch=sm_90", *case.options(b), str(src), "-o", os.devnull],
+                               capture_output=True, text=True)
+            assert r.returncode == 0, f"{case.name} block {b}: {r.stderr}"
