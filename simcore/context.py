@@ -1,8 +1,9 @@
 """The launch context: what generated block code calls as `X`.
 
-It owns the lane bookkeeping of the current wave (which slot is which block, warp and lane),
-forwards memory operations to `Memory`, and implements C's arithmetic corner cases (integer
-division truncates, float-to-int saturates). Faults raised here carry their source site.
+It knows the lanes of the current wave (which slot is which block, warp and lane), forwards
+memory operations to `Memory`, and implements C's arithmetic corner cases (integer division
+truncates, float-to-int saturates). A fault found here goes to the reporter, or, when a launch
+check governs it, to the plugins (the owning check raises); either way with its source site.
 """
 import re
 
@@ -20,24 +21,25 @@ class Context:
     DEFINED = np.uint8(0)
     UNSET = np.uint8(UNDEF_LOCAL)
 
-    def __init__(self, launch, prog, memory):
+    def __init__(self, launch, prog, report, plugins):
         self.launch = launch
         self.prog = prog
-        self.memory = memory
+        self.memory = None      # memory.Memory of the launch (set once it exists)
+        self.report = report    # report.Reporter: raises the faults found here
+        self.plugins = plugins  # plugins.Plugins: the checks decide what is a fault
         bx, by, bz = launch.block
         gx, gy, gz = launch.grid
         self.bdim_x, self.bdim_y, self.bdim_z = (np.uint32(v) for v in (bx, by, bz))
         self.gdim_x, self.gdim_y, self.gdim_z = (np.uint32(v) for v in (gx, gy, gz))
-        self.report = None      # report.Reporter: every fault found here is raised through it
-        self.plugins = None     # plugins.Plugins of the launch: the checks decide what is a fault
 
     # ---- lanes of the wave
-    def set_wave(self, slot_block, slot_lane, slot_warp, S):
-        self.slot_block = slot_block
-        self.slot_lane = slot_lane
-        self.slot_warp = slot_warp
-        self.S = S
-        self._all = np.arange(S)
+    def set_wave(self, wave):
+        # copies of the wave's slot tables: generated code reaches them through X on every step
+        self.slot_block = wave.slot_block
+        self.slot_lane = wave.slot_lane
+        self.slot_warp = wave.slot_warp
+        self.S = wave.S
+        self._all = np.arange(wave.S)
 
     def nlanes(self, L):
         if isinstance(L, slice):

@@ -8,7 +8,8 @@ import) on machines without CuPy or without a GPU. Every ``import cupy`` is insi
 
 Interface used by ``simcore/module.py``:
 
-* ``gpu_available() -> (bool, str)``: never raises.
+* ``gpu_available() -> GpuStatus``: true when CuPy can run kernels, with ``.reason``; still a
+  ``(bool, reason)`` pair; never raises.
 * ``CupyModule(code, options)``: compiles eagerly with NVRTC; a compile failure becomes a
   ``simcore.CompileError`` with the line, message and source line.
 * ``CupyModule.launch(name, grid, block, args, shared_mem)``: copies every numpy array to the
@@ -18,6 +19,7 @@ Interface used by ``simcore/module.py``:
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 import numpy as np
 
@@ -55,29 +57,39 @@ def _import_cupy():
     return cupy
 
 
-def gpu_available() -> tuple[bool, str]:
+class GpuStatus(NamedTuple):
+    """Whether CuPy can run kernels here and why (not). Its truth is the answer, so
+    ``if gpu_available():`` works; it still unpacks as ``ok, reason = gpu_available()``."""
+    available: bool
+    reason: str
+
+    def __bool__(self):
+        return self.available
+
+
+def gpu_available() -> GpuStatus:
     """Whether CuPy can run kernels here, and a sentence saying why (not)."""
     try:
         import cupy
     except ImportError as exc:
         if getattr(exc, "name", None) == "cupy":
-            return False, "CuPy is not installed (pip install 'gpu-barriers-course[gpu]')"
-        return False, f"CuPy is installed but cannot be imported: {exc}"
+            return GpuStatus(False, "CuPy is not installed (pip install 'gpu-barriers-course[gpu]')")
+        return GpuStatus(False, f"CuPy is installed but cannot be imported: {exc}")
     except Exception as exc:  # a broken installation must not break the caller
-        return False, f"CuPy is installed but cannot be imported: {type(exc).__name__}: {exc}"
+        return GpuStatus(False, f"CuPy is installed but cannot be imported: {type(exc).__name__}: {exc}")
     try:
         count = cupy.cuda.runtime.getDeviceCount()
         if count < 1:
-            return False, "no CUDA device: CuPy sees 0 devices"
+            return GpuStatus(False, "no CUDA device: CuPy sees 0 devices")
         dev = cupy.cuda.Device()
         props = cupy.cuda.runtime.getDeviceProperties(dev.id)
         name = props.get("name", b"unknown GPU")
         if isinstance(name, bytes):
             name = name.decode(errors="replace")
         cc = f"sm_{props.get('major', '?')}{props.get('minor', '?')}"
-        return True, f"CuPy {cupy.__version__} sees {name} ({cc})"
+        return GpuStatus(True, f"CuPy {cupy.__version__} sees {name} ({cc})")
     except Exception as exc:
-        return False, f"no CUDA device: {type(exc).__name__}: {exc}"
+        return GpuStatus(False, f"no CUDA device: {type(exc).__name__}: {exc}")
 
 
 def parse_nvrtc_log(log: str, code: str):

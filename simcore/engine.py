@@ -1,6 +1,7 @@
 """The engine: runs lane groups through the basic blocks of a kernel, one wave of blocks at a time.
 
-Every thread of the wave is a *slot* with a program point (`pc`) and a state:
+Every thread of the wave is a *slot* with a program point (`pc`) and a state (wave.py holds
+them, with the operations on them):
 
   RUN    runnable               BAR   waiting at a sync point (barrier, warp collective)
   JOIN   waiting at a reconvergence point for warp-mates that diverged from it
@@ -9,7 +10,8 @@ Every thread of the wave is a *slot* with a program point (`pc`) and a state:
 A step picks a program point and a set of runnable lanes there (the *schedule* decides
 which), runs that block's compiled function for all of them at once, and moves them on.
 When nothing can run, pending syncs are resolved (`sync.py`); if none can complete, the
-launch has deadlocked and the report says where every warp is.
+launch has deadlocked and the report says where every warp is. The engine tells the plugins
+(checks, recorders) each step; it does not know what they do.
 
 Reconvergence (independent thread scheduling, Volta and later): when lanes of one warp take
 different sides of a branch, each of them records the branch's immediate post-dominator J.
@@ -19,16 +21,22 @@ with the seed examples (see SEMANTICS.md).
 """
 import numpy as np
 
-from .context import BAR, EXIT, JOIN, PARK, RUN, WARP
-from .errors import make_fault
-from .report import Reporter
-from . import sync
+from .context import EXIT, RUN, WARP
+from .sync import Sync
+from .wave import Wave
 
-MAX_DEPTH = 64
+
+def source_lines(prog):
+    """-> (the first source line of each basic block, {join block: the line of the branch or
+    loop whose end it is}), for exits and reports."""
+    block_line = [b.first_line or (min(b.lines) if b.lines else 0) for b in prog.blocks]
+    join_branch_line = {b.id: min((prog.blocks[j].term[4] for j in b.join_of), default=0)
+                        for b in prog.blocks if b.is_join}
+    return block_line, join_branch_line
 
 
 class Engine:
-    def __init__(self, prog, launch, memory, ctx, options):
+    def __init__(self, prog, launch, memory, ctx, options, report, plugins):
         self.prog = prog
         self.launch = launch
         self.memory = memory
@@ -36,297 +44,163 @@ class Engine:
         self.opt = options
         self.model = options.model
         self.schedule = options.schedule
-        self.rng = np.random.default_rng(options.seed)
-        self.steps = 0
-        self.thread_instructions = 0
-        self.warnings = []
-        self._warned = set()
-        self.report = Reporter(self)
-        tpb = launch.threads_per_block
-        self.tpb = tpb
-        self.wpb = (tpb + WARP - 1) // WARP
-        self.spb = self.wpb * WARP      # slots per block (threads padded to whole warps)
-        self.block_lines = [sorted(b.lines) for b in prog.blocks]
-        self.block_line = [b.first_line or (min(b.lines) if b.lines else 0) for b in prog.blocks]
-        self.is_join = np.array([b.is_join for b in prog.blocks] + [False], bool)
-        # for reports: the line of the branch (if, loop) whose end a join block is
-        self.join_branch_line = {b.id: min((prog.blocks[j].term[4] for j in b.join_of), default=0)
-                                 for b in prog.blocks if b.is_join}
-        self.plugins = None      # plugins.Plugins, given by use()
-        # per sync site facts as arrays, so sync resolution can look them up per lane
-        sites = prog.sync_sites
-        self.site_op = np.array([sync.OP_CODES[x.op] for x in sites] + [-1], np.int8)
-        self.site_is_coll = np.isin(self.site_op, (sync.OP_SYNCWARP, sync.OP_SHFL, sync.OP_VOTE))
-        self.site_block_wide = np.array([x.block_wide for x in sites] + [False], bool)
-        self.site_arrive = np.array([x.mode == "arrive" for x in sites] + [False], bool)
-
-    def use(self, plugins):
-        """The launch's plugins (checks, recorders): the engine, memory and context notify them."""
+        self.report = report
         self.plugins = plugins
-        self.memory.plugins = plugins
-        self.ctx.plugins = plugins
-        self.memory.report = self.ctx.report = self.report
+        self.rng = np.random.default_rng(options.seed)
+        self.thread_instructions = 0
+        self.block_line, _ = source_lines(prog)
+        self.is_join = np.array([b.is_join for b in prog.blocks] + [False], bool)
+        self.sync = Sync(prog, report, plugins, self.model)
+        self.wave = None
+        self._adv_warp, self._rr_warp = None, -1     # schedule state, kept across waves
+
+    @property
+    def steps(self):
+        """Steps run in the launch so far."""
+        return self.wave.steps if self.wave is not None else 0
 
     # ================================================================= waves
-    def run(self):
-        nblocks = self.launch.num_blocks
-        per_slot = sum(v.ctype.dtype.itemsize * int(np.prod(v.shape, dtype=np.int64)) * (2 if v.tracked else 1)
-                       for v in self.prog.vars.values()) + 64
-        per_wave = self.opt.blocks_per_wave(self.spb, per_slot)
-        for first in range(0, nblocks, per_wave):
-            self.run_wave(first, min(per_wave, nblocks - first))
+    def run(self, block_ranges=None):
+        """Run every block of the launch, as many per wave as memory allows; or, given
+        [(first block, count)], each of those ranges as one wave."""
+        if block_ranges is None:
+            nblocks = self.launch.num_blocks
+            per_slot = sum(v.ctype.dtype.itemsize * int(np.prod(v.shape, dtype=np.int64)) * (2 if v.tracked else 1)
+                           for v in self.prog.vars.values()) + 64
+            tpb = self.launch.threads_per_block
+            slots_per_block = (tpb + WARP - 1) // WARP * WARP
+            per_wave = self.opt.blocks_per_wave(slots_per_block, per_slot)
+            block_ranges = [(first, min(per_wave, nblocks - first)) for first in range(0, nblocks, per_wave)]
+        for first, count in block_ranges:
+            self.run_wave(first, count)
 
     def run_wave(self, first_block, nblk):
-        prog, ctx = self.prog, self.ctx
-        self.first_block, self.nblk = first_block, nblk
-        S = nblk * self.spb
-        self.S = S
-        slots = np.arange(S)
-        blk = slots // self.spb
-        t = slots % self.spb
-        self.slot_block = blk
-        self.slot_thread = t
-        self.slot_warp = slots // WARP
-        self.slot_lane = slots % WARP
-        ctx.set_wave(blk, self.slot_lane, self.slot_warp, S)
-        bx, by, bz = self.launch.block
-        gx, gy, _ = self.launch.grid
-        gblk = blk + first_block
-        self.gslot_base = first_block * self.spb
-        R = {}
-        for name, var in prog.vars.items():
-            R[name] = np.zeros((S,) + var.shape, var.ctype.dtype)
-            if var.tracked:
-                R["__u_" + name] = np.zeros((S,) + var.shape, np.uint8)
-        specials = {"tid_x": t % bx, "tid_y": (t // bx) % by, "tid_z": t // (bx * by),
-                    "bid_x": gblk % gx, "bid_y": (gblk // gx) % gy, "bid_z": gblk // (gx * gy)}
-        for key, values in specials.items():
-            if "sp_" + key in R:
-                R["sp_" + key][:] = values.astype(np.uint32)
-        for p, value in zip(prog.params, self.launch.arg_values):
-            R[p.var][:] = value
-        self.R = R
-        self.pc = np.zeros(S, np.int32)
-        self.st = np.full(S, RUN, np.int8)
-        self.st[t >= self.tpb] = EXIT            # padding lanes of a partial last warp
-        self.site = np.full(S, -1, np.int32)
-        self.jstack = np.full((S, 0), -1, np.int32)    # grows on the first divergence
-        self.jdepth = np.zeros(S, np.int32)
-        self.top = np.full(S, -1, np.int32)
-        self.bar_epoch = np.zeros(S, np.int32)
-        self.warp_epoch = np.zeros(S, np.int32)
-        self.exit_line = np.zeros(S, np.int32)    # where each thread exited (reports)
-        self.named = sync.NamedBarriers(nblk)
+        w = Wave(self.prog, self.launch, first_block, nblk, self.is_join, self.model, self.steps)
+        self.wave = w
+        self.ctx.set_wave(w)
+        self.report.start_wave(w)
         self.hint = None
         self.took_all = False
-        self._live = None
-        self.exited_any = bool((t >= self.tpb).any())
-        self.wave_steps = 0
-        nwarps = S // WARP
         self.max_steps = self.opt.max_steps or (
-            20_000 if self.schedule == "lockstep" else 20_000 + 500 * nwarps)
-        self.memory.new_wave(nblk, self.plugins.tracks_shared_writes, prog.shared_access_size)
-        self.plugins.start_wave(self)
-        self.loop()
+            20_000 if self.schedule == "lockstep" else 20_000 + 500 * w.nwarps)
+        self.memory.new_wave(nblk, self.plugins.tracks_shared_writes, self.prog.shared_access_size)
+        self.plugins.start_wave(w)
+        self.loop(w)
 
     # ================================================================= the step loop
-    def loop(self):
+    def loop(self, w):
         blocks = self.prog.blocks
-        R, ctx = self.R, self.ctx
+        R, ctx, sync = w.R, self.ctx, self.sync
         step_hooks, stalled_hooks = self.plugins.step, self.plugins.stalled
+        step_limit = w.steps + self.max_steps
         with np.errstate(all="ignore"):
             while True:
-                pick = self.hint if self.hint is not None else self.pick()
+                pick = self.hint if self.hint is not None else self.pick(w)
                 self.hint = None
                 if pick is None:
                     for hook in stalled_hooks:
                         hook()
-                    if sync.resolve(self):
+                    if sync.resolve(w):
                         continue
-                    if (self.st == EXIT).all():
+                    if (w.st == EXIT).all():
                         return
-                    sync.diagnose_stuck(self)      # raises
+                    sync.diagnose_stuck(w)      # raises
                     return
                 pc, L = pick
-                self.steps += 1
-                self.wave_steps += 1
-                if self.wave_steps > self.max_steps:
-                    self.report.step_limit(pc, L)
+                w.steps += 1
+                if w.steps > step_limit:
+                    self.report.step_limit(pc, L, self.max_steps)
                 n = ctx.nlanes(L)
                 self.thread_instructions += n * max(1, len(blocks[pc].code))
                 block = blocks[pc]
-                self.cur_pc, self.cur_L = pc, L
+                w.running = L
                 for hook in step_hooks:
                     hook(pc, L)
                 cond = block.fn(R, L, ctx)
-                self.joined = False
-                self.advance(block, L, cond)
-                self.cur_L = None
-                if self.joined:
+                w.joined = False
+                self.advance(w, block, L, cond)
+                w.running = None
+                if w.joined:
                     # Reconverge as soon as the last lane arrives, so the warp's lanes run on
                     # together with everyone else already at that point.
-                    sync.resolve_joins(self)
+                    sync.resolve_joins(w)
 
-    def pick(self):
+    def pick(self, w):
         """Choose (pc, lanes) to run next, or None when nothing is runnable."""
-        runnable = self.st == RUN
+        runnable = w.st == RUN
         if self.schedule == "lockstep":
-            pcs = self.pc[runnable]
+            pcs = w.pc[runnable]
             if len(pcs) == 0:
                 return None
             p = int(pcs.min())
-            lanes = np.flatnonzero(runnable & (self.pc == p))
+            lanes = np.flatnonzero(runnable & (w.pc == p))
             self.took_all = len(lanes) == len(pcs)
-            return p, self._as_slice(lanes)
-        nw = self.S // WARP
-        warp_any = runnable.reshape(nw, WARP).any(axis=1)
+            return p, w.as_slice(lanes)
+        warp_any = runnable.reshape(w.nwarps, WARP).any(axis=1)
         warps = np.flatnonzero(warp_any)
         if len(warps) == 0:
             return None
         if self.schedule == "adversarial":
             # one warp at a time, the highest first, until it stops (a sync point or exit)
-            cur = getattr(self, "_adv_warp", None)
-            w = cur if cur is not None and warp_any[cur] else int(warps[-1])
-            self._adv_warp = w
+            cur = self._adv_warp
+            wp = cur if cur is not None and warp_any[cur] else int(warps[-1])
+            self._adv_warp = wp
         elif self.schedule == "round_robin":
-            last = getattr(self, "_rr_warp", -1)
-            later = warps[warps > last]
-            w = int(later[0]) if len(later) else int(warps[0])
-            self._rr_warp = w
+            later = warps[warps > self._rr_warp]
+            wp = int(later[0]) if len(later) else int(warps[0])
+            self._rr_warp = wp
         else:   # random
-            w = int(self.rng.choice(warps))
-        base = w * WARP
+            wp = int(self.rng.choice(warps))
+        base = wp * WARP
         r = runnable[base:base + WARP]
-        pcs = self.pc[base:base + WARP][r]
+        pcs = w.pc[base:base + WARP][r]
         if self.schedule == "random":
             p = int(self.rng.choice(np.unique(pcs)))
         else:
             p = int(pcs.min())
-        lanes = base + np.flatnonzero(r & (self.pc[base:base + WARP] == p))
-        return p, self._as_slice(lanes)
-
-    def _as_slice(self, lanes):
-        if len(lanes) and lanes[-1] - lanes[0] + 1 == len(lanes):
-            return slice(int(lanes[0]), int(lanes[-1]) + 1)
-        return lanes
-
-    def lanes_of(self, L):
-        return self.ctx.lane_index(L)
-
-    def lane_index(self, L):
-        """Lanes given as a slice or an index array -> an index array."""
-        return self.ctx.lane_index(L)
-
-    def nlanes(self, L):
-        return self.ctx.nlanes(L)
+        lanes = base + np.flatnonzero(r & (w.pc[base:base + WARP] == p))
+        return p, w.as_slice(lanes)
 
     # ================================================================= after a block
-    def advance(self, block, L, cond):
+    def advance(self, w, block, L, cond):
         term = block.term
         kind = term[0]
         if kind == "goto":
-            self.move(L, term[1])
+            self.move(w, L, term[1])
         elif kind == "branch":
-            n = self.ctx.nlanes(L)
+            n = w.nlanes(L)
             c = np.broadcast_to(np.asarray(cond, dtype=bool), (n,))
             t_target, f_target = term[2], term[3]
             if c.all():
-                self.move(L, t_target)
+                self.move(w, L, t_target)
             elif not c.any():
-                self.move(L, f_target)
+                self.move(w, L, f_target)
             else:
-                idx = self.lanes_of(L)
+                idx = w.lane_index(L)
                 tl, fl = idx[c], idx[~c]
                 if block.ipdom >= 0:
-                    self.diverge(idx, c, block.ipdom, fl if f_target != block.ipdom else None)
+                    w.diverge(idx, c, block.ipdom, fl if f_target != block.ipdom else None)
                 elif self.model == "stack" and getattr(block, "exit_join", False):
                     # both sides run to the end of the kernel: still one side at a time
-                    self.diverge(idx, c, len(self.prog.blocks), fl)
-                self.pc[tl] = t_target
-                self.pc[fl] = f_target
-                self.check_join(tl, t_target)
-                self.check_join(fl, f_target)
+                    w.diverge(idx, c, len(self.prog.blocks), fl)
+                w.pc[tl] = t_target
+                w.pc[fl] = f_target
+                w.check_join(tl, t_target)
+                w.check_join(fl, f_target)
         elif kind == "sync":
             site = self.prog.sync_sites[term[1]]
-            self.st[L] = BAR
-            self.site[L] = site.id
-            self.pc[L] = site.next
+            w.wait_at(L, site)
             for hook in self.plugins.sync_arrive:
                 hook(site, L)
             if site.op != "bar" or site.mode == "arrive":
-                sync.eager(self, site)
+                self.sync.eager(w, site)
         else:
-            self.st[L] = EXIT
-            self.exit_line[L] = self.block_line[block.id] if not block.lines else max(block.lines)
-            self._live = None
-            self.exited_any = True
+            w.exit(L, self.block_line[block.id] if not block.lines else max(block.lines))
 
-    def live_count(self):
-        """Threads of the wave that have not exited (cached between exits)."""
-        if self._live is None:
-            self._live = np.bincount(self.slot_block[self.st != EXIT], minlength=self.nblk)
-        return int(self._live.sum())
-
-    def live_per_block(self):
-        self.live_count()
-        return self._live
-
-    def move(self, L, target):
-        self.pc[L] = target
-        if self.is_join[target]:
-            self.check_join(self.lanes_of(L), target)
-        if self.took_all and not self.joined:
+    def move(self, w, L, target):
+        w.pc[L] = target
+        if w.is_join[target]:
+            w.check_join(w.lane_index(L), target)
+        if self.took_all and not w.joined:
             # every runnable lane ran this step and all went on to one block: run it next
             self.hint = (target, L)
-
-    def jtop(self, idx):
-        """The reconvergence point each lane waits for next (-1: none)."""
-        return self.top[idx]
-
-    def set_top(self, idx):
-        d = self.jdepth[idx]
-        self.top[idx] = np.where(d > 0, self.jstack[idx, np.maximum(d - 1, 0)], -1)
-
-    def check_join(self, idx, target):
-        """Lanes arriving at a reconvergence point they registered for wait there."""
-        if not self.is_join[target] or len(idx) == 0:
-            return
-        wait = self.jtop(idx) == target
-        if wait.any():
-            self.st[idx[wait]] = JOIN
-            self.joined = True
-
-    def diverge(self, idx, c, join, f_lanes):
-        """Lanes of a warp split at a branch: they will wait for each other at `join`."""
-        warps = self.slot_warp[idx]
-        nw = self.S // WARP
-        t_count = np.bincount(warps[c], minlength=nw)
-        f_count = np.bincount(warps[~c], minlength=nw)
-        split = (t_count > 0) & (f_count > 0)
-        members = idx[split[warps]]
-        if len(members) == 0:
-            return
-        fresh = members[self.jtop(members) != join]
-        if len(fresh):
-            d = self.jdepth[fresh]
-            if d.max() + 1 > self.jstack.shape[1]:
-                if self.jstack.shape[1] >= MAX_DEPTH:
-                    raise make_fault("step_limit", title="Divergence nested too deeply",
-                                     explanation="branches nested more than 64 deep diverged within a warp")
-                grow = np.full((self.S, max(4, self.jstack.shape[1])), -1, np.int32)
-                self.jstack = np.concatenate([self.jstack, grow], axis=1)
-            self.jstack[fresh, d] = join
-            self.jdepth[fresh] += 1
-            self.top[fresh] = join
-        if self.model == "stack" and f_lanes is not None:
-            # Pre-Volta: the warp runs one side at a time; the other side is parked until the
-            # running side reaches the reconvergence point.
-            park = f_lanes[split[self.slot_warp[f_lanes]]]
-            self.st[park] = PARK
-
-    # ================================================================= warnings
-    def warn(self, key, message):
-        if key in self._warned:
-            return
-        self._warned.add(key)
-        self.warnings.append(message)

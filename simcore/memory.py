@@ -73,12 +73,12 @@ class Region:
 
 
 class Memory:
-    def __init__(self, ctx):
+    def __init__(self, ctx, report, plugins):
         self.ctx = ctx
         self.regions = {}
         self._views = {}
-        self.plugins = None          # plugins.Plugins of the launch: told of every access
-        self.report = None           # report.Reporter: raises the faults found here
+        self.report = report         # report.Reporter: raises the faults found here
+        self.plugins = plugins       # plugins.Plugins: told of every access; the checks decide faults
 
     # ---- set-up
     def add_globals(self, args):

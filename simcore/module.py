@@ -73,16 +73,14 @@ def _default_backend(backend):
         raise LaunchError(f"backend must be 'sim', 'cupy' or 'auto', not {backend!r}")
     if backend == "auto":
         from .cupy_backend import gpu_available
-        backend = "cupy" if gpu_available()[0] else "sim"
+        backend = "cupy" if gpu_available() else "sim"
     return backend
 
 
 def gpu_available():
-    """-> (bool, reason): can backend='cupy' run here?"""
-    try:
-        from .cupy_backend import gpu_available as probe
-    except ImportError as e:      # pragma: no cover - the module is part of the package
-        return False, f"the CuPy backend is not available ({e})"
+    """Can backend='cupy' run here? A GpuStatus: true or false as the answer, with `.reason`
+    (and still a (bool, reason) pair: `ok, reason = simcore.gpu_available()`)."""
+    from .cupy_backend import gpu_available as probe
     return probe()
 
 
@@ -299,11 +297,18 @@ def _scalar(a, p, where):
     raise LaunchError(f"{where} must be a number, not {type(a).__name__}")
 
 
+def _is_int(v):
+    """An int, but not a bool (True is the int 1 to Python, never a dimension)."""
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
 def _dims(d, what):
-    if isinstance(d, (int, np.integer)):
+    if any(isinstance(v, (bool, np.bool_)) for v in (d if isinstance(d, (tuple, list)) else (d,))):
+        raise LaunchError(f"{what} must be an int or a tuple of 1 to 3 ints, not {d!r}: True or False "
+                          "is no number of blocks or threads")
+    if _is_int(d):
         d = (int(d),)
-    if not isinstance(d, (tuple, list)) or not 1 <= len(d) <= 3 or \
-            not all(isinstance(v, (int, np.integer)) for v in d):
+    if not isinstance(d, (tuple, list)) or not 1 <= len(d) <= 3 or not all(_is_int(v) for v in d):
         raise LaunchError(f"{what} must be an int or a tuple of 1 to 3 ints, not {d!r}")
     d = tuple(int(v) for v in d) + (1,) * (3 - len(d))
     if any(v <= 0 for v in d):
@@ -349,6 +354,9 @@ def _options(checks, schedule, model, seed, trace, max_steps):
         for k, v in checks.items():
             if k not in CHECKS:
                 raise LaunchError(f"unknown check {k!r}; the checks are: {', '.join(CHECKS)}")
+            if not isinstance(v, (bool, np.bool_)):
+                raise LaunchError(f"checks={{{k!r}: {v!r}}}: check {k!r} must be True or False, not {v!r} "
+                                  f"(to turn it off: checks={{{k!r}: False}})")
             c[k] = bool(v)
     else:
         if isinstance(checks, str):

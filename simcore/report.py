@@ -30,18 +30,39 @@ def lane_ranges(lanes):
 
 
 class Reporter:
-    def __init__(self, engine):
-        self.e = engine
+    """Raises every fault of a launch, naming threads and source lines. It reads the running wave
+    (`start_wave`) and never writes to it; it also collects the launch's warnings."""
+
+    def __init__(self, prog, launch, options, block_line, join_branch_line):
+        self.prog = prog
+        self.launch = launch
+        self.model = options.model
+        self.schedule = options.schedule
+        self.block_line = block_line                # first source line of each basic block
+        self.join_branch_line = join_branch_line    # join block -> line of its branch or loop
+        self.wave = None
+        self.warnings = []
+        self._warned = set()
         self.undefined_shuffles = []
+
+    def start_wave(self, wave):
+        self.wave = wave
+
+    def warn(self, key, message):
+        """A warning for the launch record, once per key."""
+        if key in self._warned:
+            return
+        self._warned.add(key)
+        self.warnings.append(message)
 
     # ---- naming things
     def thread(self, slot):
-        e = self.e
+        w = self.wave
         slot = int(slot)
-        b = int(e.slot_block[slot]) + e.first_block
-        t = int(e.slot_thread[slot])
-        bx, by, _ = e.launch.block
-        gx, gy, _ = e.launch.grid
+        b = int(w.slot_block[slot]) + w.first_block
+        t = int(w.slot_thread[slot])
+        bx, by, _ = self.launch.block
+        gx, gy, _ = self.launch.grid
         tid = (t % bx, (t // bx) % by, t // (bx * by))
         bid = (b % gx, (b // gx) % gy, b // (gx * gy))
         return {"block": bid, "thread": tid, "warp": t // WARP, "lane": t % WARP, "linear_thread": t,
@@ -49,10 +70,10 @@ class Reporter:
 
     def who_global(self, gslot):
         """A thread named by its launch-wide slot number (any wave)."""
-        e = self.e
-        b, t = int(gslot) // e.spb, int(gslot) % e.spb
-        bx, by, _ = e.launch.block
-        gx, gy, _ = e.launch.grid
+        w = self.wave
+        b, t = int(gslot) // w.spb, int(gslot) % w.spb
+        bx, by, _ = self.launch.block
+        gx, gy, _ = self.launch.grid
         tid = (t % bx, (t // bx) % by, t // (bx * by))
         bid = (b % gx, (b // gx) % gy, b // (gx * gy))
         return f"thread {_xyz(tid)} of block {_xyz(bid)} (warp {t // WARP}, lane {t % WARP})"
@@ -62,25 +83,27 @@ class Reporter:
         return f"thread {_xyz(d['thread'])} of block {_xyz(d['block'])} (warp {d['warp']}, lane {d['lane']})"
 
     def site_loc(self, site_id, what=""):
-        s = self.e.prog.sites[site_id]
+        s = self.prog.sites[site_id]
         return {"line": s.line, "column": s.column, "text": s.text.strip(), "what": what or s.what}
 
     def base(self, kind, title, explanation, fix, locations=(), who=None, **extra):
-        e = self.e
-        if hasattr(e, "st") and getattr(e, "cur_L", None) is not None and kind not in ("deadlock",):
-            e.running_mask = np.zeros(e.S, bool)
-            e.running_mask[e.cur_L] = True
-            e.fault_line = extra.pop("at_line", None) or (locations[0]["line"] if locations else 0)
-        launch = e.launch
+        w = self.wave
+        running, at_line = None, 0
+        if w is not None and w.running is not None and kind not in ("deadlock",):
+            # the lanes of the step that faulted are shown running the faulting line
+            running = np.zeros(w.S, bool)
+            running[w.running] = True
+            at_line = extra.pop("at_line", None) or (locations[0]["line"] if locations else 0)
+        launch = self.launch
         report = {
             "kind": kind, "title": title, "explanation": explanation, "fix": fix,
-            "model": MODELS[e.model], "schedule": e.schedule,
+            "model": MODELS[self.model], "schedule": self.schedule,
             "launch": f"grid {_xyz(launch.grid, 1)} x block {_xyz(launch.block, 1)}",
             "locations": list(locations), "who": who,
             "line": locations[0]["line"] if locations else None,
             "lines": [loc["line"] for loc in locations],
         }
-        warps, text = self.warp_positions()
+        warps, text = self.warp_positions(running, at_line)
         report["warps"] = warps
         report["warps_text"] = text
         report.update(extra)
@@ -90,24 +113,25 @@ class Reporter:
         raise make_fault(**self.base(kind, *args, **kw))
 
     # ---- where every warp is
-    def warp_positions(self, max_groups=6):
-        """Every warp's lane groups (structured) and a compact text: identical warps and blocks merge."""
-        e = self.e
+    def warp_positions(self, running=None, at_line=0, max_groups=6):
+        """Every warp's lane groups (structured) and a compact text: identical warps and blocks merge.
+        running: per slot, whether it ran the step that faulted (at source line at_line)."""
+        wave = self.wave
         structured, text = [], []
-        if not hasattr(e, "st"):
+        if wave is None:
             return structured, text
         block_desc = []
-        for b in range(e.nblk):
-            gb = e.first_block + b
+        for b in range(wave.nblk):
+            gb = wave.first_block + b
             descs = []
-            for w in range(e.wpb):
-                base = b * e.spb + w * WARP
+            for w in range(wave.wpb):
+                base = b * wave.spb + w * WARP
                 groups = {}
                 for lane in range(WARP):
                     slot = base + lane
-                    if e.slot_thread[slot] >= e.tpb:
+                    if wave.slot_thread[slot] >= wave.tpb:
                         continue
-                    groups.setdefault(self.position(slot), []).append(lane)
+                    groups.setdefault(self.position(slot, running, at_line), []).append(lane)
                 structured.append({"block": gb, "warp": w, "groups": [
                     {"lanes": lanes, "state": pos[0], "line": pos[1], "where": pos[2]}
                     for pos, lanes in groups.items()]})
@@ -117,14 +141,14 @@ class Reporter:
         # merge runs of identical blocks, and runs of identical warps inside a block
         b = 0
         shown = 0
-        while b < e.nblk:
+        while b < wave.nblk:
             b2 = b
-            while b2 + 1 < e.nblk and block_desc[b2 + 1] == block_desc[b]:
+            while b2 + 1 < wave.nblk and block_desc[b2 + 1] == block_desc[b]:
                 b2 += 1
             if shown >= max_groups:
-                text.append(f"... blocks {e.first_block + b}-{e.first_block + e.nblk - 1} not shown")
+                text.append(f"... blocks {wave.first_block + b}-{wave.first_block + wave.nblk - 1} not shown")
                 break
-            label = f"block {e.first_block + b}" if b2 == b else f"blocks {e.first_block + b}-{e.first_block + b2}"
+            label = f"block {wave.first_block + b}" if b2 == b else f"blocks {wave.first_block + b}-{wave.first_block + b2}"
             text.append(label + ":")
             descs = block_desc[b]
             w = 0
@@ -139,24 +163,24 @@ class Reporter:
             b = b2 + 1
         return structured, text
 
-    def position(self, slot):
-        e = self.e
-        st = int(e.st[slot])
-        pc = int(e.pc[slot])
+    def position(self, slot, running=None, at_line=0):
+        """(state, line, words) of one slot; running/at_line as for warp_positions."""
+        w = self.wave
+        st = int(w.st[slot])
+        pc = int(w.pc[slot])
         if st == EXIT:
-            return ("exited", int(e.exit_line[slot]), "exited")
-        cur = getattr(e, "cur_L", None)
-        if st == RUN and cur is not None and getattr(e, "running_mask", None) is not None and e.running_mask[slot]:
-            line = getattr(e, "fault_line", 0) or e.block_line[pc]
+            return ("exited", int(w.exit_line[slot]), "exited")
+        if st == RUN and running is not None and running[slot]:
+            line = at_line or self.block_line[pc]
             return ("running", line, f"executing line {line}")
         if st == BAR:
-            s = e.prog.sync_sites[int(e.site[slot])]
+            s = self.prog.sync_sites[int(w.site[slot])]
             return ("waiting", s.line, f"waiting at {s.name}() on {s.where}")
-        line = e.block_line[pc] if pc < len(e.block_line) else 0
+        line = self.block_line[pc] if pc < len(self.block_line) else 0
         if st == RUN and not line:
             return ("running", 0, "at the end of the kernel, about to exit")
         if st == JOIN:
-            branch = e.join_branch_line.get(pc, 0)
+            branch = self.join_branch_line.get(pc, 0)
             where = f"at the end of the branch or loop of line {branch}" if branch else f"on line {line}"
             return ("waiting_reconverge", line or branch,
                     f"waiting {where} for warp-mates to reconverge")
@@ -166,24 +190,24 @@ class Reporter:
 
     # ---- faults raised while a block runs
     def out_of_bounds(self, region, off, size, bad, L, site, kind):
-        e = self.e
-        idx = e.ctx.lane_index(L)
+        w = self.wave
+        idx = w.lane_index(L)
         k = int(np.flatnonzero(bad)[0])
         slot = idx[k]
         elem = int(off[k]) // size if off[k] >= 0 else -((-int(off[k])) // size)
         n = region.nbytes // max(1, region.dtype.itemsize)
         space = "argument" if region.kind == "global" else "__shared__ array"
-        dynamic = any(a.dynamic and a.region == region.id for a in e.prog.shared)
+        dynamic = any(a.dynamic and a.region == region.id for a in self.prog.shared)
         size_text = (f"has {n} element(s) (valid indices 0 to {n - 1})" if n else "has no elements at all")
         fix = ("guard the access with a bounds check (e.g. if (i < n)), or fix the index arithmetic; "
                "for a tile, fill out-of-range elements with a neutral value instead of reading them.")
         if dynamic:
             size_text += (f": an extern __shared__ array gets the launch's shared_mem bytes "
-                          f"({e.launch.shared_mem} here)")
+                          f"({self.launch.shared_mem} here)")
             fix = ("pass the size in bytes with the launch, e.g. kernel(grid, block, args, "
                    f"shared_mem=blockDim * {region.dtype.itemsize}), or fix the index.")
         self.raise_("out_of_bounds", f"Out-of-bounds {kind} of {region.name}[{elem}]",
-                    f"the {kind} at line {e.prog.sites[site].line} touches {region.name}[{elem}], but the "
+                    f"the {kind} at line {self.prog.sites[site].line} touches {region.name}[{elem}], but the "
                     f"{space} '{region.name}' {size_text}. "
                     f"{int(bad.sum())} thread(s) of this step are out of bounds; the first is "
                     f"{self.who(slot)}.",
@@ -191,15 +215,15 @@ class Reporter:
                     [self.site_loc(site, kind)], self.who(slot), array=region.name, index=elem)
 
     def read_only(self, region, L, site):
-        idx = self.e.ctx.lane_index(L)
+        idx = self.wave.lane_index(L)
         self.raise_("read_only", f"Write to the read-only array {region.name}",
-                    f"the write at line {self.e.prog.sites[site].line} goes to argument '{region.name}', a numpy "
+                    f"the write at line {self.prog.sites[site].line} goes to argument '{region.name}', a numpy "
                     "array passed with writeable=False (e.g. a const view). simcore will not write it.",
                     "pass a writeable array (x.copy()), or do not write through this parameter.",
                     [self.site_loc(site, "write")], self.who(idx[0]) if len(idx) else None)
 
     def misaligned(self, region, off, size, L, site, kind):
-        idx = self.e.ctx.lane_index(L)
+        idx = self.wave.lane_index(L)
         k = int(np.flatnonzero(off % size)[0])
         self.raise_("misaligned", f"Misaligned {kind} of {size} bytes in {region.name}",
                     f"byte offset {int(off[k])} is not a multiple of the access size {size}.",
@@ -207,16 +231,16 @@ class Reporter:
                     [self.site_loc(site, kind)], self.who(idx[k]))
 
     def bad_pointer(self, addr, L, site, kind):
-        idx = self.e.ctx.lane_index(L)
+        idx = self.wave.lane_index(L)
         null = (np.asarray(addr) == 0)
         what = "a null pointer" if null.any() else "an address that is in no array"
         self.raise_("out_of_bounds", f"Invalid {kind} through {what}",
-                    f"the {kind} at line {self.e.prog.sites[site].line} uses {what}.",
+                    f"the {kind} at line {self.prog.sites[site].line} uses {what}.",
                     "point into a kernel argument or a __shared__ array.",
                     [self.site_loc(site, kind)], self.who(idx[0]))
 
     def local_bounds(self, idx, length, L, site):
-        lanes = self.e.ctx.lane_index(L)
+        lanes = self.wave.lane_index(L)
         bad = (np.asarray(idx) < 0) | (np.asarray(idx) >= length)
         k = int(np.flatnonzero(bad)[0])
         self.raise_("out_of_bounds", "Out-of-bounds access of a local array",
@@ -225,7 +249,7 @@ class Reporter:
                     [self.site_loc(site)], self.who(lanes[k]))
 
     def div_zero(self, zero, L, site):
-        lanes = self.e.ctx.lane_index(L)
+        lanes = self.wave.lane_index(L)
         k = int(np.flatnonzero(zero)[0])
         self.raise_("division_by_zero", "Integer division by zero",
                     f"{int(zero.sum())} thread(s) divided an integer by zero; C leaves the result undefined "
@@ -253,56 +277,56 @@ class Reporter:
     def undefined_use(self, check, taint, L, site, what):
         """Raise `check` ('undefined_value' | 'uninitialized'): an undefined value (taint bits
         per lane) decides control flow or an address."""
-        e = self.e
+        w = self.wave
         bits = int(np.bitwise_or.reduce(taint))
-        lanes = e.ctx.lane_index(L)
+        lanes = w.lane_index(L)
         k = int(np.flatnonzero(taint)[0])
         origin, oline = self._undefined_origin(bits)
         locs = [self.site_loc(site, what)]
         if oline:
-            locs.append({"line": oline, "text": e.prog.line_text(oline), "what": "where it became undefined"})
+            locs.append({"line": oline, "text": self.prog.line_text(oline), "what": "where it became undefined"})
         self.raise_(check, f"Undefined value {what}",
-                    f"a value that is undefined {what} at line {e.prog.sites[site].line}. {origin}",
+                    f"a value that is undefined {what} at line {self.prog.sites[site].line}. {origin}",
                     _undef_fix(bits), locs, self.who(lanes[k]))
 
     def undefined_store(self, check, taint, region, L, site):
         """The fault of `check`: an undefined value (taint bits per lane) stored to `region`
         (returned, not raised, so that a check may report it later)."""
-        e = self.e
-        lanes = e.ctx.lane_index(L)
+        w = self.wave
+        lanes = w.lane_index(L)
         bits = int(np.bitwise_or.reduce(taint))
         k = int(np.flatnonzero(taint)[0])
         origin, oline = self._undefined_origin(bits)
         locs = [self.site_loc(site, f"stored to {region.name}")]
         if oline:
-            locs.append({"line": oline, "text": e.prog.line_text(oline), "what": "where it became undefined"})
+            locs.append({"line": oline, "text": self.prog.line_text(oline), "what": "where it became undefined"})
         title = ("Never-written shared memory reached the output" if check == "uninitialized"
                  else "Undefined value stored to memory")
         return make_fault(**self.base(check, title,
                           f"{int((taint != 0).sum())} thread(s) stored an undefined value to '{region.name}' at "
-                          f"line {e.prog.sites[site].line}. {origin}", _undef_fix(bits), locs, self.who(lanes[k])))
+                          f"line {self.prog.sites[site].line}. {origin}", _undef_fix(bits), locs, self.who(lanes[k])))
 
     # ---- sync faults
     def invalid_mask(self, lanes, mask, warp, own_ok, bits, named_live, same_site):
-        e = self.e
-        site = e.prog.sync_sites[int(e.site[lanes[0]])]
+        w = self.wave
+        site = self.prog.sync_sites[int(w.site[lanes[0]])]
         slot0 = int(lanes[0])
         locs = [{"line": site.line, "text": site.text.strip(), "what": site.name}]
         if not own_ok.all():
             bad = lanes[~own_ok]
-            expl = (f"lane(s) {lane_ranges(e.slot_lane[bad])} called {site.name}() with mask 0x{mask:08x}, "
+            expl = (f"lane(s) {lane_ranges(w.slot_lane[bad])} called {site.name}() with mask 0x{mask:08x}, "
                     "which does not include their own lane: every caller must be named in its mask.")
         elif not same_site:
-            expl = (f"lanes {lane_ranges(e.slot_lane[lanes])} use mask 0x{mask:08x} at different warp "
+            expl = (f"lanes {lane_ranges(w.slot_lane[lanes])} use mask 0x{mask:08x} at different warp "
                     "intrinsics; the lanes named in a mask must execute the same intrinsic.")
         else:
             missing = named_live & ~bits
             miss = [i for i in range(32) if missing >> i & 1]
             where = []
-            base = e.slot_warp[slot0] * WARP
+            base = w.slot_warp[slot0] * WARP
             for lane in miss[:3]:
                 where.append(f"lane {lane} is {self.position(base + lane)[2]}")
-            expl = (f"{site.name}() on line {site.line} was called by lanes {lane_ranges(e.slot_lane[lanes])} with "
+            expl = (f"{site.name}() on line {site.line} was called by lanes {lane_ranges(w.slot_lane[lanes])} with "
                     f"mask 0x{mask:08x}, which also names lane(s) {lane_ranges(miss)}; those lanes are alive "
                     f"but do not take part ({'; '.join(where)}). A mask that names lanes that do not execute "
                     "the intrinsic is undefined behaviour.")
@@ -319,27 +343,27 @@ class Reporter:
                                                      "what": site.name}], self.who(lanes[0]))
 
     def divergent_barrier(self, b, lanes):
-        e = self.e
-        sites = e.site[lanes]
+        w = self.wave
+        sites = w.site[lanes]
         uniq = [int(s) for s in np.unique(sites)]
         locs = []
         split_warp = None
         for s in uniq:
-            site = e.prog.sync_sites[s]
+            site = self.prog.sync_sites[s]
             sel = lanes[sites == s]
-            threads = e.slot_thread[sel]
+            threads = w.slot_thread[sel]
             locs.append({"line": site.line, "text": site.text.strip(),
                          "what": f"{len(sel)} thread(s): {lane_ranges(threads)}"
                                  + (f"; {site.via}" if site.via else "")})
-        warps = e.slot_warp[lanes]
-        for w in np.unique(warps):
-            if len(np.unique(sites[warps == w])) > 1:
-                split_warp = int(w) - b * e.wpb
+        warps = w.slot_warp[lanes]
+        for warp in np.unique(warps):
+            if len(np.unique(sites[warps == warp])) > 1:
+                split_warp = int(warp) - b * w.wpb
                 break
         scope = f"in warp {split_warp}" if split_warp is not None else "in block"
         self.raise_("divergent_barrier", f"Barrier error: divergent thread(s) {scope}",
-                    f"the threads of block {e.first_block + b} reached barrier 0 at {len(uniq)} different "
-                    f"call sites ({'; '.join(e.prog.sync_sites[s].where for s in uniq)}). "
+                    f"the threads of block {w.first_block + b} reached barrier 0 at {len(uniq)} different "
+                    f"call sites ({'; '.join(self.prog.sync_sites[s].where for s in uniq)}). "
                     "__syncthreads() requires every thread of the block to reach the *same* call: a barrier "
                     "under a condition that is not uniform across the block is undefined behaviour. "
                     + ("A warp straddles the condition, so its two sides ran one after the other. "
@@ -350,54 +374,54 @@ class Reporter:
                     f"Divergent thread(s) {scope}\".)",
                     "move the barrier out of the condition: let every thread reach one unconditional "
                     "__syncthreads(), and put the condition around the work instead.",
-                    locs, None, block=e.first_block + b, split_warp=split_warp)
+                    locs, None, block=w.first_block + b, split_warp=split_warp)
 
     def named_barrier(self, b, bar_id, lanes, message, too_many=False):
-        e = self.e
-        site = e.prog.sync_sites[int(e.site[lanes[0]])]
+        w = self.wave
+        site = self.prog.sync_sites[int(w.site[lanes[0]])]
         self.raise_("named_barrier", f"Named barrier {bar_id} misused",
                     message + ".", "make every thread of the group arrive with the same id and count, with the "
                     "count equal to the number of threads in the group (a multiple of 32), and keep other "
                     "threads off that barrier id.",
                     [{"line": site.line, "text": site.text.strip(), "what": site.name}], self.who(lanes[0]),
-                    block=e.first_block + b, barrier=bar_id)
+                    block=w.first_block + b, barrier=bar_id)
 
     def deadlock(self):
-        e = self.e
-        waiting = np.flatnonzero(e.st != EXIT)
+        w = self.wave
+        waiting = np.flatnonzero(w.st != EXIT)
         sites = {}
         for slot in waiting:
             pos = self.position(slot)
             sites.setdefault(pos[2], 0)
             sites[pos[2]] += 1
         locs = []
-        for s in np.unique(e.site[e.st == BAR]):
-            site = e.prog.sync_sites[int(s)]
+        for s in np.unique(w.site[w.st == BAR]):
+            site = self.prog.sync_sites[int(s)]
             locs.append({"line": site.line, "text": site.text.strip(), "what": site.name})
-        join_lanes = np.flatnonzero(e.st == JOIN)
+        join_lanes = np.flatnonzero(w.st == JOIN)
         parts = []
         if len(join_lanes):
             parts.append("Some lanes finished a divergent branch or loop early and wait at its end for their "
                          "warp-mates (a warp reconverges at the end of a divergent region before going on), "
                          "while those warp-mates wait at a barrier for them: neither can move.")
-        if (e.st == PARK).any():
+        if (w.st == PARK).any():
             parts.append("Under the pre-Volta stack model a warp runs one side of a branch at a time: the lanes "
                          "on the other side are parked until this side reaches the end of the branch, so they "
                          "can never arrive at the barrier this side waits at. The block hangs.")
-        nb = e.named
+        nb = w.named
         if nb.count.any():
             b, i = map(int, np.argwhere(nb.count)[0])
-            parts.append(f"Named barrier {i} in block {e.first_block + b} expects {int(nb.count[b, i])} threads; "
+            parts.append(f"Named barrier {i} in block {w.first_block + b} expects {int(nb.count[b, i])} threads; "
                          "fewer can ever arrive, so that phase can never complete.")
         if not parts:
             parts.append("Threads wait at barriers that the other live threads of the block never reach.")
         summary = "; ".join(f"{n} thread(s) {w}" for w, n in list(sites.items())[:6])
-        bar_waiting = np.flatnonzero(e.st == BAR)
+        bar_waiting = np.flatnonzero(w.st == BAR)
         if len(bar_waiting):
-            b = int(e.slot_block[bar_waiting[0]])
-            in_block = bar_waiting[e.slot_block[bar_waiting] == b]
-            live = int(((e.slot_block == b) & (e.st != EXIT)).sum())
-            summary += (f". In block {e.first_block + b}, {len(in_block)} of its {live} live threads have "
+            b = int(w.slot_block[bar_waiting[0]])
+            in_block = bar_waiting[w.slot_block[bar_waiting] == b]
+            live = int(((w.slot_block == b) & (w.st != EXIT)).sum())
+            summary += (f". In block {w.first_block + b}, {len(in_block)} of its {live} live threads have "
                         "arrived at a barrier; the rest never will")
         self.raise_("deadlock", "Deadlock: no thread can make progress",
                     f"{summary}. " + " ".join(parts) + " Under this execution model nothing can move. On a GPU "
@@ -408,23 +432,23 @@ class Reporter:
                     "loops with per-thread trip counts (run every thread to the maximum trip count and predicate "
                     "the work) and out of non-uniform conditions.", locs)
 
-    def step_limit(self, pc, L):
-        e = self.e
-        line = e.block_line[pc]
+    def step_limit(self, pc, L, max_steps):
+        w = self.wave
+        line = self.block_line[pc]
         self.raise_("step_limit", "Step limit reached: the kernel seems to loop forever",
-                    f"the simulator ran {e.max_steps:,} steps and the kernel has not finished; the last step "
+                    f"the simulator ran {max_steps:,} steps and the kernel has not finished; the last step "
                     f"ran line {line}. An endless loop (a condition that never becomes false) is the usual cause.",
                     "check the loop's condition and that its variables change in every iteration; pass a larger "
                     "max_steps= if the kernel is just very long.",
-                    [{"line": line, "text": e.prog.line_text(line), "what": "last step"}], None)
+                    [{"line": line, "text": self.prog.line_text(line), "what": "last step"}], None)
 
     def race(self, hazard, region, elem, first, second, cross_block=False):
         """first/second: dicts with slot, site, kind ('read'/'write'/'atomic'), plus block."""
-        e = self.e
+        w = self.wave
         names = {"RAW": "read-after-write", "WAR": "write-after-read", "WAW": "write-after-write"}
         space = "shared memory" if region.kind == "shared" else "global memory"
-        l1 = e.prog.sites[first["site"]].line
-        l2 = e.prog.sites[second["site"]].line
+        l1 = self.prog.sites[first["site"]].line
+        l2 = self.prog.sites[second["site"]].line
         locs = [self.site_loc(first["site"], f"{first['kind']} by {first['who']}"),
                 self.site_loc(second["site"], f"{second['kind']} by {second['who']}")]
         if cross_block:

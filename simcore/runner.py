@@ -1,30 +1,42 @@
-"""One simulated launch: set up memory and plugins, run the engine, collect the record."""
+"""One simulated launch: set up the reporter, the plugins, the context, the memory and the
+engine, run it, fill the launch record."""
 import numpy as np
 
 from .context import Context
-from .engine import Engine
+from .engine import Engine, source_lines
 from .memory import Memory
 from .plugins import REGISTERED, build_plugins
+from .report import Reporter
 
 
-def run_launch(prog, launch, values, options):
-    ctx = Context(launch, prog, None)
-    memory = Memory(ctx)
+def build_engine(prog, launch, values, options, extra_plugins=()):
+    """The engine of one launch, ready to run. values: the marshalled arguments; extra_plugins:
+    plugin classes to build for this launch whatever the options say (e.g. a profiler)."""
+    report = Reporter(prog, launch, options, *source_lines(prog))
+    extra = [cls(launch, prog, report, options) for cls in extra_plugins]
+    plugins = build_plugins(REGISTERED, launch, prog, report, options, extra=extra)
+    ctx = Context(launch, prog, report, plugins)
+    memory = Memory(ctx, report, plugins)
     ctx.memory = memory
     pointers = [(p.name, v) for p, v in zip(prog.params, values) if p.is_pointer]
     addresses = iter(memory.add_globals(pointers))
-    reg_values = [np.int64(next(addresses)) if p.is_pointer else v for p, v in zip(prog.params, values)]
-    launch.arg_values = reg_values
+    launch.arg_values = [np.int64(next(addresses)) if p.is_pointer else v for p, v in zip(prog.params, values)]
     for arr in prog.shared:
         memory.add_shared(arr, launch.shared_mem if arr.dynamic else arr.nbytes)
-    engine = Engine(prog, launch, memory, ctx, options)
-    plugins = build_plugins(REGISTERED, launch, prog, engine.report, options)
-    engine.use(plugins)
+    return Engine(prog, launch, memory, ctx, options, report, plugins)
+
+
+def run_launch(prog, launch, values, options, extra_plugins=(), block_ranges=None):
+    """Run a launch and fill its record (steps, warnings, and what the plugins add, such as the
+    trace), also when it faults. block_ranges: [(first block, count)] to run only those blocks,
+    each range as one wave (default: every block). -> the engine (its plugins hold what they
+    collected: `engine.plugins.of_type(cls)`)."""
+    engine = build_engine(prog, launch, values, options, extra_plugins)
     try:
-        engine.run()
+        engine.run(block_ranges)
     finally:
         launch.steps = engine.steps
         launch.thread_instructions = engine.thread_instructions
-        launch.warnings = list(engine.warnings)
-        plugins.end_launch(launch)
-    return launch
+        launch.warnings = list(engine.report.warnings)
+        engine.plugins.end_launch(launch)
+    return engine

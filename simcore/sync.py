@@ -19,15 +19,6 @@ OP_BAR, OP_SYNCWARP, OP_SHFL, OP_VOTE = 0, 1, 2, 3
 OP_CODES = {"bar": OP_BAR, "syncwarp": OP_SYNCWARP, "shfl": OP_SHFL, "vote": OP_VOTE}
 
 
-class NamedBarriers:
-    """Per block and barrier id: threads that arrived with bar.arrive in the open phase."""
-
-    def __init__(self, nblk):
-        self.arrived = np.zeros((nblk, 16), np.int64)
-        self.count = np.zeros((nblk, 16), np.int64)     # expected count of the open phase (0: none)
-        self.arrive_sites = {}                           # (block, id) -> set of sites
-
-
 def _grouped(keys):
     """keys sorted ascending -> (start index of each group, group id of each element)."""
     change = run_starts(keys)
@@ -46,458 +37,408 @@ def _distinct(values):
     return np.unique(values)
 
 
-def eager(e, site):
-    """Right after lanes arrive at a sync point: finish what needs no one else. Warp collectives
-    complete as soon as their whole mask is there, and bar.arrive never waits, so a trace shows
-    them as cheap as they are. (Block barriers keep waiting until nothing else can run.)"""
-    if site.op != "bar":
-        resolve_collectives(e)
-    elif site.mode == "arrive":
-        lanes = np.flatnonzero((e.st == BAR) & (e.site == site.id))
-        ids = e.R[site.operands["id"]][lanes].astype(np.int64)
-        counts = e.R[site.operands["count"]][lanes].astype(np.int64)
-        nb = e.named
-        blocks = e.slot_block[lanes]
-        for b in _distinct(blocks):
-            for i in _distinct(ids[blocks == b]):
-                sel = (blocks == b) & (ids == i)
-                c0 = int(counts[sel][0])
-                if not (0 <= i < 16) or (nb.count[b, i] and nb.count[b, i] != c0):
-                    continue        # misuse: left for the named-barrier check
-                if nb.arrived[b, i] + sel.sum() > c0:
-                    continue        # too many arrivals: left for the check, which explains it
-                nb.arrived[b, i] += int(sel.sum())
-                nb.count[b, i] = c0
-                _passed_barrier(e, site, lanes[sel])
-                e.st[lanes[sel]] = RUN
-                e.site[lanes[sel]] = -1
-                _arrive(e, lanes[sel], site.next)
-                if nb.arrived[b, i] == c0 and not _waiting_at(e, b, i):
-                    nb.arrived[b, i] = 0      # a phase of arrivals only: complete, nobody waits
-                    nb.count[b, i] = 0
+class Sync:
+    """Sync resolution for one launch: the program's sync sites, the reporter and the plugins;
+    every operation takes the wave (wave.Wave) whose lanes it completes."""
 
+    def __init__(self, prog, report, plugins, model):
+        self.prog = prog
+        self.report = report
+        self.plugins = plugins
+        self.model = model
+        # per sync site facts as arrays, so that they can be looked up per lane
+        sites = prog.sync_sites
+        self.site_op = np.array([OP_CODES[x.op] for x in sites] + [-1], np.int8)
+        self.site_is_coll = np.isin(self.site_op, (OP_SYNCWARP, OP_SHFL, OP_VOTE))
+        self.site_is_bar = self.site_op == OP_BAR
+        self.site_block_wide = np.array([x.block_wide for x in sites] + [False], bool)
+        self.site_arrive = np.array([x.mode == "arrive" for x in sites] + [False], bool)
 
-def _waiting_at(e, b, bar_id):
-    waiting = np.flatnonzero((e.st == BAR) & (e.slot_block == b))
-    for s in _distinct(e.site[waiting]):
-        site = e.prog.sync_sites[int(s)]
-        if site.op == "bar" and site.mode == "sync":
-            sel = waiting[e.site[waiting] == s]
-            ids = e.R[site.operands["id"]][sel] if "id" in site.operands else np.zeros(len(sel))
-            if (ids == bar_id).any():
-                return True
-    return False
+    def eager(self, w, site):
+        """Right after lanes arrive at a sync point: finish what needs no one else. Warp collectives
+        complete as soon as their whole mask is there, and bar.arrive never waits, so a trace shows
+        them as cheap as they are. (Block barriers keep waiting until nothing else can run.)"""
+        if site.op != "bar":
+            self.resolve_collectives(w)
+        elif site.mode == "arrive":
+            lanes = np.flatnonzero((w.st == BAR) & (w.site == site.id))
+            ids = w.R[site.operands["id"]][lanes].astype(np.int64)
+            counts = w.R[site.operands["count"]][lanes].astype(np.int64)
+            nb = w.named
+            blocks = w.slot_block[lanes]
+            for b in _distinct(blocks):
+                for i in _distinct(ids[blocks == b]):
+                    sel = (blocks == b) & (ids == i)
+                    c0 = int(counts[sel][0])
+                    if not (0 <= i < 16) or (nb.count[b, i] and nb.count[b, i] != c0):
+                        continue        # misuse: left for the named-barrier check
+                    if nb.arrived[b, i] + sel.sum() > c0:
+                        continue        # too many arrivals: left for the check, which explains it
+                    nb.arrived[b, i] += int(sel.sum())
+                    nb.count[b, i] = c0
+                    self._passed_barrier(w, site, lanes[sel])
+                    w.release(lanes[sel], self.prog.sync_sites)
+                    if nb.arrived[b, i] == c0 and not self._waiting_at(w, b, i):
+                        nb.arrived[b, i] = 0      # a phase of arrivals only: complete, nobody waits
+                        nb.count[b, i] = 0
 
-
-def resolve(e):
-    """Complete one kind of pending sync; True if any lane can run again."""
-    if resolve_joins(e):
-        return True
-    if e.model == "stack" and unpark(e):
-        return True
-    if resolve_collectives(e):
-        return True
-    if resolve_barriers(e, diagnose=False):
-        return True
-    # Last: collectives that cannot complete as called. The invalid-mask check reports them;
-    # without it they complete anyway (reads from absent lanes are undefined), as they might on
-    # hardware.
-    return resolve_collectives(e, force=True)
-
-
-# ===================================================================== reconvergence
-def _join_keys(e, idx, joins):
-    return e.slot_warp[idx].astype(np.int64) * (len(e.prog.blocks) + 1) + joins
-
-
-def _stack_entries(e, lanes):
-    """Every (lane, recorded reconvergence point) pair: a lane belongs to each join on its stack,
-    not only to the innermost one (a lane inside a nested divergent branch is still on its way
-    to the outer join)."""
-    d = e.jdepth[lanes]
-    mask = np.arange(e.jstack.shape[1])[None, :] < d[:, None]
-    return np.repeat(lanes, d), e.jstack[lanes][mask]
-
-
-def resolve_joins(e):
-    if e.jstack.shape[1] == 0:
-        return False                  # no warp has diverged in this wave
-    progressed = False
-    while True:
-        waiting = np.flatnonzero(e.st == JOIN)
-        if len(waiting) == 0:
-            return progressed
-        live = np.flatnonzero((e.st != EXIT) & (e.jdepth > 0))
-        owner, joins = _stack_entries(e, live)
-        keys, members = np.unique(_join_keys(e, owner, joins), return_counts=True)
-        wkeys = _join_keys(e, waiting, e.jtop(waiting))
-        wk, there = np.unique(wkeys, return_counts=True)
-        # a join completes when every live lane that recorded it is waiting there
-        done = wk[there == members[np.searchsorted(keys, wk)]]
-        release = waiting[np.isin(wkeys, done)]
-        if len(release) == 0:
-            return progressed
-        e.jdepth[release] -= 1
-        e.set_top(release)
-        e.st[release] = RUN
-        _rejoin(e, release)
-        progressed = True
-
-
-def _rejoin(e, idx):
-    """Lanes released from a join that registered the same join twice wait again."""
-    again = e.jtop(idx) == e.pc[idx]
-    if again.any():
-        e.st[idx[again]] = JOIN
-
-
-def unpark(e):
-    """Stack model: parked lanes run once the running side of their warp has reached the join."""
-    parked = np.flatnonzero(e.st == PARK)
-    if len(parked) == 0:
+    def _waiting_at(self, w, b, bar_id):
+        waiting = np.flatnonzero((w.st == BAR) & (w.slot_block == b))
+        for s in _distinct(w.site[waiting]):
+            site = self.prog.sync_sites[int(s)]
+            if site.op == "bar" and site.mode == "sync":
+                sel = waiting[w.site[waiting] == s]
+                ids = w.R[site.operands["id"]][sel] if "id" in site.operands else np.zeros(len(sel))
+                if (ids == bar_id).any():
+                    return True
         return False
-    live = np.flatnonzero((e.st != EXIT) & (e.jdepth > 0))
-    busy = live[(e.st[live] != JOIN) & (e.st[live] != PARK)]
-    owner, joins = _stack_entries(e, busy)
-    busy_keys = np.unique(_join_keys(e, owner, joins))
-    pk = _join_keys(e, parked, e.jtop(parked))
-    free = ~np.isin(pk, busy_keys)
-    if not free.any():
-        return False
-    # release one warp-side at a time: the parked lanes of each free key
-    e.st[parked[free]] = RUN
-    return True
 
-
-# ===================================================================== warp collectives
-def resolve_collectives(e, force=False):
-    """Complete the warp collectives whose whole mask has arrived. force: complete the others too,
-    after telling the plugins (the invalid-mask check raises)."""
-    if not e.site_is_coll.any():
-        return False
-    prog = e.prog
-    waiting = np.flatnonzero(e.st == BAR)
-    if len(waiting) == 0:
-        return False
-    lanes = waiting[e.site_is_coll[e.site[waiting]]]
-    if len(lanes) == 0:
-        return False
-    masks = _operand(e, lanes, "mask").astype(np.int64) & FULL
-    key = e.slot_warp[lanes].astype(np.int64) << 32 | masks
-    order = np.argsort(key, kind="stable")
-    lanes, masks, key = lanes[order], masks[order], key[order]
-    lane_id = e.slot_lane[lanes].astype(np.int64)
-    own_ok = ((masks >> lane_id) & 1) == 1
-    live_bits = _live_bits(e)
-    starts, inv = _grouped(key)
-    ukeys = key[starts]
-    sites_l = e.site[lanes].astype(np.int64)
-    bits = np.bitwise_or.reduceat(np.int64(1) << lane_id, starts)
-    gwarp = (ukeys >> 32).astype(np.int64)
-    gmask = ukeys & FULL
-    named_live = gmask & live_bits[gwarp]
-    site_first = np.maximum.reduceat(sites_l, starts)
-    site_min = np.minimum.reduceat(sites_l, starts)
-    own_all = np.logical_and.reduceat(own_ok, starts)
-    same_site = site_first == site_min
-    all_syncwarp = e.site_op[site_first] == OP_SYNCWARP
-    complete = (bits == named_live) & own_all & (same_site | all_syncwarp)
-    if force:
-        bad = np.flatnonzero(~complete)
-        if len(bad):
-            g = bad[0]
-            for hook in e.plugins.invalid_mask:
-                hook(lanes[inv == g], int(gmask[g]), int(gwarp[g]), own_ok[inv == g], int(bits[g]),
-                     int(named_live[g]), same_site[g] or all_syncwarp[g])
-        complete[:] = True
-    if not complete.any():
-        return False
-    done = complete[inv]
-    lanes, inv, masks = lanes[done], inv[done], masks[done]
-    # complete per site (results depend on the operation)
-    for s in _distinct(e.site[lanes]):
-        sel = e.site[lanes] == s
-        _complete_collective(e, prog.sync_sites[int(s)], lanes[sel], bits[inv[sel]])
-    return True
-
-
-def _live_bits(e):
-    nw = e.S // WARP
-    alive = (e.st != EXIT).reshape(nw, WARP)
-    weights = (np.int64(1) << np.arange(WARP, dtype=np.int64))
-    return (alive * weights).sum(axis=1).astype(np.int64)
-
-
-def _operand(e, lanes, key):
-    """Per-lane operand values: each lane's own sync site decides which register holds them."""
-    prog = e.prog
-    sites = e.site[lanes]
-    out = None
-    for s in _distinct(sites):
-        reg = prog.sync_sites[int(s)].operands.get(key)
-        sel = sites == s
-        vals = e.R[reg][lanes[sel]] if reg is not None else np.full(sel.sum(), FULL, np.int64)
-        if out is None:
-            out = np.zeros(len(lanes), np.int64 if vals.dtype.kind in "iub" else vals.dtype)
-        out[sel] = vals
-    return out
-
-
-def _complete_collective(e, site, lanes, part_bits):
-    """lanes: participants at this site; part_bits: each lane's group participation bitmask."""
-    R = e.R
-    lane_id = e.slot_lane[lanes].astype(np.int64)
-    if site.op == "syncwarp":
-        new = e.warp_epoch[lanes].max() + 1
-        e.warp_epoch[lanes] = new
-        for hook in e.plugins.barrier:
-            hook(site, lanes)
-    elif site.op == "vote":
-        pred = R[site.operands["predicate"]][lanes].astype(bool)
-        warp = e.slot_warp[lanes]
-        starts, gid = _grouped(warp)
-        b = np.bitwise_or.reduceat(np.where(pred, np.int64(1) << lane_id, 0), starts)[gid]
-        if site.mode == "ballot":
-            res = b.astype(np.uint32)
-        elif site.mode == "all":
-            res = (b == part_bits).astype(np.int32)
-        else:
-            res = (b != 0).astype(np.int32)
-        R[site.result][lanes] = res
-    elif site.op == "shfl":
-        _shuffle(e, site, lanes, lane_id, part_bits)
-    e.st[lanes] = RUN
-    e.site[lanes] = -1
-    _arrive(e, lanes, site.next)
-
-
-def _arrive(e, lanes, target):
-    e.pc[lanes] = target
-    e.check_join(lanes, target)
-
-
-def _shuffle(e, site, lanes, lane_id, part_bits):
-    R = e.R
-    width = R[site.operands["width"]][lanes].astype(np.int64)
-    if ((width & (width - 1)) != 0).any() or (width < 1).any() or (width > 32).any():
-        bad = lanes[((width & (width - 1)) != 0) | (width < 1) | (width > 32)]
-        e.report.bad_width(site, bad, int(width[np.isin(lanes, bad)][0]))
-    src_arg = R[site.operands["lane"]][lanes].astype(np.int64)
-    seg = lane_id & ~(width - 1)
-    if site.mode == "idx":
-        src = seg + (src_arg % width)
-    elif site.mode == "up":
-        src = lane_id - src_arg
-        src = np.where((lane_id - seg) - src_arg < 0, lane_id, src)
-    elif site.mode == "down":
-        src = lane_id + src_arg
-        src = np.where((lane_id - seg) + src_arg >= width, lane_id, src)
-    else:   # xor: lanes of later segments are out of reach and give back their own value
-        src = lane_id ^ (src_arg & 31)
-        src = np.where((src // width) > (lane_id // width), lane_id, src)
-    warp_base = e.slot_warp[lanes].astype(np.int64) * WARP
-    src_slot = warp_base + src
-    value_reg = site.operands["value"]
-    values = R[value_reg][src_slot]
-    # the source lane must take part in this same shuffle; otherwise the value is undefined
-    taking_part = ((part_bits >> src) & 1) == 1
-    taint = np.where(taking_part, 0, UNDEF_SHUFFLE).astype(np.uint8)
-    if "__u_" + value_reg in R:
-        taint |= R["__u_" + value_reg][src_slot]
-    R[site.result][lanes] = values
-    R["__u_" + site.result][lanes] = taint
-    if (~taking_part).any():
-        e.report.note_undefined_shuffle(site, lanes[~taking_part], src[~taking_part])
-
-
-# ===================================================================== barriers
-def resolve_barriers(e, diagnose):
-    prog = e.prog
-    waiting = np.flatnonzero(e.st == BAR)
-    if len(waiting) == 0:
-        return False
-    lanes = waiting[e.site_op[e.site[waiting]] == OP_BAR]
-    if len(lanes) == 0:
-        return False
-    block_wide = e.site_block_wide[e.site[lanes]]
-    progressed = False
-    if block_wide.all() and not e.named.count.any():
-        return _block_barriers(e, lanes, diagnose)
-    # General path (named barriers, bar.arrive): one (block, id) at a time.
-    ids = np.zeros(len(lanes), np.int64)
-    counts = np.full(len(lanes), -1, np.int64)
-    for s in _distinct(e.site[lanes]):
-        site = prog.sync_sites[int(s)]
-        sel = e.site[lanes] == s
-        if "id" in site.operands:
-            ids[sel] = e.R[site.operands["id"]][lanes[sel]]
-        if "count" in site.operands:
-            counts[sel] = e.R[site.operands["count"]][lanes[sel]]
-    blocks = e.slot_block[lanes]
-    for b in np.unique(blocks):
-        for i in np.unique(ids[blocks == b]):
-            sel = (blocks == b) & (ids == i)
-            if _named_phase(e, int(b), int(i), lanes[sel], counts[sel], diagnose):
-                progressed = True
-    return progressed
-
-
-def _block_barriers(e, lanes, diagnose):
-    """__syncthreads* only: complete, per block, when every live thread has arrived."""
-    nblk = e.nblk
-    blocks = e.slot_block[lanes]
-    if len(lanes) == e.live_count() and e.site[lanes[0]] == e.site[lanes[-1]]:
-        sites = e.site[lanes]
-        if sites.min() == sites.max():
-            # the common case: every live thread of the wave waits at one barrier
-            if diagnose:
-                return False
-            _release_barrier(e, lanes, blocks, sites)
+    def resolve(self, w):
+        """Complete one kind of pending sync; True if any lane can run again."""
+        if self.resolve_joins(w):
             return True
-    live = e.live_per_block()
-    arrived = np.bincount(blocks, minlength=nblk)
-    full = (arrived == live) & (arrived > 0)
-    if not full.any():
-        return False
-    ready = full[blocks]
-    lanes, blocks = lanes[ready], blocks[ready]
-    sites = e.site[lanes]
-    # per block: all at one call site?
-    starts, _ = _grouped(blocks)
-    divergent = np.zeros(nblk, bool)
-    divergent[blocks[starts]] = np.minimum.reduceat(sites, starts) != np.maximum.reduceat(sites, starts)
-    if divergent.any():
-        b = int(np.flatnonzero(divergent)[0])
-        for hook in e.plugins.divergent_barrier:
-            hook(b, lanes[blocks == b])
-    if diagnose:
-        return False
-    _release_barrier(e, lanes, blocks, sites)
-    return True
+        if self.model == "stack" and self.unpark(w):
+            return True
+        if self.resolve_collectives(w):
+            return True
+        if self.resolve_barriers(w, diagnose=False):
+            return True
+        # Last: collectives that cannot complete as called. The invalid-mask check reports them;
+        # without it they complete anyway (reads from absent lanes are undefined), as they might on
+        # hardware.
+        return self.resolve_collectives(w, force=True)
 
+    # ===================================================================== reconvergence
+    def resolve_joins(self, w):
+        """Release the lanes of every reconvergence point that all its lanes have reached."""
+        if not w.diverged():
+            return False                  # no warp has diverged in this wave
+        progressed = False
+        while True:
+            waiting = np.flatnonzero(w.st == JOIN)
+            if len(waiting) == 0:
+                return progressed
+            live = np.flatnonzero((w.st != EXIT) & (w.jdepth > 0))
+            owner, joins = w.stack_entries(live)
+            keys, members = np.unique(w.join_keys(owner, joins), return_counts=True)
+            wkeys = w.join_keys(waiting, w.jtop(waiting))
+            wk, there = np.unique(wkeys, return_counts=True)
+            # a join completes when every live lane that recorded it is waiting there
+            done = wk[there == members[np.searchsorted(keys, wk)]]
+            release = waiting[np.isin(wkeys, done)]
+            if len(release) == 0:
+                return progressed
+            w.leave_join(release)
+            progressed = True
 
-def _passed_barrier(e, site, lanes):
-    """A thread that passes a barrier (or arrives at one with bar.arrive, which publishes its
-    earlier writes) starts a new interval: its barrier epoch moves on."""
-    e.bar_epoch[lanes] += 1
-    for hook in e.plugins.barrier:
-        hook(site, lanes)
-
-
-def _release_barrier(e, lanes, blocks, sites, whole_block=True):
-    prog = e.prog
-    # exited threads are not waited for: legal, but worth a warning once per site
-    total = e.tpb
-    short = []
-    if whole_block and e.exited_any:
-        arrived = np.bincount(blocks, minlength=e.nblk)
-        short = np.flatnonzero((arrived > 0) & (arrived < total))
-    if len(short):
-        b = int(short[0])
-        s = prog.sync_sites[int(sites[blocks == b][0])]
-        e.warn(("exited", s.id),
-               f"line {s.line}: {s.name}() completed in block {e.first_block + b} with {arrived[b]} of "
-               f"{total} threads; the other {total - arrived[b]} had already exited. That is legal (exited "
-               "threads are not waited for), but fragile: any code added after the guarded part that "
-               "those threads reach makes the barrier undefined. Prefer an unconditional barrier with a "
-               "predicated fill.")
-    for s in _distinct(sites):
-        site = prog.sync_sites[int(s)]
-        sel = sites == s
-        if site.reduce and site.result:
-            pred = np.zeros(len(lanes), bool)
-            for s2 in _distinct(sites):
-                reg = prog.sync_sites[int(s2)].operands.get("predicate")
-                if reg is not None:
-                    pred[sites == s2] = e.R[reg][lanes[sites == s2]].astype(bool)
-            nblk = e.nblk
-            cnt = np.bincount(blocks, weights=pred, minlength=nblk).astype(np.int64)
-            n = np.bincount(blocks, minlength=nblk)
-            if site.reduce == "popc":
-                res = cnt
-            elif site.reduce == "and":
-                res = (cnt == n).astype(np.int64)
-            else:
-                res = (cnt > 0).astype(np.int64)
-            e.R[site.result][lanes[sel]] = res[blocks[sel]]
-    first_site = prog.sync_sites[int(sites[0])]
-    for hook in e.plugins.barrier_release:
-        hook(first_site, lanes)
-    _passed_barrier(e, first_site, lanes)
-    e.st[lanes] = RUN
-    e.site[lanes] = -1
-    for s in _distinct(sites):
-        sel = sites == s
-        _arrive(e, lanes[sel], e.prog.sync_sites[int(s)].next)
-
-
-def _named_phase(e, b, bar_id, lanes, counts, diagnose):
-    """One named barrier (or barrier 0 used with counts) in one block."""
-    prog = e.prog
-    nb = e.named
-    if not 0 <= bar_id < 16:
-        _named_misuse(e, b, bar_id, lanes, f"barrier id {bar_id} is out of range: PTX has barriers 0 to 15")
-    live_in_block = int(((e.slot_block == b) & (e.st != EXIT)).sum())
-    eff = np.where(counts < 0, live_in_block, counts)
-    c0 = int(eff[0])
-    if (eff != c0).any():
-        _named_misuse(e, b, bar_id, lanes, f"threads arriving at barrier {bar_id} disagree on its "
-                               f"thread count ({', '.join(map(str, np.unique(eff)))})")
-    if (counts >= 0).any() and (c0 % WARP != 0 or c0 <= 0):
-        _named_misuse(e, b, bar_id, lanes, f"bar.sync {bar_id}, {c0}: the thread count must be a "
-                               "positive multiple of the warp size (32); on an H200 this is an illegal "
-                               "instruction")
-    if nb.count[b, bar_id] and nb.count[b, bar_id] != c0:
-        _named_misuse(e, b, bar_id, lanes, f"barrier {bar_id} was opened with count "
-                               f"{nb.count[b, bar_id]} by bar.arrive, then used with count {c0}")
-    if (counts < 0).all() and len(lanes) == live_in_block and len(np.unique(e.site[lanes])) > 1:
-        for hook in e.plugins.divergent_barrier:
-            hook(b, lanes)
-    arrive = e.site_arrive[e.site[lanes]]
-    total = int(nb.arrived[b, bar_id]) + len(lanes)
-    if total > c0:
-        _named_misuse(e, b, bar_id, lanes, f"{total} threads arrived at barrier {bar_id} in one phase "
-                               f"but its count is {c0}: more participants than the count (the group is "
-                               "larger than the barrier expects)", too_many=True)
-    if diagnose:
-        return False
-    if total > c0:
-        # (check off) as on hardware: the phase completes at its c0-th arrival; the threads that
-        # arrive after that wait for the next phase
-        keep = max(0, c0 - int(nb.arrived[b, bar_id]))
-        lanes, arrive = lanes[:keep], arrive[:keep]
-    if arrive.any():
-        # producers: counted, then free to go on without waiting
-        al = lanes[arrive]
-        nb.arrived[b, bar_id] += len(al)
-        nb.count[b, bar_id] = c0
-        _passed_barrier(e, prog.sync_sites[int(e.site[al[0]])], al)
-        for s in _distinct(e.site[al]):
-            sel = e.site[al] == s
-            e.st[al[sel]] = RUN
-            e.site[al[sel]] = -1
-            _arrive(e, al[sel], prog.sync_sites[int(s)].next)
-        lanes = lanes[~arrive]
-    if nb.arrived[b, bar_id] + len(lanes) == c0 and len(lanes) + nb.arrived[b, bar_id] > 0:
-        nb.arrived[b, bar_id] = 0
-        nb.count[b, bar_id] = 0
-        if len(lanes):
-            sites = e.site[lanes]
-            _release_barrier(e, lanes, e.slot_block[lanes], sites, whole_block=bool((counts < 0).all()))
+    def unpark(self, w):
+        """Stack model: parked lanes run once the running side of their warp has reached the join."""
+        parked = np.flatnonzero(w.st == PARK)
+        if len(parked) == 0:
+            return False
+        live = np.flatnonzero((w.st != EXIT) & (w.jdepth > 0))
+        busy = live[(w.st[live] != JOIN) & (w.st[live] != PARK)]
+        owner, joins = w.stack_entries(busy)
+        busy_keys = np.unique(w.join_keys(owner, joins))
+        pk = w.join_keys(parked, w.jtop(parked))
+        free = ~np.isin(pk, busy_keys)
+        if not free.any():
+            return False
+        # release one warp-side at a time: the parked lanes of each free key
+        w.st[parked[free]] = RUN
         return True
-    if len(lanes):
-        nb.count[b, bar_id] = c0
-    return bool(arrive.any())
 
+    # ===================================================================== warp collectives
+    def resolve_collectives(self, w, force=False):
+        """Complete the warp collectives whose whole mask has arrived. force: complete the others too,
+        after telling the plugins (the invalid-mask check raises)."""
+        if not self.site_is_coll.any():
+            return False
+        prog = self.prog
+        lanes = w.waiting_at(self.site_is_coll)
+        if len(lanes) == 0:
+            return False
+        masks = self._operand(w, lanes, "mask").astype(np.int64) & FULL
+        key = w.slot_warp[lanes].astype(np.int64) << 32 | masks
+        order = np.argsort(key, kind="stable")
+        lanes, masks, key = lanes[order], masks[order], key[order]
+        lane_id = w.slot_lane[lanes].astype(np.int64)
+        own_ok = ((masks >> lane_id) & 1) == 1
+        live_bits = w.live_bits()
+        starts, inv = _grouped(key)
+        ukeys = key[starts]
+        sites_l = w.site[lanes].astype(np.int64)
+        bits = np.bitwise_or.reduceat(np.int64(1) << lane_id, starts)
+        gwarp = (ukeys >> 32).astype(np.int64)
+        gmask = ukeys & FULL
+        named_live = gmask & live_bits[gwarp]
+        site_first = np.maximum.reduceat(sites_l, starts)
+        site_min = np.minimum.reduceat(sites_l, starts)
+        own_all = np.logical_and.reduceat(own_ok, starts)
+        same_site = site_first == site_min
+        all_syncwarp = self.site_op[site_first] == OP_SYNCWARP
+        complete = (bits == named_live) & own_all & (same_site | all_syncwarp)
+        if force:
+            bad = np.flatnonzero(~complete)
+            if len(bad):
+                g = bad[0]
+                for hook in self.plugins.invalid_mask:
+                    hook(lanes[inv == g], int(gmask[g]), int(gwarp[g]), own_ok[inv == g], int(bits[g]),
+                         int(named_live[g]), same_site[g] or all_syncwarp[g])
+            complete[:] = True
+        if not complete.any():
+            return False
+        done = complete[inv]
+        lanes, inv, masks = lanes[done], inv[done], masks[done]
+        # complete per site (results depend on the operation)
+        for s in _distinct(w.site[lanes]):
+            sel = w.site[lanes] == s
+            self._complete_collective(w, prog.sync_sites[int(s)], lanes[sel], bits[inv[sel]])
+        return True
 
-def _named_misuse(e, b, bar_id, lanes, message, too_many=False):
-    for hook in e.plugins.named_barrier_misuse:
-        hook(b, bar_id, lanes, message, too_many)
+    def _operand(self, w, lanes, key):
+        """Per-lane operand values: each lane's own sync site decides which register holds them."""
+        prog = self.prog
+        sites = w.site[lanes]
+        out = None
+        for s in _distinct(sites):
+            reg = prog.sync_sites[int(s)].operands.get(key)
+            sel = sites == s
+            vals = w.R[reg][lanes[sel]] if reg is not None else np.full(sel.sum(), FULL, np.int64)
+            if out is None:
+                out = np.zeros(len(lanes), np.int64 if vals.dtype.kind in "iub" else vals.dtype)
+            out[sel] = vals
+        return out
 
+    def _complete_collective(self, w, site, lanes, part_bits):
+        """lanes: participants at this site; part_bits: each lane's group participation bitmask."""
+        R = w.R
+        lane_id = w.slot_lane[lanes].astype(np.int64)
+        if site.op == "syncwarp":
+            new = w.warp_epoch[lanes].max() + 1
+            w.warp_epoch[lanes] = new
+            for hook in self.plugins.barrier:
+                hook(site, lanes)
+        elif site.op == "vote":
+            pred = R[site.operands["predicate"]][lanes].astype(bool)
+            warp = w.slot_warp[lanes]
+            starts, gid = _grouped(warp)
+            b = np.bitwise_or.reduceat(np.where(pred, np.int64(1) << lane_id, 0), starts)[gid]
+            if site.mode == "ballot":
+                res = b.astype(np.uint32)
+            elif site.mode == "all":
+                res = (b == part_bits).astype(np.int32)
+            else:
+                res = (b != 0).astype(np.int32)
+            R[site.result][lanes] = res
+        elif site.op == "shfl":
+            self._shuffle(w, site, lanes, lane_id, part_bits)
+        w.release(lanes, self.prog.sync_sites)
 
-# ===================================================================== when nothing can move
-def diagnose_stuck(e):
-    """Nothing can run and nothing completes: find the most specific explanation. (Collectives
-    that cannot complete were already reported by the invalid-mask check, or completed.)"""
-    resolve_barriers(e, diagnose=True)
-    e.report.deadlock()
+    def _shuffle(self, w, site, lanes, lane_id, part_bits):
+        R = w.R
+        width = R[site.operands["width"]][lanes].astype(np.int64)
+        if ((width & (width - 1)) != 0).any() or (width < 1).any() or (width > 32).any():
+            bad = lanes[((width & (width - 1)) != 0) | (width < 1) | (width > 32)]
+            self.report.bad_width(site, bad, int(width[np.isin(lanes, bad)][0]))
+        src_arg = R[site.operands["lane"]][lanes].astype(np.int64)
+        seg = lane_id & ~(width - 1)
+        if site.mode == "idx":
+            src = seg + (src_arg % width)
+        elif site.mode == "up":
+            src = lane_id - src_arg
+            src = np.where((lane_id - seg) - src_arg < 0, lane_id, src)
+        elif site.mode == "down":
+            src = lane_id + src_arg
+            src = np.where((lane_id - seg) + src_arg >= width, lane_id, src)
+        else:   # xor: lanes of later segments are out of reach and give back their own value
+            src = lane_id ^ (src_arg & 31)
+            src = np.where((src // width) > (lane_id // width), lane_id, src)
+        warp_base = w.slot_warp[lanes].astype(np.int64) * WARP
+        src_slot = warp_base + src
+        value_reg = site.operands["value"]
+        values = R[value_reg][src_slot]
+        # the source lane must take part in this same shuffle; otherwise the value is undefined
+        taking_part = ((part_bits >> src) & 1) == 1
+        taint = np.where(taking_part, 0, UNDEF_SHUFFLE).astype(np.uint8)
+        if "__u_" + value_reg in R:
+            taint |= R["__u_" + value_reg][src_slot]
+        R[site.result][lanes] = values
+        R["__u_" + site.result][lanes] = taint
+        if (~taking_part).any():
+            self.report.note_undefined_shuffle(site, lanes[~taking_part], src[~taking_part])
+
+    # ===================================================================== barriers
+    def resolve_barriers(self, w, diagnose):
+        prog = self.prog
+        lanes = w.waiting_at(self.site_is_bar)
+        if len(lanes) == 0:
+            return False
+        block_wide = self.site_block_wide[w.site[lanes]]
+        progressed = False
+        if block_wide.all() and not w.named.count.any():
+            return self._block_barriers(w, lanes, diagnose)
+        # General path (named barriers, bar.arrive): one (block, id) at a time.
+        ids = np.zeros(len(lanes), np.int64)
+        counts = np.full(len(lanes), -1, np.int64)
+        for s in _distinct(w.site[lanes]):
+            site = prog.sync_sites[int(s)]
+            sel = w.site[lanes] == s
+            if "id" in site.operands:
+                ids[sel] = w.R[site.operands["id"]][lanes[sel]]
+            if "count" in site.operands:
+                counts[sel] = w.R[site.operands["count"]][lanes[sel]]
+        blocks = w.slot_block[lanes]
+        for b in np.unique(blocks):
+            for i in np.unique(ids[blocks == b]):
+                sel = (blocks == b) & (ids == i)
+                if self._named_phase(w, int(b), int(i), lanes[sel], counts[sel], diagnose):
+                    progressed = True
+        return progressed
+
+    def _block_barriers(self, w, lanes, diagnose):
+        """__syncthreads* only: complete, per block, when every live thread has arrived."""
+        nblk = w.nblk
+        blocks = w.slot_block[lanes]
+        if len(lanes) == w.live_count() and w.site[lanes[0]] == w.site[lanes[-1]]:
+            sites = w.site[lanes]
+            if sites.min() == sites.max():
+                # the common case: every live thread of the wave waits at one barrier
+                if diagnose:
+                    return False
+                self._release_barrier(w, lanes, blocks, sites)
+                return True
+        live = w.live_per_block()
+        arrived = np.bincount(blocks, minlength=nblk)
+        full = (arrived == live) & (arrived > 0)
+        if not full.any():
+            return False
+        ready = full[blocks]
+        lanes, blocks = lanes[ready], blocks[ready]
+        sites = w.site[lanes]
+        # per block: all at one call site?
+        starts, _ = _grouped(blocks)
+        divergent = np.zeros(nblk, bool)
+        divergent[blocks[starts]] = np.minimum.reduceat(sites, starts) != np.maximum.reduceat(sites, starts)
+        if divergent.any():
+            b = int(np.flatnonzero(divergent)[0])
+            for hook in self.plugins.divergent_barrier:
+                hook(b, lanes[blocks == b])
+        if diagnose:
+            return False
+        self._release_barrier(w, lanes, blocks, sites)
+        return True
+
+    def _passed_barrier(self, w, site, lanes):
+        """A thread that passes a barrier (or arrives at one with bar.arrive, which publishes its
+        earlier writes) starts a new interval: its barrier epoch moves on."""
+        w.bar_epoch[lanes] += 1
+        for hook in self.plugins.barrier:
+            hook(site, lanes)
+
+    def _release_barrier(self, w, lanes, blocks, sites, whole_block=True):
+        prog = self.prog
+        # exited threads are not waited for: legal, but worth a warning once per site
+        total = w.tpb
+        short = []
+        if whole_block and w.exited_any:
+            arrived = np.bincount(blocks, minlength=w.nblk)
+            short = np.flatnonzero((arrived > 0) & (arrived < total))
+        if len(short):
+            b = int(short[0])
+            s = prog.sync_sites[int(sites[blocks == b][0])]
+            self.report.warn(("exited", s.id),
+                   f"line {s.line}: {s.name}() completed in block {w.first_block + b} with {arrived[b]} of "
+                   f"{total} threads; the other {total - arrived[b]} had already exited. That is legal (exited "
+                   "threads are not waited for), but fragile: any code added after the guarded part that "
+                   "those threads reach makes the barrier undefined. Prefer an unconditional barrier with a "
+                   "predicated fill.")
+        for s in _distinct(sites):
+            site = prog.sync_sites[int(s)]
+            sel = sites == s
+            if site.reduce and site.result:
+                pred = np.zeros(len(lanes), bool)
+                for s2 in _distinct(sites):
+                    reg = prog.sync_sites[int(s2)].operands.get("predicate")
+                    if reg is not None:
+                        pred[sites == s2] = w.R[reg][lanes[sites == s2]].astype(bool)
+                nblk = w.nblk
+                cnt = np.bincount(blocks, weights=pred, minlength=nblk).astype(np.int64)
+                n = np.bincount(blocks, minlength=nblk)
+                if site.reduce == "popc":
+                    res = cnt
+                elif site.reduce == "and":
+                    res = (cnt == n).astype(np.int64)
+                else:
+                    res = (cnt > 0).astype(np.int64)
+                w.R[site.result][lanes[sel]] = res[blocks[sel]]
+        first_site = prog.sync_sites[int(sites[0])]
+        for hook in self.plugins.barrier_release:
+            hook(first_site, lanes)
+        self._passed_barrier(w, first_site, lanes)
+        w.release(lanes, prog.sync_sites)
+
+    def _named_phase(self, w, b, bar_id, lanes, counts, diagnose):
+        """One named barrier (or barrier 0 used with counts) in one block."""
+        prog = self.prog
+        nb = w.named
+        if not 0 <= bar_id < 16:
+            self._named_misuse(w, b, bar_id, lanes, f"barrier id {bar_id} is out of range: PTX has barriers 0 to 15")
+        live_in_block = w.live_in_block(b)
+        eff = np.where(counts < 0, live_in_block, counts)
+        c0 = int(eff[0])
+        if (eff != c0).any():
+            self._named_misuse(w, b, bar_id, lanes, f"threads arriving at barrier {bar_id} disagree on its "
+                                   f"thread count ({', '.join(map(str, np.unique(eff)))})")
+        if (counts >= 0).any() and (c0 % WARP != 0 or c0 <= 0):
+            self._named_misuse(w, b, bar_id, lanes, f"bar.sync {bar_id}, {c0}: the thread count must be a "
+                                   "positive multiple of the warp size (32); on an H200 this is an illegal "
+                                   "instruction")
+        if nb.count[b, bar_id] and nb.count[b, bar_id] != c0:
+            self._named_misuse(w, b, bar_id, lanes, f"barrier {bar_id} was opened with count "
+                                   f"{nb.count[b, bar_id]} by bar.arrive, then used with count {c0}")
+        if (counts < 0).all() and len(lanes) == live_in_block and len(np.unique(w.site[lanes])) > 1:
+            for hook in self.plugins.divergent_barrier:
+                hook(b, lanes)
+        arrive = self.site_arrive[w.site[lanes]]
+        total = int(nb.arrived[b, bar_id]) + len(lanes)
+        if total > c0:
+            self._named_misuse(w, b, bar_id, lanes, f"{total} threads arrived at barrier {bar_id} in one phase "
+                                   f"but its count is {c0}: more participants than the count (the group is "
+                                   "larger than the barrier expects)", too_many=True)
+        if diagnose:
+            return False
+        if total > c0:
+            # (check off) as on hardware: the phase completes at its c0-th arrival; the threads that
+            # arrive after that wait for the next phase
+            keep = max(0, c0 - int(nb.arrived[b, bar_id]))
+            lanes, arrive = lanes[:keep], arrive[:keep]
+        if arrive.any():
+            # producers: counted, then free to go on without waiting
+            al = lanes[arrive]
+            nb.arrived[b, bar_id] += len(al)
+            nb.count[b, bar_id] = c0
+            self._passed_barrier(w, prog.sync_sites[int(w.site[al[0]])], al)
+            w.release(al, prog.sync_sites)
+            lanes = lanes[~arrive]
+        if nb.arrived[b, bar_id] + len(lanes) == c0 and len(lanes) + nb.arrived[b, bar_id] > 0:
+            nb.arrived[b, bar_id] = 0
+            nb.count[b, bar_id] = 0
+            if len(lanes):
+                sites = w.site[lanes]
+                self._release_barrier(w, lanes, w.slot_block[lanes], sites, whole_block=bool((counts < 0).all()))
+            return True
+        if len(lanes):
+            nb.count[b, bar_id] = c0
+        return bool(arrive.any())
+
+    def _named_misuse(self, w, b, bar_id, lanes, message, too_many=False):
+        for hook in self.plugins.named_barrier_misuse:
+            hook(b, bar_id, lanes, message, too_many)
+
+    # ===================================================================== when nothing can move
+    def diagnose_stuck(self, w):
+        """Nothing can run and nothing completes: find the most specific explanation. (Collectives
+        that cannot complete were already reported by the invalid-mask check, or completed.)"""
+        self.resolve_barriers(w, diagnose=True)
+        self.report.deadlock()

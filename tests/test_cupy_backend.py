@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+import simcore  # noqa: E402
 from simcore import cupy_backend  # noqa: E402
 from simcore.compare import compare_arrays  # noqa: E402
 from simcore.errors import CompileError, LaunchError  # noqa: E402
@@ -49,6 +50,24 @@ def test_gpu_available_without_cupy(monkeypatch):
     ok, reason = cupy_backend.gpu_available()
     assert ok is False
     assert reason == "CuPy is not installed (pip install 'gpu-barriers-course[gpu]')"
+
+
+def test_gpu_available_is_false_when_there_is_no_gpu(monkeypatch):
+    """`if simcore.gpu_available():` must not take the GPU branch on a machine without one
+    (it returned the tuple (False, reason), which is true)."""
+    monkeypatch.setitem(sys.modules, "cupy", None)
+    for probe in (cupy_backend.gpu_available, simcore.gpu_available):
+        status = probe()
+        assert not status and bool(status) is False
+        assert status.reason.startswith("CuPy is not installed")
+        ok, reason = status                       # still a (bool, reason) pair
+        assert ok is False and reason == status.reason and status[0] is False
+
+
+def test_gpu_available_is_true_when_cupy_sees_a_gpu(monkeypatch):
+    monkeypatch.setitem(sys.modules, "cupy", make_fake_cupy())
+    status = simcore.gpu_available()
+    assert status and status.reason == "CuPy 0.fake sees Fake GPU (sm_90)"
 
 
 def test_cupy_module_without_cupy_says_how_to_install(monkeypatch):

@@ -247,6 +247,32 @@ def test_bad_launch_options(k, arrays, option, value, words):
     assert words in launch_error(lambda: k((1,), (32,), (o, x, 1), **{option: value}))
 
 
+@pytest.mark.parametrize("checks,words", [
+    ({"race": "off"}, "'race' must be True or False, not 'off'"),
+    ({"race": 0}, "'race' must be True or False, not 0"),
+    ({"out_of_bounds": None}, "'out_of_bounds' must be True or False, not None"),
+])
+def test_a_check_is_switched_only_by_true_or_false(k, arrays, checks, words):
+    """checks={'race': 'off'} used to turn the race check on ('off' is a true string)."""
+    o, x = arrays
+    msg = launch_error(lambda: k((1,), (32,), (o, x, 1), checks=checks))
+    assert words in msg and "checks=" in msg
+
+
+def test_checks_switched_by_true_false_and_numpy_bools(k, arrays):
+    o, x = arrays
+    k((1,), (32,), (o, x, 1), checks={"race": False, "out_of_bounds": np.bool_(True)})
+
+
+@pytest.mark.parametrize("grid,block,which", [(True, (32,), "grid"), ((1,), True, "block"),
+                                              ((2, False), (32,), "grid"), ((1,), (np.bool_(True),), "block")])
+def test_a_bool_is_no_launch_dimension(k, arrays, grid, block, which):
+    """grid=True used to launch one block (True is the int 1 to Python)."""
+    o, x = arrays
+    msg = launch_error(lambda: k(grid, block, (o, x, 1)))
+    assert msg.startswith(which) and "True or False" in msg
+
+
 def test_args_not_a_tuple(k, arrays):
     o, _ = arrays
     assert "tuple" in launch_error(lambda: k((1,), (32,), o))

@@ -153,35 +153,14 @@ class RaceDetector(Plugin):
             key = gran.astype(np.int64)
         else:
             key = e.slot_block[L].astype(np.int64) * max(1, region.nbytes // granule) + gran
-
-        def unordered(other, published=None):
-            """Accesses by other threads that nothing orders before this one: in this block, the
-            same barrier interval; in global memory, any access by a thread of another block
-            (unless that thread has since published it with __threadfence())."""
-            hit = (other >> BAR_SHIFT) == curbar             # same barrier interval
-            if not (hit.any() or (is_global and (other >= 0).any())):
-                return hit
-            otid, tid = other & TID_MASK, st.tid[L]
-            hit &= otid != tid
-            owarp = warp_of(otid)
-            same_warp = owarp == st.warp[L]
-            hit &= ~(same_warp & ((other >> WEP_SHIFT) != st.wep[L]))   # ordered by __syncwarp
-            if is_global:
-                known = owarp != NOWARP            # several warps: blocks unknown, judge as same block
-                same_block = (owarp * 32 // e.spb) == (tid // e.spb)
-                cross = (other >= 0) & known & ~same_block
-                if published is not None:
-                    cross &= ~published(otid)
-                hit = (hit & (same_block | ~known)) | cross
-            return hit
-
-        def fenced_since(otid):
-            writer = np.minimum(otid, len(self.fences) - 1)
-            return self._published(writer, st.tid[L], sh.w_fence[key])
-
-        w = sh.w[key]
         atomic = kind in ("atomic", "cas")
-        w_conf = unordered(w, fenced_since if is_global and self.fences is not None else None)
+        w = sh.w[key]
+        published = None
+        if is_global and self.fences is not None:
+            def published(otid):
+                writer = np.minimum(otid, len(self.fences) - 1)
+                return self._published(writer, st.tid[L], sh.w_fence[key])
+        w_conf = self._unordered(w, st, L, curbar, is_global, published)
         if w_conf.any():
             if atomic:
                 w_conf &= (sh.w_site[key] & 1) == 0       # atomic against atomic is fine
@@ -195,35 +174,72 @@ class RaceDetector(Plugin):
             self._report("RAW" if kind == "read" else "WAW", region, gran[k], granule, int(w[k] & TID_MASK),
                          ws >> 2, "atomic" if ws & 1 else "write", int(cur[k] & TID_MASK), site,
                          "atomic" if atomic else kind)
-        if kind != "read":
-            r = sh.r[key]
-            r_conf = unordered(r) if kind != "cas" else np.zeros(len(key), bool)
-            if r_conf.any():
-                k = int(np.flatnonzero(r_conf)[0])
-                other = int(r[k] & TID_MASK)
-                self._report("WAR", region, gran[k], granule, -1 if other & SEVERAL else other,
-                             int(sh.r_site[key[k]]), "read", int(cur[k] & TID_MASK), site,
-                             "atomic" if atomic else kind)
-            sh.w[key] = cur
-            if len(key) > 1 and not atomic:
-                # two lanes of this very instruction writing one location: scatter, then read back
-                back = sh.w[key]
-                clash = back != cur
-                if clash.any():
-                    k = int(np.flatnonzero(clash)[0])
-                    self._report("WAW", region, gran[k], granule, int(back[k] & TID_MASK), site, "write",
-                                 int(cur[k] & TID_MASK), site, kind)
-            sh.w_site[key] = site * 4 + (1 if atomic else 0) + (2 if kind == "cas" else 0)
-            if is_global and self.fences is not None:
-                g = cur & TID_MASK
-                sh.w_fence[key] = self.fences[g]
-                if atomic:
-                    # the lanes of one atomic instruction apply in lane order: a finer clock
-                    clock = (e.steps << 27) + g + 1
-                    self.atomic_clock[g] = clock
-                    np.maximum.at(self.block_atomic_clock, g // e.spb, clock)
-            return
-        # a read: remember this interval's readers; several readers keep their warp when they share one
+        if kind == "read":
+            self._record_read(sh, key, st, L, curbar, site)
+        else:
+            self._record_write(sh, key, st, L, curbar, site, region, gran, granule, kind, is_global)
+
+    def _unordered(self, other, st, L, curbar, is_global, published=None):
+        """Which recorded accesses `other` (stamps, one per lane) nothing orders before this
+        lane's access: in this block, the same barrier interval by another thread (not ordered by
+        __syncwarp); in global memory, also any access by a thread of another block (unless that
+        thread has since published it: `published(thread ids)`)."""
+        hit = (other >> BAR_SHIFT) == curbar              # same barrier interval
+        if not (hit.any() or (is_global and (other >= 0).any())):
+            return hit
+        otid, tid = other & TID_MASK, st.tid[L]
+        hit &= otid != tid
+        owarp = warp_of(otid)
+        same_warp = owarp == st.warp[L]
+        hit &= ~(same_warp & ((other >> WEP_SHIFT) != st.wep[L]))   # ordered by __syncwarp
+        if is_global:
+            spb = self.wave.spb
+            known = owarp != NOWARP            # several warps: blocks unknown, judge as same block
+            same_block = (owarp * 32 // spb) == (tid // spb)
+            cross = (other >= 0) & known & ~same_block
+            if published is not None:
+                cross &= ~published(otid)
+            hit = (hit & (same_block | ~known)) | cross
+        return hit
+
+    def _record_write(self, sh, key, st, L, curbar, site, region, gran, granule, kind, is_global):
+        """A write or atomic: races with this interval's unordered readers, then it is the last
+        writer."""
+        e = self.wave
+        cur = st.stamp[L]
+        atomic = kind in ("atomic", "cas")
+        r = sh.r[key]
+        r_conf = self._unordered(r, st, L, curbar, is_global) if kind != "cas" else np.zeros(len(key), bool)
+        if r_conf.any():
+            k = int(np.flatnonzero(r_conf)[0])
+            other = int(r[k] & TID_MASK)
+            self._report("WAR", region, gran[k], granule, -1 if other & SEVERAL else other,
+                         int(sh.r_site[key[k]]), "read", int(cur[k] & TID_MASK), site,
+                         "atomic" if atomic else kind)
+        sh.w[key] = cur
+        if len(key) > 1 and not atomic:
+            # two lanes of this very instruction writing one location: scatter, then read back
+            back = sh.w[key]
+            clash = back != cur
+            if clash.any():
+                k = int(np.flatnonzero(clash)[0])
+                self._report("WAW", region, gran[k], granule, int(back[k] & TID_MASK), site, "write",
+                             int(cur[k] & TID_MASK), site, kind)
+        sh.w_site[key] = site * 4 + (1 if atomic else 0) + (2 if kind == "cas" else 0)
+        if is_global and self.fences is not None:
+            g = cur & TID_MASK
+            sh.w_fence[key] = self.fences[g]
+            if atomic:
+                # the lanes of one atomic instruction apply in lane order: a finer clock
+                clock = (e.steps << 27) + g + 1
+                self.atomic_clock[g] = clock
+                np.maximum.at(self.block_atomic_clock, g // e.spb, clock)
+
+    @staticmethod
+    def _record_read(sh, key, st, L, curbar, site):
+        """A read: remember this interval's readers; several readers keep their warp when they
+        share one."""
+        cur = st.stamp[L]
         r = sh.r[key]
         same_bar = (r >> BAR_SHIFT) == curbar
         if same_bar.any():

@@ -33,7 +33,7 @@ class Plugins:
         """The plugin of class `cls` in this launch, or None."""
         return next((p for p in self.all if isinstance(p, cls)), None)
 
-    # ---- notifications that are never on the hot path
+    # ---- notifications that are never on the hot path (the others: `for hook in plugins.x`)
     def start_wave(self, wave):
         for p in self.all:
             p.wave = wave
@@ -43,11 +43,6 @@ class Plugins:
     def end_launch(self, launch):
         for hook in self.launch_end:
             hook(launch)
-
-    def notify(self, hook, *args):
-        """Call every override of `hook` (e.g. 'on_divergent_barrier') with args."""
-        for fn in getattr(self, hook[3:]):
-            fn(*args)
 
 
 def build_plugins(registered, launch, program, report, options, extra=()):

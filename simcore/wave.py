@@ -1,0 +1,237 @@
+"""The lane state of one wave of blocks, and the operations on it that the engine, sync
+resolution, the reporter and the plugins share.
+
+Every thread of the wave is a *slot* (threads padded to whole warps per block). Per slot:
+
+  pc          the basic block it runs next (or, waiting at a sync point, the one after it)
+  st          its state: RUN, BAR (at a sync point), JOIN (at a reconvergence point), EXIT,
+              PARK (behind the other side of a branch, stack model); see context.py
+  site        the sync site it waits at (-1: none)
+  jstack, jdepth, top   the reconvergence points it recorded at divergent branches (a stack;
+              top is the innermost, -1: none)
+  bar_epoch, warp_epoch   barriers / __syncwarp it has passed (the race check's intervals)
+  exit_line   where it exited (reports)
+  slot_block (block within the wave), slot_thread, slot_warp (warp within the wave), slot_lane
+and the registers `R` (name -> array with one row per slot). `named` holds the open phases of
+named barriers per block. A lane group is simply "the runnable slots at one pc".
+
+Lanes are given as a slice or an int array of slots; `lane_index` makes either an int array.
+"""
+import numpy as np
+
+from .context import BAR, EXIT, JOIN, PARK, RUN, WARP
+from .errors import make_fault
+
+MAX_DEPTH = 64      # divergent branches nested deeper than this within a warp: a fault
+
+
+class NamedBarriers:
+    """Per block and barrier id: threads that arrived with bar.arrive in the open phase."""
+
+    def __init__(self, nblk):
+        self.arrived = np.zeros((nblk, 16), np.int64)
+        self.count = np.zeros((nblk, 16), np.int64)     # expected count of the open phase (0: none)
+
+
+class Wave:
+    def __init__(self, prog, launch, first_block, nblk, is_join, model, steps=0):
+        """is_join: per basic block (plus one for 'end of kernel'), whether it is a reconvergence
+        point; model: 'independent' | 'stack'; steps: steps the launch ran before this wave."""
+        tpb = launch.threads_per_block
+        self.launch = launch              # module.Launch: the launch this wave belongs to
+        self.first_block, self.nblk, self.tpb = first_block, nblk, tpb
+        self.wpb = (tpb + WARP - 1) // WARP
+        self.spb = self.wpb * WARP        # slots per block (threads padded to whole warps)
+        self.S = S = nblk * self.spb
+        self.nwarps = S // WARP
+        self.is_join = is_join
+        self.model = model
+        self.njoins = len(is_join)        # join keys: warp * njoins + reconvergence point
+        self.steps = steps                # steps run in the launch so far (this wave's included)
+        slots = np.arange(S)
+        self._all = slots
+        self.slot_block = slots // self.spb
+        self.slot_thread = slots % self.spb
+        self.slot_warp = slots // WARP
+        self.slot_lane = slots % WARP
+        self.gslot_base = first_block * self.spb    # launch-wide number of slot 0
+        self.R = self._registers(prog, launch)
+        self.pc = np.zeros(S, np.int32)
+        self.st = np.full(S, RUN, np.int8)
+        self.st[self.slot_thread >= tpb] = EXIT   # padding lanes of a partial last warp
+        self.site = np.full(S, -1, np.int32)
+        self.jstack = np.full((S, 0), -1, np.int32)    # grows on the first divergence
+        self.jdepth = np.zeros(S, np.int32)
+        self.top = np.full(S, -1, np.int32)
+        self.bar_epoch = np.zeros(S, np.int32)
+        self.warp_epoch = np.zeros(S, np.int32)
+        self.exit_line = np.zeros(S, np.int32)
+        self.named = NamedBarriers(nblk)
+        self.exited_any = bool((self.slot_thread >= tpb).any())
+        self._live = None
+        self.joined = False          # a lane started waiting at a reconvergence point this step
+        self.running = None          # the lanes of the step being run (None between steps)
+
+    def _registers(self, prog, launch):
+        S, t = self.S, self.slot_thread
+        R = {}
+        for name, var in prog.vars.items():
+            R[name] = np.zeros((S,) + var.shape, var.ctype.dtype)
+            if var.tracked:
+                R["__u_" + name] = np.zeros((S,) + var.shape, np.uint8)
+        bx, by, _ = launch.block
+        gx, gy, _ = launch.grid
+        gblk = self.slot_block + self.first_block
+        specials = {"tid_x": t % bx, "tid_y": (t // bx) % by, "tid_z": t // (bx * by),
+                    "bid_x": gblk % gx, "bid_y": (gblk // gx) % gy, "bid_z": gblk // (gx * gy)}
+        for key, values in specials.items():
+            if "sp_" + key in R:
+                R["sp_" + key][:] = values.astype(np.uint32)
+        for p, value in zip(prog.params, launch.arg_values):
+            R[p.var][:] = value
+        return R
+
+    # ================================================================= lanes
+    def nlanes(self, L):
+        if isinstance(L, slice):
+            start, stop, _ = L.indices(self.S)
+            return stop - start
+        return len(L)
+
+    def lane_index(self, L):
+        """Lanes given as a slice or an index array -> an index array."""
+        return self._all[L] if isinstance(L, slice) else L
+
+    @staticmethod
+    def as_slice(lanes):
+        """Sorted lanes -> a slice when they are contiguous (cheaper to index with)."""
+        if len(lanes) and lanes[-1] - lanes[0] + 1 == len(lanes):
+            return slice(int(lanes[0]), int(lanes[-1]) + 1)
+        return lanes
+
+    def waiting_at(self, site_filter):
+        """Slots waiting at a sync site for which site_filter (a bool per sync site, plus one
+        False for 'none') is true: e.g. the lanes waiting at barriers, or at warp collectives."""
+        waiting = np.flatnonzero(self.st == BAR)
+        if len(waiting) == 0:
+            return waiting
+        return waiting[site_filter[self.site[waiting]]]
+
+    def live_count(self):
+        """Threads of the wave that have not exited (cached between exits)."""
+        if self._live is None:
+            self._live = np.bincount(self.slot_block[self.st != EXIT], minlength=self.nblk)
+        return int(self._live.sum())
+
+    def live_per_block(self):
+        self.live_count()
+        return self._live
+
+    def live_in_block(self, b):
+        return int(self.live_per_block()[b])
+
+    def live_bits(self):
+        """Per warp of the wave: the bitmask of its lanes that have not exited."""
+        alive = (self.st != EXIT).reshape(self.nwarps, WARP)
+        weights = (np.int64(1) << np.arange(WARP, dtype=np.int64))
+        return (alive * weights).sum(axis=1).astype(np.int64)
+
+    # ================================================================= moving lanes
+    def wait_at(self, L, site):
+        """Lanes reach sync site `site` (a program.SyncSite) and wait there."""
+        self.st[L] = BAR
+        self.site[L] = site.id
+        self.pc[L] = site.next
+
+    def release(self, lanes, sync_sites):
+        """Lanes waiting at sync points go on: each to the block after its own sync point (where
+        it may have to wait to reconverge)."""
+        if len(lanes) == 0:
+            return
+        sites = self.site[lanes]
+        self.st[lanes] = RUN
+        self.site[lanes] = -1
+        lo, hi = sites.min(), sites.max()
+        for s in ((lo,) if lo == hi else np.unique(sites)):
+            sel = lanes if lo == hi else lanes[sites == s]
+            target = sync_sites[int(s)].next
+            self.pc[sel] = target
+            self.check_join(sel, target)
+
+    def exit(self, L, line):
+        self.st[L] = EXIT
+        self.exit_line[L] = line
+        self._live = None
+        self.exited_any = True
+
+    # ================================================================= reconvergence
+    def jtop(self, idx):
+        """The reconvergence point each lane waits for next (-1: none)."""
+        return self.top[idx]
+
+    def set_top(self, idx):
+        d = self.jdepth[idx]
+        self.top[idx] = np.where(d > 0, self.jstack[idx, np.maximum(d - 1, 0)], -1)
+
+    def check_join(self, idx, target):
+        """Lanes arriving at a reconvergence point they registered for wait there."""
+        if not self.is_join[target] or len(idx) == 0:
+            return
+        wait = self.jtop(idx) == target
+        if wait.any():
+            self.st[idx[wait]] = JOIN
+            self.joined = True
+
+    def diverge(self, idx, c, join, f_lanes):
+        """Lanes `idx` of a branch split by condition c: those of a warp that took both sides will
+        wait for each other at `join`. f_lanes (stack model): the side to park meanwhile."""
+        warps = self.slot_warp[idx]
+        t_count = np.bincount(warps[c], minlength=self.nwarps)
+        f_count = np.bincount(warps[~c], minlength=self.nwarps)
+        split = (t_count > 0) & (f_count > 0)
+        members = idx[split[warps]]
+        if len(members) == 0:
+            return
+        fresh = members[self.jtop(members) != join]
+        if len(fresh):
+            d = self.jdepth[fresh]
+            if d.max() + 1 > self.jstack.shape[1]:
+                if self.jstack.shape[1] >= MAX_DEPTH:
+                    raise make_fault("step_limit", title="Divergence nested too deeply",
+                                     explanation="branches nested more than 64 deep diverged within a warp")
+                grow = np.full((self.S, max(4, self.jstack.shape[1])), -1, np.int32)
+                self.jstack = np.concatenate([self.jstack, grow], axis=1)
+            self.jstack[fresh, d] = join
+            self.jdepth[fresh] += 1
+            self.top[fresh] = join
+        if self.model == "stack" and f_lanes is not None:
+            # Pre-Volta: the warp runs one side at a time; the other side is parked until the
+            # running side reaches the reconvergence point.
+            park = f_lanes[split[self.slot_warp[f_lanes]]]
+            self.st[park] = PARK
+
+    def diverged(self):
+        """Has any warp of this wave diverged yet?"""
+        return self.jstack.shape[1] > 0
+
+    def join_keys(self, idx, joins):
+        """(warp, reconvergence point) pairs as one int64 key each."""
+        return self.slot_warp[idx].astype(np.int64) * self.njoins + joins
+
+    def stack_entries(self, lanes):
+        """Every (lane, recorded reconvergence point) pair: a lane belongs to each join on its stack,
+        not only to the innermost one (a lane inside a nested divergent branch is still on its way
+        to the outer join)."""
+        d = self.jdepth[lanes]
+        mask = np.arange(self.jstack.shape[1])[None, :] < d[:, None]
+        return np.repeat(lanes, d), self.jstack[lanes][mask]
+
+    def leave_join(self, lanes):
+        """Lanes whose reconvergence point completed go on; one that recorded the same point
+        twice (nested) waits there again."""
+        self.jdepth[lanes] -= 1
+        self.set_top(lanes)
+        self.st[lanes] = RUN
+        again = self.jtop(lanes) == self.pc[lanes]
+        if again.any():
+            self.st[lanes[again]] = JOIN
