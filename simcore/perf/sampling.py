@@ -9,11 +9,8 @@ import time
 
 import numpy as np
 
-from ..context import Context
-from ..engine import Engine
-from ..memory import Memory
-from ..module import Options, CHECKS
-from ..plugins import REGISTERED, build_plugins
+from ..module import CHECKS, Options
+from ..runner import build_engine
 from .counters import PerfCounters
 
 MAX_STEPS_PER_WAVE = 5_000_000
@@ -44,28 +41,17 @@ def run_sample(prog, launch, values, pairs=3, budget_s=0.3):
     taken less than `budget_s` seconds (long-running blocks: fewer samples, same blockIdx)."""
     values = [np.array(v, copy=True) if isinstance(v, np.ndarray) else v for v in values]
     options = Options(dict.fromkeys(CHECKS, False), "lockstep", "independent", 0, MAX_STEPS_PER_WAVE, False)
-    ctx = Context(launch, prog, None)
-    memory = Memory(ctx)
-    ctx.memory = memory
-    pointers = [(p.name, v) for p, v in zip(prog.params, values) if p.is_pointer]
-    addresses = iter(memory.add_globals(pointers))
-    launch.arg_values = [np.int64(next(addresses)) if p.is_pointer else v for p, v in zip(prog.params, values)]
-    for arr in prog.shared:
-        memory.add_shared(arr, launch.shared_mem if arr.dynamic else arr.nbytes)
-    engine = Engine(prog, launch, memory, ctx, options)
-    counters = PerfCounters(launch, prog, engine.report, options)
-    plugins = build_plugins(REGISTERED, launch, prog, engine.report, options, extra=[counters])
-    engine.use(plugins)
+    engine = build_engine(prog, launch, values, options, extra_plugins=(PerfCounters,))
+    ranges = sample_ranges(launch.num_blocks, pairs)
+    middle = len(ranges) // 2
+    started = time.perf_counter()
     try:
-        ranges = sample_ranges(launch.num_blocks, pairs)
-        middle = len(ranges) // 2
-        started = time.perf_counter()
-        for k, (first, count) in enumerate([ranges[middle]] + ranges[:middle] + ranges[middle + 1:]):
+        for k, block_range in enumerate([ranges[middle]] + ranges[:middle] + ranges[middle + 1:]):
             if k and time.perf_counter() - started > budget_s:
                 break
-            engine.run_wave(first, count)
+            engine.run([block_range])
     finally:
         launch.steps = engine.steps
         launch.thread_instructions = engine.thread_instructions
-        plugins.end_launch(launch)
-    return counters
+        engine.plugins.end_launch(launch)
+    return engine.plugins.of_type(PerfCounters)
