@@ -252,3 +252,19 @@ def test_tuning_kernels_compile_with_nvcc(tmp_path):
             r = subprocess.run([nvcc, "-ptx", "-arch=sm_90", *case.options(b), str(src), "-o", os.devnull],
                                capture_output=True, text=True)
             assert r.returncode == 0, f"{case.name} block {b}: {r.stderr}"
+
+
+def test_every_known_gpu_gives_an_estimate_and_bandwidth_matters():
+    k, (grid, block, args) = copy_case(256, 1 << 22)
+    times = {g: k.estimate(grid, block, args, gpu=g).time_ms for g in known_gpus()}
+    assert all(t > 0 for t in times.values())
+    assert times["RTX4090"] > times["H100"] > times["H200"]      # 0.63 < 2.08 < 2.98 TB/s
+    assert k.estimate(grid, block, args, gpu="rtx 4090").gpu == "RTX4090"
+
+
+def test_sweep_plot_draws_model_and_measured():
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    sweep = simcore.tune(lambda b: copy_case(b)[0], lambda b: copy_case(b)[1], blocks=(64, 256), progress=False)
+    ax = sweep.plot(measured={64: 0.02, 256: 0.01})
+    assert len(ax.get_lines()) == 2 and "model" in ax.get_title()
