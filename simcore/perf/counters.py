@@ -83,15 +83,25 @@ def instruction_weights(program):
     return np.array(weights + [0.0], float)
 
 
+_INTRINSIC_OPERAND = re.compile(r"_(?:mask|value|lane|width|result|pred|offset_arg)_\d+$")
+
+
 def estimate_registers(program):
-    """Registers per thread, estimated from the compiled program: two per scalar variable of the
-    thread (values and addresses are often 64-bit) plus its local arrays, at least 16 (NVCC's
-    usual floor for a kernel with indexing), at most 255."""
-    regs = 0
+    """Registers per thread, estimated from the compiled program: one per 4 bytes of each
+    variable of the thread (local arrays included), plus 8 for what NVCC always keeps (thread
+    and block ids, addresses, the stack pointer). Not counted: kernel parameters (they live
+    in the constant bank) and the simulator's operand slots of intrinsics (__shfl_*_sync's
+    mask/value/lane/width/result). At most 255. NVCC reuses registers between values that are
+    not live together and unrolls loops into more, so this is a rough figure; it only matters
+    where registers limit the resident blocks."""
+    params = {p.var for p in program.params}
+    regs = 8
     for name, var in program.vars.items():
+        if name in params or name.startswith("sp_") or _INTRINSIC_OPERAND.search(name):
+            continue
         size = int(np.prod(var.shape, dtype=np.int64)) if var.shape else 1
-        regs += 2 * size if not name.startswith("sp_") else 1
-    return int(min(255, max(16, regs)))
+        regs += size * max(1, var.ctype.dtype.itemsize // 4)
+    return int(min(255, regs))
 
 
 @dataclass
