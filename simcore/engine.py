@@ -53,7 +53,7 @@ class Engine:
         self.block_line = [b.first_line or (min(b.lines) if b.lines else 0) for b in prog.blocks]
         self.is_join = np.array([b.is_join for b in prog.blocks] + [False], bool)
         # for reports: the line of the branch (if, loop) whose end a join block is
-        self.join_branch_line = {b.id: min((prog.blocks[j].term[4] for j in b.join_of), default=0)
+        self.join_branch_line = {b.id: min((prog.blocks[j].term.line for j in b.join_of), default=0)
                                  for b in prog.blocks if b.is_join}
         self.observers = []
         # per sync site facts as arrays, so sync resolution can look them up per lane
@@ -214,13 +214,13 @@ class Engine:
     # ================================================================= after a block
     def advance(self, block, L, cond):
         term = block.term
-        kind = term[0]
+        kind = term.kind
         if kind == "goto":
-            self.move(L, term[1])
+            self.move(L, term.target)
         elif kind == "branch":
             n = self.ctx.nlanes(L)
             c = np.broadcast_to(np.asarray(cond, dtype=bool), (n,))
-            t_target, f_target = term[2], term[3]
+            t_target, f_target = term.if_true, term.if_false
             if c.all():
                 self.move(L, t_target)
             elif not c.any():
@@ -238,7 +238,7 @@ class Engine:
                 self.check_join(tl, t_target)
                 self.check_join(fl, f_target)
         elif kind == "sync":
-            site = self.prog.sync_sites[term[1]]
+            site = self.prog.sync_sites[term.site]
             self.st[L] = BAR
             self.site[L] = site.id
             self.pc[L] = site.next
