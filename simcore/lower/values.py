@@ -30,7 +30,12 @@ class Val:
 
 
 def regs_of(*vals):
-    return frozenset().union(*(v.regs for v in vals))
+    """The registers named by any of vals."""
+    out = NO_READS
+    for v in vals:
+        if v.regs:
+            out = out | v.regs if out else v.regs
+    return out
 
 
 class Sym:
