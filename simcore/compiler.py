@@ -25,9 +25,20 @@ def compile_source(source, options=()):
 def _compile(source, options):
     pre = preprocess(source, options)
     _check_braces(pre)
+    top = _TopLevel(pre)
+    for ext in _parse(pre).ext:
+        top.add(ext)
+    if not top.kernels:
+        raise CompileError("no __global__ kernel found in the source", construct="__global__")
+    return {name: compile_kernel(pre, fdef, top.funcs, top.shared, top.typedefs)
+            for name, fdef in top.kernels.items()}
+
+
+def _parse(pre):
+    """Preprocessed text -> pycparser AST; a syntax error becomes a located CompileError."""
     parser = c_parser.CParser()
     try:
-        ast = parser.parse(pre.text, filename="kernel.cu")
+        return parser.parse(pre.text, filename="kernel.cu")
     except c_parser.ParseError as e:
         msg = str(e)
         if not re.match(r"[^:]*:\d+:\d+:", msg):
@@ -45,41 +56,42 @@ def _compile(source, options):
         except Exception:
             where = f"kernel.cu: {type(e).__name__}"
         raise _parse_error(where, pre.lines) from None
-    funcs, kernels_defs, globals_, typedefs = {}, {}, {}, {}
-    for ext in ast.ext:
+
+
+class _TopLevel:
+    """The file-scope declarations of a module: kernels, __device__ functions, file-scope
+    __shared__ variables, typedefs."""
+
+    def __init__(self, pre):
+        self.pre = pre
+        self.kernels, self.funcs, self.shared, self.typedefs = {}, {}, {}, {}
+
+    def error(self, msg, coord, construct):
+        line = coord.line if coord else None
+        return CompileError(msg, line=line, construct=construct,
+                            source_line=self.pre.lines[line - 1] if line else None)
+
+    def add(self, ext):
         if isinstance(ext, c_ast.FuncDef):
             name = ext.decl.name
-            if name in kernels_defs or name in funcs:
-                first = (kernels_defs.get(name) or funcs.get(name)).decl.coord.line
-                line = ext.decl.coord.line if ext.decl.coord else None
-                raise CompileError(f"redefinition of '{name}' (first defined on line {first})", line=line,
-                                   construct=name, source_line=pre.lines[line - 1] if line else None)
-            if name in pre.kernels:
-                kernels_defs[name] = ext
-            else:
-                funcs[name] = ext
+            if name in self.kernels or name in self.funcs:
+                first = (self.kernels.get(name) or self.funcs.get(name)).decl.coord.line
+                raise self.error(f"redefinition of '{name}' (first defined on line {first})", ext.decl.coord, name)
+            (self.kernels if name in self.pre.kernels else self.funcs)[name] = ext
         elif isinstance(ext, c_ast.Decl):
             if isinstance(ext.type, c_ast.FuncDecl):
-                continue   # a prototype
-            if "_Thread_local" in (ext.storage or []):
-                globals_[ext.name] = ext
-            else:
-                line = ext.coord.line if ext.coord else None
-                raise CompileError("global variables are not in simcore's subset (use a kernel parameter, "
-                                   "or __shared__ memory)", line=line, construct="global variable",
-                                   source_line=pre.lines[line - 1] if line else None)
+                return     # a prototype
+            if "_Thread_local" not in (ext.storage or []):
+                raise self.error("global variables are not in simcore's subset (use a kernel parameter, "
+                                 "or __shared__ memory)", ext.coord, "global variable")
+            self.shared[ext.name] = ext
         elif isinstance(ext, c_ast.Typedef):
             t = ext.type.type
             if isinstance(ext.type, c_ast.TypeDecl) and isinstance(t, c_ast.IdentifierType):
                 names = t.names
-                if len(names) == 1 and names[0] in typedefs:
-                    names = typedefs[names[0]]
-                typedefs[ext.name] = names
-        elif isinstance(ext, c_ast.Pragma):
-            continue
-    if not kernels_defs:
-        raise CompileError("no __global__ kernel found in the source", construct="__global__")
-    return {name: compile_kernel(pre, fdef, funcs, globals_, typedefs) for name, fdef in kernels_defs.items()}
+                if len(names) == 1 and names[0] in self.typedefs:
+                    names = self.typedefs[names[0]]
+                self.typedefs[ext.name] = names
 
 
 def _check_braces(pre):

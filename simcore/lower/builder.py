@@ -1,8 +1,7 @@
 """The lowering's workbench: basic blocks under construction, registers, constants, scopes,
 report sites, and the facts the dataflow pass needs (which values flow into which register)."""
-from .. import ctype as T
 from ..errors import CompileError
-from ..program import Block, Exit, Goto, Site, Var
+from ..program import Block, Goto, Site, Var
 from .code import MISALIGNED, NO_READS, Alignment, Stmt, Taint, TaintHole, TaintTerm, add_lines
 from .values import Val
 
