@@ -2,15 +2,11 @@
 from pycparser import c_ast
 
 from .. import ctype as T
+from ..memory import region_base
 from .code import ALIGNED, MisalignedHole, TaintHole, Taint, TaintTerm, always, taint_of
 from .values import DT, LocalElementTarget, MemoryTarget, RegisterTarget, Val, regs_of
 
 SPECIALS = {"threadIdx": "tid", "blockIdx": "bid", "blockDim": "bdim", "gridDim": "gdim"}
-
-
-def region_base(region):
-    from ..memory import region_base as base
-    return base(region)
 
 
 class AccessLowering:
