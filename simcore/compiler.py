@@ -1,12 +1,13 @@
 """Source text -> Programs (one per __global__ kernel), compiled once and cached by source hash."""
 import hashlib
 import re
+import sys
 
 from pycparser import c_ast, c_parser
 
 from .codegen import generate
 from .errors import CompileError
-from .lower import lower
+from .lower import TOO_DEEP, lower
 from .preprocess import preprocess
 
 _CACHE = {}
@@ -22,7 +23,21 @@ def compile_source(source, options=()):
     return _CACHE[key]
 
 
+# Parsing and lowering recurse once per level of nesting (pycparser ~8 frames per parenthesis):
+# Python's default limit of 1000 would refuse a sum of 490 terms or 130 nested parentheses.
+RECURSION_LIMIT = 12000
+
+
 def _compile(source, options):
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, RECURSION_LIMIT))
+    try:
+        return _compile_nested(source, options)
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def _compile_nested(source, options):
     pre = preprocess(source, options)
     _check_braces(pre)
     top = _TopLevel(pre)
@@ -54,7 +69,11 @@ def _parse(pre):
             tok = parser._tokens.peek(1)
             where = f"kernel.cu:{tok.lineno}:{tok.column}: before: {tok.value}"
         except Exception:
-            where = f"kernel.cu: {type(e).__name__}"
+            tok, where = None, f"kernel.cu: {type(e).__name__}"
+        if isinstance(e, RecursionError):
+            line = tok.lineno if tok is not None else None
+            raise CompileError(TOO_DEEP, line=line, construct="nesting",
+                               source_line=pre.lines[line - 1] if line and line <= len(pre.lines) else None) from None
         raise _parse_error(where, pre.lines) from None
 
 
@@ -95,7 +114,8 @@ class _TopLevel:
 
 
 def _check_braces(pre):
-    """Unbalanced braces are the most common typo; name the brace (pycparser would assert)."""
+    """Unbalanced braces are the most common typo; name the brace (pycparser would assert).
+    An unterminated string or character literal is named too (pycparser: 'illegal character')."""
     body = pre.text.split('# 1 "kernel.cu"\n', 1)[1]
     stack = []
     i, n, line, col = 0, len(body), 1, 1
@@ -105,6 +125,11 @@ def _check_braces(pre):
             j = i + 1
             while j < n and body[j] != c and body[j] != "\n":
                 j += 2 if body[j] == "\\" else 1
+            if j >= n or body[j] != c:
+                what = "string" if c == '"' else "character"
+                raise CompileError(f"missing closing quote: this {what} literal is not terminated on its line",
+                                   line=line, column=col, construct="missing closing quote",
+                                   source_line=pre.lines[line - 1] if line <= len(pre.lines) else None)
             col += j - i
             i = j
         elif c == "{":

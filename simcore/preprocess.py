@@ -160,8 +160,13 @@ def _directives(body, defines, lines):
                 defines[m.group(1)] = (params, m.group(4))
             elif word == "undef":
                 defines.pop(rest.split()[0] if rest else "", None)
+            elif word == "include" and rest.startswith('"'):
+                name = rest[1:].split('"', 1)[0]
+                raise _error(f'cannot open source file "{name}": simcore compiles the one source string it is '
+                             "given (CUDA headers such as <cstdio> are built in); put the code of that file into "
+                             "the source", no, lines, column=line.index("#") + 1, construct="#include")
             elif word in ("include", "pragma", "line", ""):
-                pass   # headers are built in; #pragma unroll is a hint we do not need
+                pass   # <headers> are built in; #pragma unroll is a hint we do not need
             elif word == "error":
                 raise _error(f"#error {rest}", no, lines, construct="#error")
             else:
@@ -275,7 +280,19 @@ def _matching(text, i, open_="(", close=")"):
     return -1
 
 
+KERNEL_LAUNCH = re.compile(r"\b[A-Za-z_]\w*\s*<<<")
+
+
 def _cuda_spellings(text, lines):
+    launch = KERNEL_LAUNCH.search(text)
+    if launch:
+        at = text.index("<<<", launch.start())
+        line = _line_of(text, at)
+        col = at - (text.rfind("\n", 0, at) + 1) + 1
+        raise _error("kernel launches (kernel<<<grid, block>>>(...)) are host code, and simcore runs device "
+                     "code only (a launch from a kernel, dynamic parallelism, is not in its subset): launch the "
+                     "kernel from Python instead, kernel(grid, block, (arguments...))",
+                     line, lines, column=col, construct="<<<")
     # Words that are outside the subset get a clear, located message.
     for m in IDENT.finditer(text):
         w = m.group(0)

@@ -26,6 +26,7 @@ program):
     reconvergence  block order and immediate post-dominators
     kernel         one kernel: parameters, body, dataflow, numbering -> Program
 """
+from ..errors import CompileError
 from .access import AccessLowering
 from .builder import Builder
 from .calls import CallLowering
@@ -45,7 +46,16 @@ class Lowerer(ControlFlowLowering, DeclarationLowering, ExpressionLowering, Call
 
 def lower(pre, fdef, funcs, global_decls, typedefs=None):
     """-> (Program without compiled code, constants) for one __global__ kernel."""
-    return lower_kernel(Lowerer(pre, funcs, typedefs), pre, fdef, global_decls)
+    low = Lowerer(pre, funcs, typedefs)
+    try:
+        return lower_kernel(low, pre, fdef, global_decls)
+    except RecursionError:
+        line = low.stmt_line or None
+        raise CompileError(TOO_DEEP, line=line, construct="nesting", source_line=low.source_line(line)) from None
 
 
-__all__ = ["DT", "Lowerer", "lower"]
+TOO_DEEP = ("this code is nested too deeply for simcore (expressions or statements nested thousands of "
+            "levels deep): split it with intermediate variables or functions")
+
+
+__all__ = ["DT", "Lowerer", "TOO_DEEP", "lower"]

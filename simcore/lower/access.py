@@ -4,7 +4,7 @@ from pycparser import c_ast
 from .. import ctype as T
 from ..memory import region_base
 from .code import ALIGNED, MisalignedHole, TaintHole, Taint, TaintTerm, always, taint_of
-from .values import DT, LocalElementTarget, MemoryTarget, RegisterTarget, Val, regs_of
+from .values import LocalElementTarget, MemoryTarget, RegisterTarget, Val, memory_dtype, regs_of
 
 SPECIALS = {"threadIdx": "tid", "blockIdx": "bid", "blockDim": "bdim", "gridDim": "gdim"}
 
@@ -83,7 +83,7 @@ class AccessLowering:
             self.use_check(addr.taint, node, "an address", "is used as an address")
 
     def load(self, addr, elem, space, node):
-        if not elem.is_scalar:
+        if not (elem.is_scalar or elem.is_pointer):      # a pointer kept in memory (`__shared__ int *p;`)
             raise self.error(node, f"cannot load a value of type {elem}", construct="load")
         self.address_check(addr, node)
         s = self.site(node, "read")
@@ -91,9 +91,9 @@ class AccessLowering:
         name = self.fresh("_t")
         misaligned = MisalignedHole(addr.aligned)
         if space == "global":
-            self.emit(f"{name} = X.ld({addr.code}, {DT[elem]}, L, {s}, ", misaligned, ")", reads=addr.regs)
+            self.emit(f"{name} = X.ld({addr.code}, {memory_dtype(elem)}, L, {s}, ", misaligned, ")", reads=addr.regs)
             return Val(name, elem)
-        self.emit(f"{name}, u{name} = X.ldu({addr.code}, {DT[elem]}, L, {s}, ", misaligned, ")", reads=addr.regs)
+        self.emit(f"{name}, u{name} = X.ldu({addr.code}, {memory_dtype(elem)}, L, {s}, ", misaligned, ")", reads=addr.regs)
         self.uses_taint = True
         return Val(name, elem, always(f"u{name}"))
 
@@ -101,7 +101,7 @@ class AccessLowering:
         self.address_check(addr, node)
         s = self.site(node, "write")
         self.note_access_size(space, elem.size)
-        self.emit(f"X.st({addr.code}, {val.code}, {DT[elem]}, L, {s}, ", TaintHole(val.taint, "None"), ", ",
+        self.emit(f"X.st({addr.code}, {val.code}, {memory_dtype(elem)}, L, {s}, ", TaintHole(val.taint, "None"), ", ",
                   MisalignedHole(addr.aligned), ")", reads=regs_of(addr, val))
 
     # ---- local arrays: a row per lane in one register

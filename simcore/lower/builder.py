@@ -26,6 +26,7 @@ class Builder:
         self.loops = []                  # (break block, continue block or None)
         self.inline_stack = []           # (function name, return var, return block, call line)
         self.stmt_line = 0               # line of the statement being lowered
+        self.local_bytes = 0             # per thread, of all local arrays (inlined calls included)
         self.global_sizes = set()
         self.shared_sizes = set()
         self.uses_taint = False

@@ -6,6 +6,7 @@ from pycparser import c_ast
 
 from .. import ctype as T
 from ..program import Branch, Exit
+from .code import add_lines
 from .values import Val
 
 STATEMENTS = frozenset({"Compound", "DeclList", "EmptyStatement", "Pragma", "Decl", "If", "While", "DoWhile",
@@ -77,14 +78,14 @@ class ControlFlowLowering:
         self.goto(head)
         self.start(head)
         self.branch(self.condition(node.cond), body, done, node)
-        self.loop_body(node.stmt, body, done, head)
+        self.loop_body(node, body, done, head)
         self.goto(head)
         self.start(done)
 
     def visit_DoWhile(self, node):
         body, test, done = self.new_block(), self.new_block(), self.new_block()
         self.goto(body)
-        self.loop_body(node.stmt, body, done, test)
+        self.loop_body(node, body, done, test)
         self.goto(test)
         self.start(test)
         self.branch(self.condition(node.cond), body, done, node)
@@ -103,7 +104,7 @@ class ControlFlowLowering:
             self.branch(self.condition(node.cond), body, done, node)
         else:
             self.goto(body)
-        self.loop_body(node.stmt, body, done, step)
+        self.loop_body(node, body, done, step)
         self.goto(step)
         self.start(step)
         if node.next is not None:
@@ -112,11 +113,13 @@ class ControlFlowLowering:
         self.start(done)
         self.pop()
 
-    def loop_body(self, stmt, body, break_to, continue_to):
+    def loop_body(self, node, body, break_to, continue_to):
         self.loops.append((break_to, continue_to))
         self.start(body)
-        self.stmt(stmt)
+        self.stmt(node.stmt)
         self.loops.pop()
+        if not body.lines:      # an empty body `while (n > 0) { }`: its steps are the loop's line
+            add_lines(body, (node.coord.line,))
 
     def visit_Break(self, node):
         if not self.loops:

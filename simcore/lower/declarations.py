@@ -6,6 +6,10 @@ from ..program import SharedArray
 from .code import TaintHole, always
 from .values import Sym
 
+# CUDA's limit on local memory per thread (compute capability 2.0 and later); ptxas refuses
+# more: "uses too much local data (..., 0x80000 max)"
+LOCAL_MEMORY_PER_THREAD = 512 * 1024
+
 
 class DeclarationLowering:
     def visit_DeclList(self, node):
@@ -51,6 +55,12 @@ class DeclarationLowering:
         if ctype.base.is_array or not ctype.base.is_scalar:
             raise self.error(node, "local arrays must be one-dimensional arrays of numbers",
                              construct="local array")
+        self.local_bytes += ctype.size
+        if self.local_bytes > LOCAL_MEMORY_PER_THREAD:
+            raise self.error(node, f"local array '{node.name}' brings this kernel's local arrays to "
+                                   f"{self.local_bytes:,} bytes per thread; CUDA allows at most 512 KB "
+                                   f"({LOCAL_MEMORY_PER_THREAD:,} bytes) of local memory per thread",
+                             construct="local memory")
         var = self.new_var(node.name, ctype.base, (ctype.length,))
         self.scopes[-1][node.name] = Sym("local_array", ctype, var=var)
         self.cur.lines.add(node.coord.line)

@@ -15,6 +15,7 @@ from .values import COMPARE, DT, MemoryTarget, Val, convert_const, fold, regs_of
 UNIFORM_SPECIALS = ("bdim", "gdim")     # the same for every thread: constants of the launch
 EXPRESSIONS = frozenset({"Constant", "ID", "StructRef", "Cast", "ExprList", "ArrayRef", "UnaryOp",
                          "Assignment", "BinaryOp", "TernaryOp", "FuncCall"})
+MAX_NESTING = 80         # parentheses in one piece of generated code (Python's own limit: 200)
 CHAR_ESCAPES = {"\\n": 10, "\\t": 9, "\\0": 0, "\\\\": 92, "\\'": 39, '\\"': 34, "\\r": 13}
 
 
@@ -26,7 +27,13 @@ class ExpressionLowering:
         kind = type(node).__name__
         if kind not in EXPRESSIONS:
             raise self.error(node, f"{kind} expressions are not in simcore's subset", construct=kind)
-        return getattr(self, "visit_" + kind)(node)
+        val = getattr(self, "visit_" + kind)(node)
+        if val is not None and len(val.code) > 2 * MAX_NESTING and _nesting(val.code) > MAX_NESTING \
+                and (val.ctype.is_scalar or val.ctype.is_pointer):
+            # Python refuses code nested 200 parentheses deep (a sum of 490 terms is that deep):
+            # keep the value in a register and go on from there.
+            return self.read(self.reg_tmp(val))
+        return val
 
     # ----------------------------------------------------------------- leaves
     def visit_Constant(self, node):
@@ -365,3 +372,15 @@ class ExpressionLowering:
         if a.ctype.is_void or b.ctype.is_void:
             raise self.error(node, "both arms of ?: need values", construct="?:")
         return T.common_type(a.ctype, b.ctype)
+
+
+def _nesting(code):
+    """How deeply the parentheses and brackets of code nest."""
+    depth = deepest = 0
+    for c in code:
+        if c in "([":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif c in ")]":
+            depth -= 1
+    return deepest

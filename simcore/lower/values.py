@@ -12,6 +12,11 @@ DT = {T.BOOL: "B1", T.CHAR: "I1", T.UCHAR: "U1", T.SHORT: "I2", T.USHORT: "U2", 
       T.UINT: "U4", T.LLONG: "I8", T.ULLONG: "U8", T.FLOAT: "F4", T.DOUBLE: "F8"}
 
 
+def memory_dtype(ctype):
+    """How a value of ctype sits in memory: numbers as themselves, pointers as 64-bit addresses."""
+    return "I8" if ctype.is_pointer else DT[ctype]
+
+
 class Val:
     """A value in the current block: numpy code and what is known about it.
 
