@@ -6,8 +6,9 @@ from ..program import SharedArray
 from .code import TaintHole, always
 from .values import Sym
 
-# CUDA's limit on local memory per thread (compute capability 2.0 and later); ptxas refuses
-# more: "uses too much local data (..., 0x80000 max)"
+# CUDA's limit on local memory per thread (Programming Guide, technical specifications, compute
+# capability 2.0 and later). nvcc compiles a bigger frame; it is the launch that cannot get it.
+# simcore refuses at compile time, before allocating the arrays for every lane.
 LOCAL_MEMORY_PER_THREAD = 512 * 1024
 
 
