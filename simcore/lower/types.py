@@ -23,7 +23,8 @@ class TypeLowering:
             return t
         if isinstance(node, c_ast.PtrDecl):
             base = self.ctype_of(node.type)
-            const = "const" in (getattr(node.type, "quals", None) or [])   # only TypeDecl has quals
+            pointee = node.type       # `const float *p`: the qualifier is on the pointee's declarator
+            const = isinstance(pointee, (c_ast.TypeDecl, c_ast.PtrDecl)) and "const" in (pointee.quals or [])
             return T.Pointer(base, const)
         if isinstance(node, c_ast.ArrayDecl):
             base = self.ctype_of(node.type)
