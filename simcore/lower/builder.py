@@ -17,6 +17,7 @@ class Builder:
         self.stmts = {}                  # block id -> [Stmt], until code.resolve
         self.closed = set()              # ids of blocks whose terminator is set
         self.vars = {}
+        self.read_facts = {}             # register name -> (code, taint, alignment, regs) of a read
         self.shared = []
         self.sync_sites = []
         self.sites = []
@@ -121,10 +122,13 @@ class Builder:
         return var
 
     def read(self, var):
-        taint = Taint((TaintTerm(f"u_{var.name}", frozenset({("u", var.name)}), var.name),))
-        aligned = Alignment(False, frozenset({var.name})) if var.ctype.is_pointer else MISALIGNED
-        return Val(f"v_{var.name}", var.ctype, taint, space=var.space, aligned=aligned,
-                   regs=frozenset({("v", var.name)}))
+        facts = self.read_facts.get(var.name)
+        if facts is None:       # the same for every read of var: made once
+            taint = Taint((TaintTerm(f"u_{var.name}", frozenset({("u", var.name)}), var.name),))
+            aligned = Alignment(False, frozenset({var.name})) if var.ctype.is_pointer else MISALIGNED
+            facts = self.read_facts[var.name] = (f"v_{var.name}", taint, aligned, frozenset({("v", var.name)}))
+        code, taint, aligned, regs = facts
+        return Val(code, var.ctype, taint, space=var.space, aligned=aligned, regs=regs)
 
     def write(self, var, val):
         """Assign val (already of var's type) to a register."""

@@ -28,8 +28,8 @@ class ExpressionLowering:
         if kind not in EXPRESSIONS:
             raise self.error(node, f"{kind} expressions are not in simcore's subset", construct=kind)
         val = getattr(self, "visit_" + kind)(node)
-        if val is not None and len(val.code) > 2 * MAX_NESTING and _nesting(val.code) > MAX_NESTING \
-                and (val.ctype.is_scalar or val.ctype.is_pointer):
+        if val is not None and len(val.code) > 2 * MAX_NESTING and val.code.count("(") > MAX_NESTING \
+                and _nesting(val.code) > MAX_NESTING and (val.ctype.is_scalar or val.ctype.is_pointer):
             # Python refuses code nested 200 parentheses deep (a sum of 490 terms is that deep):
             # keep the value in a register and go on from there.
             return self.read(self.reg_tmp(val))
