@@ -30,7 +30,7 @@ def source_lines(prog):
     """-> (the first source line of each basic block, {join block: the line of the branch or
     loop whose end it is}), for exits and reports."""
     block_line = [b.first_line or (min(b.lines) if b.lines else 0) for b in prog.blocks]
-    join_branch_line = {b.id: min((prog.blocks[j].term[4] for j in b.join_of), default=0)
+    join_branch_line = {b.id: min((prog.blocks[j].term.line for j in b.join_of), default=0)
                         for b in prog.blocks if b.is_join}
     return block_line, join_branch_line
 
@@ -164,13 +164,13 @@ class Engine:
     # ================================================================= after a block
     def advance(self, w, block, L, cond):
         term = block.term
-        kind = term[0]
+        kind = term.kind
         if kind == "goto":
-            self.move(w, L, term[1])
+            self.move(w, L, term.target)
         elif kind == "branch":
             n = w.nlanes(L)
             c = np.broadcast_to(np.asarray(cond, dtype=bool), (n,))
-            t_target, f_target = term[2], term[3]
+            t_target, f_target = term.if_true, term.if_false
             if c.all():
                 self.move(w, L, t_target)
             elif not c.any():
@@ -188,7 +188,7 @@ class Engine:
                 w.check_join(tl, t_target)
                 w.check_join(fl, f_target)
         elif kind == "sync":
-            site = self.prog.sync_sites[term[1]]
+            site = self.prog.sync_sites[term.site]
             w.wait_at(L, site)
             for hook in self.plugins.sync_arrive:
                 hook(site, L)
