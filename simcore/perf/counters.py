@@ -76,8 +76,8 @@ def instruction_weights(program):
     weights = []
     for block in program.blocks:
         w = sum(statement_instructions(line) for line in block.code)
-        if block.term and block.term[0] == "branch":
-            cond = str(block.term[1])
+        if block.term.kind == "branch":
+            cond = block.term.cond
             w += 0.5 if _CONSTANT_TEST.match(cond) else 1 + len(_ARITH.findall(cond))
         weights.append(w)
     return np.array(weights + [0.0], float)
