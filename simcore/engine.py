@@ -180,7 +180,7 @@ class Engine:
                 tl, fl = idx[c], idx[~c]
                 if block.ipdom >= 0:
                     w.diverge(idx, c, block.ipdom, fl if f_target != block.ipdom else None)
-                elif self.model == "stack" and getattr(block, "exit_join", False):
+                elif self.model == "stack" and block.exit_join:
                     # both sides run to the end of the kernel: still one side at a time
                     w.diverge(idx, c, len(self.prog.blocks), fl)
                 w.pc[tl] = t_target
