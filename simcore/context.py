@@ -215,6 +215,28 @@ class Context:
         starts = np.flatnonzero(change)
         return np.bitwise_or.reduceat(bits, starts)[np.cumsum(change) - 1]
 
+    def nth_lane(self, mask, n, L):
+        """Lane of the n-th (from 0) set bit of each lane's mask; the lane itself when there is
+        none (coalesced_group's shuffles: CUDA's __fns, then "if (lane >= 32) lane = laneid")."""
+        own = self.lane_of(L)
+        mask = np.broadcast_to(np.asarray(mask).astype(np.uint32), own.shape)
+        n = np.broadcast_to(np.asarray(n).astype(np.int64), own.shape)
+        bits = (mask[:, None] >> np.arange(32, dtype=np.uint32)) & np.uint32(1)
+        hit = (bits == 1) & (np.cumsum(bits, axis=1) == n[:, None] + 1)
+        return np.where(hit.any(axis=1), hit.argmax(axis=1), own).astype(np.uint32)
+
+    @staticmethod
+    def pack_lanes(bits, mask):
+        """The bits of `bits` at the mask's lanes, packed from bit 0 (bit i: the i-th lane of mask)."""
+        bits, mask = np.broadcast_arrays(np.asarray(bits).astype(np.uint32), np.asarray(mask).astype(np.uint32))
+        out = np.zeros(bits.shape, np.uint32)
+        rank = np.zeros(bits.shape, np.uint32)
+        for k in range(32):
+            inside = (mask >> np.uint32(k)) & np.uint32(1)
+            out |= (((bits >> np.uint32(k)) & np.uint32(1)) * inside) << rank
+            rank += inside
+        return out
+
     def threadfence(self, L):
         """__threadfence(): memory is sequentially consistent here; only plugins (the race
         detector) care."""

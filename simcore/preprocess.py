@@ -9,6 +9,7 @@ the student wrote.
 import re
 from dataclasses import dataclass, field
 
+from . import cooperative_groups
 from .errors import CompileError
 
 IDENT = re.compile(r"[A-Za-z_]\w*")
@@ -58,8 +59,12 @@ def preprocess(source, options=()):
     body = _strip_comments(_join_continuations(source), lines)
     body = _directives(body.split("\n"), defines, lines)
     text = "\n".join(body)
+    prelude = PRELUDE
+    if cooperative_groups.uses_cooperative_groups(text):
+        text = cooperative_groups.rewrite(text, lines)
+        prelude += cooperative_groups.PRELUDE
     text, kernels = _cuda_spellings(text, lines)
-    return Preprocessed(PRELUDE + '# 1 "kernel.cu"\n' + text, lines, kernels)
+    return Preprocessed(prelude + '# 1 "kernel.cu"\n' + text, lines, kernels)
 
 
 def _error(msg, line, lines, column=None, construct=None):

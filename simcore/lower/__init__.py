@@ -20,6 +20,7 @@ program):
     purity         does an expression end a block / may it run on every lane
     expressions    operators, constants, names, ?:
     calls          built-in calls by table, __device__ functions inlined
+    groups         Cooperative Groups: methods as tables of C text over the intrinsics
     declarations   scalars, local arrays, __shared__
     control        statements: if, loops, switch, break, continue, return
     dataflow       the register-tracking fixed point
@@ -33,13 +34,15 @@ from .calls import CallLowering
 from .control import ControlFlowLowering
 from .declarations import DeclarationLowering
 from .expressions import ExpressionLowering
+from .groups import GroupLowering
 from .kernel import lower_kernel
 from .sync_points import SyncPointLowering
 from .types import TypeLowering
 from .values import DT
 
 
-class Lowerer(ControlFlowLowering, DeclarationLowering, ExpressionLowering, CallLowering, SyncPointLowering,
+class Lowerer(ControlFlowLowering, DeclarationLowering, ExpressionLowering, CallLowering, GroupLowering,
+              SyncPointLowering,
               AccessLowering, TypeLowering, Builder):
     """The visitor: state from Builder, one mixin per kind of construct."""
 

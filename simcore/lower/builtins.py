@@ -243,6 +243,10 @@ BUILTINS = {
     # the lanes themselves
     "__activemask": Formula((), U, "X.activemask(L)", pure=True),
     "__lane_id": Formula((), U, "X.lane_of(L)"),
+    # for cooperative groups (groups.py): the lane of the n-th lane of a mask (own lane if none,
+    # as coalesced_group's shuffles do), and a ballot packed to the mask's lanes (its ranks)
+    "__simcore_nth_lane": Formula((U, I), U, "X.nth_lane({0}, {1}, L)"),
+    "__simcore_pack_lanes": Formula((U, U), U, "X.pack_lanes({0}, {1})"),
     # memory
     "__ldg": ReadOnlyLoad(),
     "__threadfence_block": Fence(device_wide=False),

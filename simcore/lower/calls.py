@@ -11,13 +11,20 @@ from .values import Sym, Val
 
 class CallLowering:
     def visit_FuncCall(self, node):
+        if isinstance(node.name, c_ast.StructRef):
+            return self.method_call(node)        # a cooperative group's member function (groups.py)
         if not isinstance(node.name, c_ast.ID):
             raise self.error(node, "function pointers are not in simcore's subset", construct="call")
         name = node.name.name
         args = list(node.args.exprs) if node.args is not None else []
         if name in self.funcs:          # the module's own functions come first
             return self.inline_call(name, args, node)
-        row = SYNC_POINTS.get(name) or BUILTINS.get(name)
+        if name.startswith("__cg_"):
+            return self.group_call(node, name)
+        row = SYNC_POINTS.get(name)
+        if row is not None and id(node) in self.sync_call_names:
+            name = self.sync_call_names[id(node)][1]   # lowered from a group's method: named as written
+        row = row or BUILTINS.get(name)
         if row is None:
             raise self.error(node, f"unknown function '{name}' (not a __device__ function of this module "
                                    "and not a CUDA built-in simcore knows)", construct=name)
@@ -53,9 +60,13 @@ class CallLowering:
         params = [p for p in (fdecl.args.params if fdecl.args else []) if not _is_void(p)]
         if len(params) != len(args):
             raise self.error(node, f"{name} takes {len(params)} argument(s), got {len(args)}", construct=name)
-        vals = self.eval_args(args)
-        ret_type = self.ctype_of(fdecl.type)
         scope = {}
+        groups = [k for k, p in enumerate(params) if self.is_group_decl(p)]   # cooperative groups: by name
+        for k in groups:
+            self.bind_group_param(scope, params[k], args[k], node)
+        params = [p for k, p in enumerate(params) if k not in groups]
+        vals = self.eval_args([a for k, a in enumerate(args) if k not in groups])
+        ret_type = self.ctype_of(fdecl.type)
         for p, v in zip(params, vals):
             pt = self.ctype_of(p.type)
             if pt.is_array:

@@ -21,6 +21,8 @@ class DeclarationLowering:
         if isinstance(node.type, c_ast.FuncDecl):
             raise self.error(node, "declare functions at file scope", construct="function declaration")
         storage = node.storage or []
+        if self.is_group_decl(node):           # a cooperative group: a name, not a register (groups.py)
+            return self.declare_group(node)
         ctype = self.ctype_of(node.type)
         if "_Thread_local" in storage:          # __shared__ (the preprocessor's spelling)
             self.scopes[-1][node.name] = self.declare_shared(node, ctype, "extern" in storage)

@@ -12,6 +12,8 @@ def has_boundary(node):
     if isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID):
         if node.name.name not in BUILTINS:
             return True   # a sync point, or a __device__ function: inlined, may contain anything
+    if isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.StructRef):
+        return True       # a cooperative group's member function: may be a collective
     if isinstance(node, c_ast.TernaryOp) and not (is_pure(node.iftrue) and is_pure(node.iffalse)):
         return True
     if isinstance(node, c_ast.BinaryOp) and node.op in ("&&", "||") and not is_pure(node.right):
