@@ -224,6 +224,9 @@ class Sync:
             warp = w.slot_warp[lanes]
             starts, gid = _grouped(warp)
             b = np.bitwise_or.reduceat(np.where(pred, np.int64(1) << lane_id, 0), starts)[gid]
+            # two groups of one warp (disjoint masks, e.g. the halves of a warp as 16-thread
+            # tiles) can complete together: each sees only the lanes of its own mask
+            b = b & part_bits
             if site.mode == "ballot":
                 res = b.astype(np.uint32)
             elif site.mode == "all":
