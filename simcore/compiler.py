@@ -13,13 +13,21 @@ from .preprocess import preprocess
 _CACHE = {}
 
 
-def compile_source(source, options=()):
-    """-> dict kernel name -> Program. Raises CompileError."""
+class Programs(dict):
+    """kernel name -> Program (a template kernel's instances by their name expression, "k<256>");
+    `template_kernels`: the template kernels of the source, instantiated or not."""
+    template_kernels = ()
+
+
+def compile_source(source, options=(), name_expressions=()):
+    """-> Programs (dict kernel name -> Program). Raises CompileError."""
     if not isinstance(source, str):
         raise CompileError(f"the kernel source must be a string, not {type(source).__name__}")
-    key = hashlib.sha256((source + "\0" + "\0".join(options)).encode()).hexdigest()
+    name_expressions = tuple(name_expressions or ())
+    key = hashlib.sha256((source + "\0" + "\0".join(options) + "\1" + "\0".join(map(str, name_expressions)))
+                         .encode()).hexdigest()
     if key not in _CACHE:
-        _CACHE[key] = _compile(source, tuple(options))
+        _CACHE[key] = _compile(source, tuple(options), name_expressions)
     return _CACHE[key]
 
 
@@ -28,25 +36,30 @@ def compile_source(source, options=()):
 RECURSION_LIMIT = 12000
 
 
-def _compile(source, options):
+def _compile(source, options, name_expressions=()):
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, RECURSION_LIMIT))
     try:
-        return _compile_nested(source, options)
+        return _compile_nested(source, options, name_expressions)
     finally:
         sys.setrecursionlimit(limit)
 
 
-def _compile_nested(source, options):
-    pre = preprocess(source, options)
+def _compile_nested(source, options, name_expressions=()):
+    pre = preprocess(source, options, name_expressions)
     _check_braces(pre)
     top = _TopLevel(pre)
     for ext in _parse(pre).ext:
         top.add(ext)
-    if not top.kernels:
+    if not top.kernels and not pre.template_kernels:
         raise CompileError("no __global__ kernel found in the source", construct="__global__")
-    return {name: compile_kernel(pre, fdef, top.funcs, top.shared, top.typedefs)
-            for name, fdef in top.kernels.items()}
+    programs = Programs()
+    programs.template_kernels = tuple(pre.template_kernels)
+    for name, fdef in top.kernels.items():
+        prog = compile_kernel(pre, fdef, top.funcs, top.shared, top.typedefs)
+        prog.name = pre.kernel_names.get(name, name)     # a template instance: "k<256>"
+        programs[prog.name] = prog
+    return programs
 
 
 def _parse(pre):

@@ -188,13 +188,18 @@ def _launch_error(exc: Exception, name: str, grid, block, shared_mem: int, durin
 class CupyModule:
     """A compiled CUDA module on the GPU, driven with numpy arguments."""
 
-    def __init__(self, code: str, options: tuple[str, ...] = ()):
+    def __init__(self, code: str, options: tuple[str, ...] = (), name_expressions: tuple[str, ...] = (),
+                 enable_cooperative_groups: bool = False):
         cupy = _import_cupy()
         self.code = code
         self.options = tuple(options)
+        self.name_expressions = tuple(name_expressions)
+        self.cooperative = bool(enable_cooperative_groups)
         self._kernels = {}
         try:
-            self._module = cupy.RawModule(code=code, options=self.options)
+            self._module = cupy.RawModule(code=code, options=self.options,
+                                          name_expressions=self.name_expressions or None,
+                                          enable_cooperative_groups=self.cooperative)
             compile_now = getattr(self._module, "compile", None)
             if compile_now is not None:
                 compile_now()
@@ -218,7 +223,8 @@ class CupyModule:
                 except Exception:
                     # Without extern "C" the symbol is C++-mangled: let NVRTC look the name up.
                     cupy = _import_cupy()
-                    mangled = cupy.RawModule(code=self.code, options=self.options, name_expressions=(name,))
+                    mangled = cupy.RawModule(code=self.code, options=self.options, name_expressions=(name,),
+                                             enable_cooperative_groups=self.cooperative)
                     fn = mangled.get_function(name)
             except Exception as exc:
                 from simcore.errors import CompileError

@@ -98,7 +98,8 @@ def gpu_available():
 class RawModule:
     """A module of CUDA C source: `get_function(name)` gives a launchable Kernel."""
 
-    def __init__(self, code=None, options=(), backend=None, *, path=None, name_expressions=None):
+    def __init__(self, code=None, options=(), backend=None, *, path=None, name_expressions=None,
+                 enable_cooperative_groups=False):
         if code is None and path is not None:
             with open(path) as f:
                 code = f.read()
@@ -107,9 +108,13 @@ class RawModule:
         self.code = code
         self.options = _check_options(options)
         self.backend = _default_backend(backend)
+        self.name_expressions = _check_name_expressions(name_expressions)
+        # as in CuPy: the module's kernels are launched cooperatively (cuLaunchCooperativeKernel),
+        # which cg::this_grid().sync() needs
+        self.enable_cooperative_groups = bool(enable_cooperative_groups)
         from .compiler import compile_source
         try:
-            self._programs = compile_source(code, self.options)
+            self._programs = compile_source(code, self.options, self.name_expressions)
         except CompileError as e:
             if self.backend != "cupy":
                 raise e.with_traceback(None) from None
@@ -130,7 +135,7 @@ class RawModule:
         if self.backend == "cupy":
             from .cupy_backend import CupyModule
             try:
-                self._gpu = CupyModule(code, self.options)
+                self._gpu = CupyModule(code, self.options, self.name_expressions, self.enable_cooperative_groups)
             except SimcoreError as e:
                 raise e.with_traceback(None) from None
 
@@ -139,7 +144,16 @@ class RawModule:
         return list(self._programs)
 
     def get_function(self, name):
+        from .templates import normalise
+        if isinstance(name, str) and name not in self._programs:
+            # "k<256, float>" is "k<256,float>": one spelling of a template instance
+            name = next((k for k in self._programs if normalise(k) == normalise(name)), name)
         if name not in self._programs:
+            base = str(name).split("<")[0].strip()
+            if base in getattr(self._programs, "template_kernels", ()):
+                raise CompileError(f"'{name}' is an instance of the template kernel {base}: list it when creating "
+                                   f"the module, RawModule(code=..., name_expressions=('{name}',)), as in CuPy",
+                                   construct=base)
             raise CompileError(f"no __global__ function named '{name}' in this module; it has: "
                                f"{', '.join(self._programs) or 'none'}", construct=name)
         return Kernel(self, name)
@@ -165,9 +179,28 @@ def _check_options(options):
     return options
 
 
-def RawKernel(code, name, options=(), backend=None):
+def _check_name_expressions(names):
+    """CuPy's name_expressions: kernel names as written in C++ ("k<256>", "k<float>")."""
+    if names is None:
+        return ()
+    if isinstance(names, str):
+        names = (names,)
+    try:
+        names = tuple(names)
+    except TypeError:
+        raise CompileError(f"name_expressions must be a tuple of strings such as ('k<256>',), not {names!r}",
+                           construct="name_expressions") from None
+    for n in names:
+        if not isinstance(n, str):
+            raise CompileError(f"name_expressions: {n!r} is not a string; write e.g. ('k<256>', 'k<float>')",
+                               construct="name_expressions")
+    return names
+
+
+def RawKernel(code, name, options=(), backend=None, *, enable_cooperative_groups=False):
     """Like cupy.RawKernel(code, name): one kernel of a source."""
-    return RawModule(code=code, options=options, backend=backend).get_function(name)
+    return RawModule(code=code, options=options, backend=backend,
+                     enable_cooperative_groups=enable_cooperative_groups).get_function(name)
 
 
 class Kernel:

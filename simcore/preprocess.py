@@ -9,7 +9,7 @@ the student wrote.
 import re
 from dataclasses import dataclass, field
 
-from . import cooperative_groups
+from . import cooperative_groups, templates
 from .errors import CompileError
 
 IDENT = re.compile(r"[A-Za-z_]\w*")
@@ -45,9 +45,11 @@ class Preprocessed:
     lines: list                    # the user's original source lines, for messages
     kernels: list                  # names declared __global__, in order
     asm_sites: dict = field(default_factory=dict)
+    kernel_names: dict = field(default_factory=dict)   # C name of a template instance -> "k<256>"
+    template_kernels: list = field(default_factory=list)
 
 
-def preprocess(source, options=()):
+def preprocess(source, options=(), name_expressions=()):
     source = source.replace("\r\n", "\n").replace("\r", "\n")    # Windows and old Mac line ends
     lines = source.split("\n")
     defines = {"true": (None, "1"), "false": (None, "0"), "nullptr": (None, "0"), "NULL": (None, "0"),
@@ -60,11 +62,18 @@ def preprocess(source, options=()):
     body = _directives(body.split("\n"), defines, lines)
     text = "\n".join(body)
     prelude = PRELUDE
+    expanded = None
+    if templates.has_templates(text):
+        expanded = templates.expand(text, lines, name_expressions)
+        text = expanded.text
     if cooperative_groups.uses_cooperative_groups(text):
         text = cooperative_groups.rewrite(text, lines)
         prelude += cooperative_groups.PRELUDE
     text, kernels = _cuda_spellings(text, lines)
-    return Preprocessed(prelude + '# 1 "kernel.cu"\n' + text, lines, kernels)
+    pre = Preprocessed(prelude + '# 1 "kernel.cu"\n' + text, lines, kernels)
+    if expanded is not None:
+        pre.kernel_names, pre.template_kernels = expanded.names, expanded.template_kernels
+    return pre
 
 
 def _error(msg, line, lines, column=None, construct=None):

@@ -161,6 +161,7 @@ class CUDARuntimeError(RuntimeError):
 def make_fake_cupy(kernel_body=None, sync_error=None):
     """A stand-in for cupy: device arrays are numpy copies, a kernel is a Python function."""
     calls = []
+    modules = []
 
     class FakeKernel:
         def __init__(self, name):
@@ -172,8 +173,10 @@ def make_fake_cupy(kernel_body=None, sync_error=None):
                 kernel_body(*args)
 
     class FakeRawModule:
-        def __init__(self, code=None, options=()):
+        def __init__(self, code=None, options=(), name_expressions=None, enable_cooperative_groups=False):
             self.code, self.options = code, options
+            self.name_expressions, self.cooperative = name_expressions, enable_cooperative_groups
+            modules.append(self)
 
         def compile(self):
             if "BROKEN" in self.code:
@@ -198,7 +201,19 @@ def make_fake_cupy(kernel_body=None, sync_error=None):
         getDeviceProperties=lambda i: {"name": b"Fake GPU", "major": 9, "minor": 0}),
         Device=lambda: types.SimpleNamespace(id=0))
     cp.calls = calls
+    cp.modules = modules
     return cp
+
+
+def test_name_expressions_and_cooperative_launch_reach_cupy(monkeypatch):
+    """RawModule(..., name_expressions=..., enable_cooperative_groups=True) means the same on both
+    backends: CuPy gets both (it launches with cuLaunchCooperativeKernel)."""
+    cp = make_fake_cupy()
+    monkeypatch.setitem(sys.modules, "cupy", cp)
+    src = "template <int N> __global__ void k(float *y) { y[threadIdx.x] = N; }"
+    mod = simcore.RawModule(code=src, backend="cupy", name_expressions=("k<4>",), enable_cooperative_groups=True)
+    assert cp.modules[0].name_expressions == ("k<4>",) and cp.modules[0].cooperative is True
+    assert mod.get_function("k<4>").params[0].name == "y"
 
 
 def test_fake_gpu_available_sentence(monkeypatch):
