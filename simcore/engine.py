@@ -22,6 +22,7 @@ with the seed examples (see docs/semantics.md, section 7).
 import numpy as np
 
 from .context import EXIT, RUN, WARP
+from .errors import LaunchError
 from .sync import Sync
 from .wave import Wave
 
@@ -33,6 +34,16 @@ def source_lines(prog):
     join_branch_line = {b.id: min((prog.blocks[j].term.line for j in b.join_of), default=0)
                         for b in prog.blocks if b.is_join}
     return block_line, join_branch_line
+
+
+# CUDA: without a cooperative launch this_grid() is not a valid group, and grid_group::sync()
+# calls __trap() (cooperative_groups.h), so the launch fails with cudaErrorLaunchFailure.
+GRID_SYNC_NOT_COOPERATIVE = (
+    "{name}() on {where} needs a cooperative launch: on a GPU this launch fails with "
+    "cudaErrorLaunchFailure ('unspecified launch failure'), because without one cg::this_grid() is not a "
+    "valid group (grid_group::is_valid() is false) and its sync() traps. Create the module with "
+    "enable_cooperative_groups=True, as in CuPy: RawModule(code=..., enable_cooperative_groups=True); then "
+    "every block must fit on the GPU at once.")
 
 
 class Engine:
@@ -63,6 +74,9 @@ class Engine:
     def run(self, block_ranges=None):
         """Run every block of the launch, as many per wave as memory allows; or, given
         [(first block, count)], each of those ranges as one wave."""
+        if block_ranges is None and getattr(self.launch, "cooperative", False):
+            # a cooperative launch: every block is resident at once (the launch checked that it fits)
+            block_ranges = [(0, self.launch.num_blocks)]
         if block_ranges is None:
             nblocks = self.launch.num_blocks
             per_slot = sum(v.ctype.dtype.itemsize * int(np.prod(v.shape, dtype=np.int64)) * (2 if v.tracked else 1)
@@ -189,6 +203,8 @@ class Engine:
                 w.check_join(fl, f_target)
         elif kind == "sync":
             site = self.prog.sync_sites[term.site]
+            if site.grid_wide and not getattr(self.launch, "cooperative", False):
+                raise LaunchError(GRID_SYNC_NOT_COOPERATIVE.format(name=site.name, where=site.where))
             w.wait_at(L, site)
             for hook in self.plugins.sync_arrive:
                 hook(site, L)

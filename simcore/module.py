@@ -42,6 +42,7 @@ class Launch:
     model: str = "independent"
     printed: list = field(default_factory=list)    # device printf output, in execution order
     fault: object = None     # the KernelFault the launch ended in, if any (a replay opens there)
+    cooperative: bool = False   # launched as cuLaunchCooperativeKernel (enable_cooperative_groups=True)
 
     @property
     def threads_per_block(self):
@@ -289,7 +290,11 @@ class Kernel:
         values = self._marshal(args)
         if self.module.backend != "cupy":
             _check_size(launch_threads)
-        launch = Launch(self.name, grid, block, int(shared_mem), self.module.backend, schedule=schedule, model=model)
+        cooperative = getattr(self.module, "enable_cooperative_groups", False)
+        if cooperative and self.module.backend != "cupy":
+            check_cooperative_fits(grid, block, total)
+        launch = Launch(self.name, grid, block, int(shared_mem), self.module.backend, schedule=schedule, model=model,
+                        cooperative=cooperative)
         self.last_launch = launch
         if self.module.backend == "cupy":
             self.module._gpu.launch(self.name, grid, block, tuple(values), int(shared_mem))
@@ -329,6 +334,34 @@ class Kernel:
                 out.append(_scalar(a, p, where))
         return out
 
+
+
+# An H200 (compute capability 9.0): what bounds the blocks resident on one SM at once.
+H200_SMS = 132
+MAX_BLOCKS_PER_SM = 32
+MAX_THREADS_PER_SM = 2048
+SHARED_PER_SM = 228 * 1024
+SHARED_RESERVED_PER_BLOCK = 1024      # the runtime's own shared memory per block
+
+
+def check_cooperative_fits(grid, block, shared_bytes):
+    """A cooperative launch needs every block resident at once (cuLaunchCooperativeKernel refuses
+    more than occupancy x SMs). Registers per thread are not known to the simulator: the bound
+    below counts threads, blocks and shared memory per SM only, so a GPU may refuse a launch
+    that passes here, never the other way round."""
+    nblocks = grid[0] * grid[1] * grid[2]
+    tpb = block[0] * block[1] * block[2]
+    threads = -(-tpb // 32) * 32
+    limits = {"blocks per SM": MAX_BLOCKS_PER_SM, "threads per SM": MAX_THREADS_PER_SM // threads,
+              "shared memory per SM": SHARED_PER_SM // (shared_bytes + SHARED_RESERVED_PER_BLOCK)}
+    per_sm = min(limits.values())
+    if nblocks > per_sm * H200_SMS:
+        why = min(limits, key=limits.get)
+        raise LaunchError(
+            f"cudaErrorCooperativeLaunchTooLarge: too many blocks in cooperative launch - {nblocks} blocks of "
+            f"{tpb} threads, but all blocks of a cooperative launch must be resident at once, and an H200 "
+            f"({H200_SMS} SMs) holds at most {per_sm} such blocks per SM (limited by {why}), "
+            f"{per_sm * H200_SMS} in all. Launch at most that many blocks (a grid-stride loop covers the rest).")
 
 
 def _scalar(a, p, where):

@@ -71,6 +71,7 @@ class SyncSite:
     mode: str = ""               # bar: 'sync' | 'arrive'; shfl: 'idx'|'up'|'down'|'xor'; vote: 'ballot'|'all'|'any'
     reduce: str = ""             # bar: '' | 'popc' | 'and' | 'or'
     block_wide: bool = False     # __syncthreads* (count = whole block, id 0)
+    grid_wide: bool = False      # cg::this_grid().sync(): every thread of every block (cooperative launch)
     next: int = -1               # block to continue at
     via: str = ""                # "in f() called on line 18" when inlined from a __device__ function
 

@@ -53,6 +53,7 @@ class Sync:
         self.site_is_bar = self.site_op == OP_BAR
         self.site_block_wide = np.array([x.block_wide for x in sites] + [False], bool)
         self.site_arrive = np.array([x.mode == "arrive" for x in sites] + [False], bool)
+        self.site_grid = np.array([x.grid_wide for x in sites] + [False], bool)
 
     def eager(self, w, site):
         """Right after lanes arrive at a sync point: finish what needs no one else. Warp collectives
@@ -301,6 +302,10 @@ class Sync:
 
     def _block_barriers(self, w, lanes, diagnose):
         """__syncthreads* only: complete, per block, when every live thread has arrived."""
+        if self.site_grid.any():
+            lanes = self._grid_barriers(w, lanes, diagnose)
+            if lanes is True or len(lanes) == 0:
+                return lanes is True
         nblk = w.nblk
         blocks = w.slot_block[lanes]
         if len(lanes) == w.live_count() and w.site[lanes[0]] == w.site[lanes[-1]]:
@@ -331,6 +336,31 @@ class Sync:
             return False
         self._release_barrier(w, lanes, blocks, sites)
         return True
+
+    def _grid_barriers(self, w, lanes, diagnose):
+        """cg::this_grid().sync(): completes when every live thread of every block waits at a grid
+        barrier (the wave is the whole grid: a cooperative launch). A block whose threads have all
+        exited never arrives, as on a GPU, where the grid barrier counts blocks: it waits forever.
+        -> True if released, else the lanes that wait at block barriers (for the usual path)."""
+        grid = self.site_grid[w.site[lanes]]
+        if not grid.any():
+            return lanes
+        blocks = w.slot_block[lanes]
+        live = w.live_per_block()
+        arrived = np.bincount(blocks, minlength=w.nblk)
+        at_grid = np.bincount(blocks[grid], minlength=w.nblk)
+        # a block split between grid.sync() and __syncthreads(): divergent, like two barrier sites
+        mixed = np.flatnonzero((arrived == live) & (at_grid > 0) & (at_grid < arrived))
+        if len(mixed):
+            b = int(mixed[0])
+            for hook in self.plugins.divergent_barrier:
+                hook(b, lanes[blocks == b])
+        if (at_grid == live).all() and (live > 0).all():
+            if diagnose:
+                return True
+            self._release_barrier(w, lanes, blocks, w.site[lanes])
+            return True
+        return lanes[~np.isin(blocks, np.flatnonzero(at_grid > 0))]
 
     def _passed_barrier(self, w, site, lanes):
         """A thread that passes a barrier (or arrives at one with bar.arrive, which publishes its

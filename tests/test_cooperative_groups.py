@@ -432,3 +432,64 @@ extern "C" __global__ void k(const int *in, unsigned *out, int *any)
                     np.uint32)
     np.testing.assert_array_equal(out, bits[lanes // 16])
     np.testing.assert_array_equal(any_, (bits[lanes // 16] != 0).astype(np.int32))
+
+
+# ============================================================== grid-wide sync (cooperative launch)
+GRID = HEADER_CG + r"""
+extern "C" __global__ void k(int *a, int *b, int n, int quit_block)
+{
+    cg::grid_group grid = cg::this_grid();
+    if ((int)blockIdx.x == quit_block) return;
+    int i = grid.thread_rank();
+    a[i] = i * 3;
+    grid.sync();
+    b[i] = a[(i + 64) % n] + (int)grid.size() * 0;
+}
+"""
+
+
+def _grid_args(n=512, quit_block=-1):
+    return np.zeros(n, np.int32), np.zeros(n, np.int32), np.int32(n), np.int32(quit_block)
+
+
+def test_grid_sync_orders_every_block_on_a_cooperative_launch():
+    a, b, n, q = _grid_args()
+    run_clean(simcore.RawModule(code=GRID, enable_cooperative_groups=True).get_function("k"),
+              (8,), (64,), (a, b, n, q))
+    np.testing.assert_array_equal(b, 3 * ((np.arange(512) + 64) % 512))
+
+
+def test_rawkernel_takes_enable_cooperative_groups_as_cupy_does():
+    a, b, n, q = _grid_args()
+    simcore.RawKernel(GRID, "k", enable_cooperative_groups=True)((8,), (64,), (a, b, n, q))
+    np.testing.assert_array_equal(b, 3 * ((np.arange(512) + 64) % 512))
+
+
+def test_without_grid_sync_the_exchange_between_blocks_is_a_race():
+    src = GRID.replace("    grid.sync();\n", "")
+    f = fault_of(simcore.RawModule(code=src, enable_cooperative_groups=True).get_function("k"),
+                 (8,), (64,), _grid_args())
+    assert f.kind == "race" and "between blocks" in str(f)
+
+
+def test_grid_sync_on_a_normal_launch_is_refused_with_cudas_wording():
+    with pytest.raises(simcore.LaunchError) as info:
+        simcore.RawModule(code=GRID).get_function("k")((8,), (64,), _grid_args())
+    msg = str(info.value)
+    assert "grid.sync() on line 11 needs a cooperative launch" in msg
+    assert "cudaErrorLaunchFailure" in msg and "enable_cooperative_groups=True" in msg
+
+
+def test_a_cooperative_launch_larger_than_the_gpu_holds_is_refused():
+    k = simcore.RawModule(code=GRID, enable_cooperative_groups=True).get_function("k")
+    with pytest.raises(simcore.LaunchError) as info:
+        k((133 * 2,), (1024,), _grid_args(n=266 * 1024))
+    assert "cudaErrorCooperativeLaunchTooLarge" in str(info.value)
+    assert "264 in all" in str(info.value)        # 2 blocks of 1024 threads per SM, 132 SMs
+
+
+def test_a_block_that_exits_before_grid_sync_leaves_the_others_waiting_forever():
+    k = simcore.RawModule(code=GRID, enable_cooperative_groups=True).get_function("k")
+    f = fault_of(k, (8,), (64,), _grid_args(quit_block=3))
+    assert f.kind == "deadlock"
+    assert "grid.sync" in str(f)

@@ -236,7 +236,7 @@ class GroupLowering:
         nargs = sum(f"__cg_a{k}" in text for k in range(2))
         self.nargs(label, args, nargs, node)
         if method == "sync" and group.kind == "grid":
-            return self.grid_sync(node, label)
+            return _grid_sync_lowering(self, node, label)
         return self.lower_snippet(group.fill(text.replace("{-N}", str(32 - group.size))), node, label,
                                   group, dict(enumerate(args)))
 
@@ -329,6 +329,12 @@ class GroupLowering:
             self.lower_snippet(group.fill("__cg_r = __shfl_sync({mask}, __cg_r, __simcore_nth_lane({mask}, 0))"),
                                node, "cg::reduce", group, names=names)
         return self.read(acc)
+
+
+def _grid_sync_lowering(low, node, label):
+    """grid.sync(): a barrier of every live thread of every block of the launch (only a
+    cooperative launch has all blocks resident at once; the engine checks)."""
+    return low.sync_point("bar", label, node, {}, None, mode="sync", block_wide=True, grid_wide=True)
 
 
 def _type_name(group_or_declared):

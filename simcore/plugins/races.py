@@ -112,6 +112,9 @@ class RaceDetector(Plugin):
 
     def on_barrier(self, sync, lanes):
         self._stamps = {}        # epochs changed: recompute the stamps
+        if getattr(sync, "grid_wide", False):
+            # cg::this_grid().sync(): every global access before it happens before every one after
+            self.global_shadows = {}
 
     def stamps(self, kind):
         st = self._stamps.get(kind)
