@@ -54,6 +54,7 @@ class Entry:
     atol: float = 1e-6
     why: str = ""
     file: str = ""
+    cooperative: bool = False      # launched cooperatively (RawModule(..., enable_cooperative_groups=True))
 
     @property
     def path(self) -> Path:
@@ -2204,6 +2205,97 @@ entry("y_ballot_mask_partial_reduce", grid=(2,), block=(64,),
       why="the mask comes from __ballot_sync(full, i < n) before the guard: it names exactly "
           "the lanes that shuffle (threads 100..127 stay alive but are not named). Shuffles "
           "from lanes outside the mask give undefined values that the mask-bit test discards")
+
+
+# --------------------------------------------------------------------------- Cooperative Groups
+# Each CG entry mirrors an intrinsic entry above: the verdict must be the same.
+entry("cg_block_sync_reverse", grid=(4,), block=(256,),
+      make_args=lambda: (zeros(1024), i32(1024, seed=301)),
+      reference=lambda a: {0: reverse_blocks(a[1], 256)}, expect="ok",
+      why="reverse_tile with block.sync() / cg::sync(block): the same __syncthreads() barrier")
+
+entry("cg_block_sync_straddle", grid=(2,), block=(256,),
+      make_args=lambda: (zeros(512), i32(512, seed=42)),
+      intended=lambda a: {0: (reverse_blocks(a[1], 256).reshape(2, 256)
+                              + (np.arange(256) >= 80) * 1000).astype(np.int32).ravel()},
+      expect="divergent_barrier",
+      why="ifelse_straddle written with block.sync(): thread_block::sync() is __syncthreads() "
+          "(barrier 0 for the whole block), so the two call sites make it divergent as there")
+
+entry("cg_tile_shfl_exited_used", grid=(2,), block=(64,),
+      make_args=lambda: (i32(128, seed=238), zeros(128), np.int32(99)),
+      expect="undefined_value",
+      why="y_shfl_from_exited_used with tile.shfl_down(v, 1): a 32-thread tile's shuffle is "
+          "__shfl_down_sync(0xffffffff, v, 1, 32); thread 98 reads exited lane 3 and stores it")
+
+entry("cg_tile_shfl_exited_unused", grid=(2,), block=(64,),
+      make_args=lambda: (i32(128, seed=208), full(128, -1), np.int32(99)),
+      reference=_y_sae_ref, expect="ok",
+      why="y_shfl_after_exit with tile.shfl_down / tile.shfl_xor: exited lanes are ignored by the "
+          "full-tile mask, and the undefined values read from them are never used")
+
+
+def _cg_rbs_ref(a):
+    x = np.concatenate([a[0].astype(np.int64), np.zeros(280, np.int64)]).reshape(4, 320)
+    p = x.sum(axis=1)
+    return {1: np.array([p.sum()], np.int32), 2: p.astype(np.int32)}
+
+
+entry("cg_reduce_block_sum", grid=(4,), block=(320,),
+      make_args=lambda: (i32(1000, lo=-1000, hi=1000, seed=302), zeros(1), full(4, -1), np.int32(1000)),
+      reference=_cg_rbs_ref, expect="ok",
+      why="x_reduce_shfl_block with cg::reduce over 32-thread tiles and block.sync(); tile 0 "
+          "reads shared[rank] only for rank < meta_group_size() (10)")
+
+
+def _cg_t16_ref(a):
+    g = a[0].astype(np.int64).reshape(-1, 16)
+    r = np.arange(16)
+    down = np.where(r + 3 < 16, np.roll(g, -3, axis=1), g) + 10000 * (g > 900).any(1, keepdims=True) \
+        + 20000 * (g > -900).all(1, keepdims=True)
+    ballot = ((g > 0).astype(np.int64) << r).sum(1)
+    minmax = g.min(1) * 4096 + g.max(1)
+    return {1: down.astype(np.int32).ravel(), 2: np.repeat(ballot, 16).astype(np.uint32),
+            3: np.repeat(minmax, 16).astype(np.int32)}
+
+
+entry("cg_tile16_collectives", grid=(2,), block=(96,),
+      make_args=lambda: (i32(192, seed=303), zeros(192), zeros(192, np.uint32), zeros(192)),
+      reference=_cg_t16_ref, expect="ok",
+      why="16-thread tiles: shuffles with width 16 and a 16-lane mask, votes of one half-warp, "
+          "ballot shifted to the tile's ranks (CUDA's thread_block_tile::ballot), cg::reduce "
+          "as a butterfly within the tile")
+
+
+def _cg_coal_ref(a):
+    x = a[0].reshape(-1, 32)
+    take = x % 3 == 0
+    rank = np.where(take, np.cumsum(take, axis=1) - 1, -1)
+    size = np.where(take, take.sum(1, keepdims=True), -1)
+    return {1: np.array([take.sum()], np.int32), 2: rank.astype(np.int32).ravel(),
+            3: size.astype(np.int32).ravel()}
+
+
+entry("cg_coalesced_aggregate", grid=(2,), block=(128,),
+      make_args=lambda: (i32(256, seed=304), zeros(1), full(256, -1), full(256, -1)),
+      reference=_cg_coal_ref, expect="ok",
+      why="coalesced_threads() inside the branch is the warp's active lanes there (like "
+          "__activemask()); ranks count those lanes, the leader adds the group's size once")
+
+entry("cg_grid_sync_exchange", grid=(8,), block=(64,), cooperative=True,
+      make_args=lambda: (zeros(512), zeros(512), np.int32(512)),
+      reference=lambda a: {0: 3 * np.arange(512, dtype=np.int32) + 1,
+                           1: (3 * ((np.arange(512) + 64) % 512) + 1).astype(np.int32)},
+      expect="ok",
+      why="a cooperative launch of 8 blocks: grid.sync() orders every block's writes before "
+          "every block's reads")
+
+entry("cg_grid_exchange_nosync", grid=(8,), block=(64,), cooperative=True,
+      make_args=lambda: (zeros(512), zeros(512), np.int32(512)),
+      intended=lambda a: {1: (3 * ((np.arange(512) + 64) % 512) + 1).astype(np.int32)},
+      expect="race",
+      why="without grid.sync() each thread reads an element that a thread of the next block "
+          "writes, unordered: a race between blocks")
 
 
 BY_NAME = {e.name: e for e in ENTRIES}

@@ -37,8 +37,8 @@ def run_sim(entry: Entry, **overrides) -> RunResult:
     args = copy_args(entry.make_args())
     opts = {"checks": True, **entry.sim_options, **overrides}
     try:
-        kern = simcore.RawModule(code=entry.source, options=entry.options,
-                                 backend="sim").get_function(entry.kernel)
+        kern = simcore.RawModule(code=entry.source, options=entry.options, backend="sim",
+                                 enable_cooperative_groups=entry.cooperative).get_function(entry.kernel)
     except simcore.CompileError as exc:
         return RunResult("compile_error", detail=str(exc))
     caught = []

@@ -51,18 +51,30 @@ def rewrite(text, lines):
 
     qualified = re.compile(r"\b(%s)\s*::\s*([A-Za-z_]\w*)" % "|".join(map(re.escape, aliases)))
 
+    source = "\n".join(lines)
+    headers = set(re.findall(r"^\s*#\s*include\s*<(cooperative_groups(?:/reduce)?\.h)>", source, re.M))
+
+    def cg_name(name, pos):
+        """A name of the API -> __cg_name, if its header is included (as nvcc requires)."""
+        need = "cooperative_groups/reduce.h" if name == "reduce" or name in OPERATORS else "cooperative_groups.h"
+        if "cooperative_groups.h" not in headers:
+            need = "cooperative_groups.h"
+        if need not in headers:
+            raise error(f"cg::{name} needs #include <{need}>", pos, f"cooperative_groups::{name}")
+        return "__cg_" + name
+
     def qualify(m):
         name = m.group(2)
         if name not in KNOWN:
             raise error(f"{m.group(1)}::{name} is not in simcore's subset of Cooperative Groups (it has "
                         f"{', '.join(KNOWN)})", m.start(2), f"cooperative_groups::{name}")
-        return "__cg_" + name
+        return cg_name(name, m.start())
 
     text = qualified.sub(qualify, text)
     if using:
         # bare names: a type before a declarator, a function or template before ( or <
         bare = re.compile(r"(?<![\w.>:])(%s)\b(?=\s*[(<]|\s+[A-Za-z_&])" % "|".join(KNOWN))
-        text = bare.sub(lambda m: "__cg_" + m.group(1) if _is_group_use(text, m) else m.group(0), text)
+        text = bare.sub(lambda m: cg_name(m.group(1), m.start()) if _is_group_use(text, m) else m.group(0), text)
 
     def tile_type(m):
         size = _const(m.group(1))

@@ -363,6 +363,7 @@ def test_coalesced_group_is_the_active_lanes():
 def test_using_namespace_and_auto():
     src = r"""
 #include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
 using namespace cooperative_groups;
 extern "C" __global__ void k(int *out)
 {
@@ -392,6 +393,17 @@ extern "C" __global__ void k(int *out)
     np.testing.assert_array_equal(out, np.repeat(np.arange(3), 4) * 10 + np.tile(np.arange(4), 3))
 
 
+def test_cg_reduce_needs_its_header_as_in_cuda():
+    src = ('#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\nextern "C" __global__ void k(int *out)\n{\n'
+           '    out[0] = cg::reduce(cg::tiled_partition<32>(cg::this_thread_block()), 1, cg::plus<int>());\n}\n')
+    with pytest.raises(simcore.CompileError) as info:
+        simcore.RawModule(code=src)
+    assert "cg::reduce needs #include <cooperative_groups/reduce.h>" in str(info.value)
+    assert info.value.line == 5
+    with pytest.raises(simcore.CompileError, match="needs #include <cooperative_groups.h>"):
+        simcore.RawModule(code=src.replace("#include <cooperative_groups.h>", ""))
+
+
 @pytest.mark.parametrize("body,words", [
     ("cg::thread_block b = cg::this_thread_block(); cg::grid_barrier(b);", "cg::grid_barrier"),
     ("cg::thread_block_tile<3> t = cg::tiled_partition<3>(cg::this_thread_block());", "1, 2, 4, 8, 16"),
@@ -405,6 +417,7 @@ extern "C" __global__ void k(int *out)
     ("cg::thread_block b;", "must be initialised"),
 ])
 def test_unsupported_uses_are_named(body, words):
+    """(Each is a compile error with nvcc too, or outside simcore's subset.)"""
     src = HEADER_CG + 'extern "C" __global__ void k(int *out)\n{\n    ' + body + "\n}\n"
     with pytest.raises(simcore.CompileError) as info:
         simcore.RawModule(code=src)
