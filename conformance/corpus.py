@@ -55,6 +55,7 @@ class Entry:
     why: str = ""
     file: str = ""
     cooperative: bool = False      # launched cooperatively (RawModule(..., enable_cooperative_groups=True))
+    name_expressions: tuple = ()   # a template kernel: RawModule(..., name_expressions=...); kernel is one of them
 
     @property
     def path(self) -> Path:
@@ -2296,6 +2297,20 @@ entry("cg_grid_exchange_nosync", grid=(8,), block=(64,), cooperative=True,
       expect="race",
       why="without grid.sync() each thread reads an element that a thread of the next block "
           "writes, unordered: a race between blocks")
+
+
+# --------------------------------------------------------------------------- templates
+def _tpl_rev_ref(a):
+    rev = reverse_blocks(a[1], 128).reshape(4, 128)
+    return {0: (rev * np.where(np.arange(4) % 2, -1, 1)[:, None]).astype(np.float32).ravel()}
+
+
+entry("tpl_reverse_block", kernel="tpl_reverse_block<128, float>", grid=(4,), block=(128,),
+      name_expressions=("tpl_reverse_block<128, float>",),
+      make_args=lambda: (zeros(512, np.float32), f32(512, seed=305)),
+      reference=_tpl_rev_ref, expect="ok",
+      why="a template over BLOCK and T, instantiated through name_expressions as CuPy does; the "
+          "__device__ helper is instantiated by its explicit call negate_if<T>(...)")
 
 
 BY_NAME = {e.name: e for e in ENTRIES}

@@ -38,7 +38,8 @@ def run_sim(entry: Entry, **overrides) -> RunResult:
     opts = {"checks": True, **entry.sim_options, **overrides}
     try:
         kern = simcore.RawModule(code=entry.source, options=entry.options, backend="sim",
-                                 enable_cooperative_groups=entry.cooperative).get_function(entry.kernel)
+                                 enable_cooperative_groups=entry.cooperative,
+                                 name_expressions=entry.name_expressions).get_function(entry.kernel)
     except simcore.CompileError as exc:
         return RunResult("compile_error", detail=str(exc))
     caught = []

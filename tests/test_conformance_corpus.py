@@ -61,6 +61,10 @@ def test_every_kernel_is_extern_c_and_named():
     for e in corpus.ENTRIES:
         src = e.source
         assert src.count("__global__") == 1, e.name
+        if e.name_expressions:      # a template kernel (C++ linkage), instantiated by name
+            assert e.kernel in e.name_expressions and e.kernel.startswith(e.name + "<"), e.name
+            assert f"__global__ void {e.name}(" in src, e.name
+            continue
         assert f'extern "C" __global__ void {e.kernel}(' in src, e.name
 
 

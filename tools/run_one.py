@@ -42,7 +42,7 @@ def run(entry, backend):
 
     args = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in entry.make_args())
     try:
-        mod = CupyModule(entry.source, tuple(entry.options),
+        mod = CupyModule(entry.source, tuple(entry.options), tuple(getattr(entry, "name_expressions", ())),
                          enable_cooperative_groups=getattr(entry, "cooperative", False))
         mod.launch(entry.kernel, pad3(entry.grid), pad3(entry.block), args, entry.shared_mem)
     except CompileError as exc:
