@@ -38,7 +38,8 @@ def rewrite(text, lines):
     aliases = ["cooperative_groups"]
 
     def error(msg, pos, construct):
-        line = text.count("\n", 0, pos) + 1
+        from .preprocess import _line_of
+        line = _line_of(text, pos)
         col = pos - (text.rfind("\n", 0, pos) + 1) + 1
         src = lines[line - 1] if 0 < line <= len(lines) else None
         return CompileError(msg, line=line, column=col, construct=construct, source_line=src)

@@ -280,7 +280,16 @@ def _macro_args(toks, j, no, lines):
 
 
 def _line_of(text, pos):
-    return text.count("\n", 0, pos) + 1
+    """The user's line at text[pos]; template instances appended after a `# N "kernel.cu"` marker
+    (templates.py) count from N."""
+    markers = list(LINE_MARKER.finditer(text, 0, pos))
+    if not markers:
+        return text.count("\n", 0, pos) + 1
+    m = markers[-1]
+    return int(m.group(1)) + text.count("\n", m.end() + 1, pos)
+
+
+LINE_MARKER = re.compile(r'^# (\d+) "kernel\.cu"$', re.M)
 
 
 def _blank(s):

@@ -48,7 +48,8 @@ def has_templates(text):
 
 def expand(text, lines, name_expressions=()):
     def error(msg, pos, construct="template"):
-        line = text.count("\n", 0, pos) + 1
+        from .preprocess import _line_of
+        line = _line_of(text, pos)
         col = pos - (text.rfind("\n", 0, pos) + 1) + 1
         src = lines[line - 1] if 0 < line <= len(lines) else None
         return CompileError(msg, line=line, column=col, construct=construct, source_line=src)
@@ -134,7 +135,7 @@ def _collect(text, error):
             depth += text[i] == "("
             depth -= text[i] == ")"
             i += 1
-        header = text[end:i]
+        header = re.sub(r"__launch_bounds__\s*\([^)]*\)|__attribute__\s*\(\(.*?\)\)", "", text[end:i])
         if re.search(r"\b(struct|class|union)\b", header):
             raise error("class templates are not in simcore's subset (function templates are)", m.start())
         fm = re.search(r"([A-Za-z_]\w*)\s*\(", header)

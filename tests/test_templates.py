@@ -149,3 +149,31 @@ def test_unsupported_or_wrong_templates_are_named(src, names, words, line):
 def test_name_expressions_must_be_strings():
     with pytest.raises(simcore.CompileError, match="not a string"):
         simcore.RawModule(code=SCALE, name_expressions=(256,))
+
+
+def test_errors_inside_an_instance_point_at_the_template_lines():
+    src = r"""
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+
+template <int TILE>
+__global__ void k(int *out)
+{
+    cg::thread_block_tile<TILE> t = cg::tiled_partition<TILE>(cg::this_thread_block());
+    out[threadIdx.x] = t.thread_rank();
+}
+"""
+    with pytest.raises(simcore.CompileError) as info:
+        simcore.RawModule(code=src, name_expressions=("k<3>",))
+    assert info.value.line == 8 and "thread_block_tile<(3)>" in str(info.value)
+    with pytest.raises(simcore.CompileError) as info:
+        simcore.RawModule(code=src.replace("out[threadIdx.x] =", "goto end; end: out[threadIdx.x] ="),
+                          name_expressions=("k<4>",))
+    assert info.value.line == 9 and info.value.construct == "goto"
+
+
+def test_launch_bounds_on_a_template_kernel():
+    src = "template <int N> __global__ void __launch_bounds__(256) k(int *a) { a[threadIdx.x] = N; }"
+    a = np.zeros(8, np.int32)
+    simcore.RawModule(code=src, name_expressions=("k<2>",)).get_function("k<2>")((1,), (8,), (a,))
+    assert (a == 2).all()

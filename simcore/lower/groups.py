@@ -14,10 +14,10 @@ from dataclasses import dataclass, replace
 from pycparser import c_ast, c_parser
 
 from .. import ctype as T
-from ..cooperative_groups import TILE_SIZES
 from .sync_points import SYNC_POINTS
 from .values import Sym
 
+TILE_SIZES = (1, 2, 4, 8, 16, 32)     # thread_block_tile<N> within a warp (CUDA's static_assert)
 BLOCK_RANK = "(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z))"
 BLOCK_SIZE = "(blockDim.x * blockDim.y * blockDim.z)"
 BLOCK_INDEX = "(blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z))"
