@@ -122,7 +122,7 @@ class RawModule:
             # On the GPU the simulator's subset does not matter: NVRTC compiles the source.
             # We still need each kernel's signature to cast scalar arguments.
             from .signature import signatures
-            self._programs = signatures(code, self.options)
+            self._programs = signatures(code, self.options, self.name_expressions)
             if not self._programs:
                 raise e.with_traceback(None) from None
         except SimcoreError as e:

@@ -28,7 +28,7 @@ class Signature:
         self.shared = []
 
 
-def signatures(source, options=()):
+def signatures(source, options=(), name_expressions=()):
     lines = source.split("\n")
     defines = {}
     for opt in options:
@@ -40,6 +40,15 @@ def signatures(source, options=()):
                                      defines, lines))
     except Exception:
         return {}
+    instance_names = {}
+    if name_expressions:       # template kernels: their instances' signatures, named as listed
+        from .templates import expand, has_templates
+        if has_templates(text):
+            try:
+                expanded = expand(text, lines, name_expressions)
+                text, instance_names = expanded.text, expanded.names
+            except Exception:
+                pass
     out = {}
     for m in re.finditer(r"__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?void\s+(\w+)\s*\(([^)]*)\)", text):
         params = []
@@ -62,5 +71,6 @@ def signatures(source, options=()):
             spelled = ("const " if "const" in words else "") + str(t) + (" *" if is_pointer else "")
             params.append(Param(pname, spelled, is_pointer, dtype))
         if ok:
-            out[m.group(1)] = Signature(m.group(1), params)
+            name = instance_names.get(m.group(1), m.group(1))
+            out[name] = Signature(name, params)
     return out

@@ -216,6 +216,14 @@ def test_name_expressions_and_cooperative_launch_reach_cupy(monkeypatch):
     assert mod.get_function("k<4>").params[0].name == "y"
 
 
+def test_template_outside_the_subset_still_reaches_the_gpu_by_its_name_expression(monkeypatch):
+    cp = make_fake_cupy()
+    monkeypatch.setitem(sys.modules, "cupy", cp)
+    src = "template <typename T> __global__ void k(T *y) { y[threadIdx.x] = sizeof(float4); }"
+    kern = simcore.RawModule(code=src, backend="cupy", name_expressions=("k<double>",)).get_function("k<double>")
+    assert kern.params[0].dtype == np.float64
+
+
 def test_fake_gpu_available_sentence(monkeypatch):
     monkeypatch.setitem(sys.modules, "cupy", make_fake_cupy())
     assert cupy_backend.gpu_available() == (True, "CuPy 0.fake sees Fake GPU (sm_90)")
