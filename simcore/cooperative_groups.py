@@ -6,7 +6,8 @@ become `__cg_name`; `thread_block_tile<32>` becomes the type `__cg_thread_block_
 `tiled_partition<32>(g)` becomes `__cg_tiled_partition(g, 32)`; `cg::plus<int>()` becomes
 `__cg_plus((int)0)` (the zero carries the type); `auto g = cg::...` gets a group type; a
 group passed by reference (`const cg::thread_block &g`) is passed by name. `g.group_index()`
-and `g.thread_index()` are blockIdx and threadIdx. Group variables, methods and free
+and `g.thread_index()` are blockIdx and threadIdx, `g.dim_threads()` (`group_dim()`)
+blockDim, a grid's `block_index()` and `dim_blocks()` blockIdx and gridDim. Group variables, methods and free
 functions are lowered by simcore/lower/groups.py onto the same barriers and warp
 collectives as their intrinsics."""
 import re
@@ -49,6 +50,10 @@ def rewrite(text, lines):
     text = re.sub(r"\bnamespace\s+[A-Za-z_]\w*\s*=\s*cooperative_groups\s*;", _blank, text)
     using = re.search(r"\busing\s+namespace\s+cooperative_groups\s*;", text) is not None
     text = re.sub(r"\busing\s+namespace\s+cooperative_groups\s*;", _blank, text)
+    # using-declarations (`using cg::thread_block;`): that name may then be written bare
+    declared = re.compile(r"\busing\s+(%s)\s*::\s*([A-Za-z_]\w*)\s*;" % "|".join(map(re.escape, aliases)))
+    bare_names = {m.group(2) for m in declared.finditer(text) if m.group(2) in KNOWN}
+    text = declared.sub(lambda m: _blank(m) if m.group(2) in KNOWN else m.group(0), text)
 
     qualified = re.compile(r"\b(%s)\s*::\s*([A-Za-z_]\w*)" % "|".join(map(re.escape, aliases)))
 
@@ -72,9 +77,9 @@ def rewrite(text, lines):
         return cg_name(name, m.start())
 
     text = qualified.sub(qualify, text)
-    if using:
+    if using or bare_names:
         # bare names: a type before a declarator, a function or template before ( or <
-        bare = re.compile(r"(?<![\w.>:])(%s)\b(?=\s*[(<]|\s+[A-Za-z_&])" % "|".join(KNOWN))
+        bare = re.compile(r"(?<![\w.>:])(%s)\b(?=\s*[(<]|\s+[A-Za-z_&])" % "|".join(KNOWN if using else bare_names))
         text = bare.sub(lambda m: cg_name(m.group(1), m.start()) if _is_group_use(text, m) else m.group(0), text)
 
     def tile_type(m):
@@ -93,6 +98,9 @@ def rewrite(text, lines):
     text = re.sub(r"\b(__cg_\w+)(\s*)&", lambda m: m.group(1) + m.group(2) + " ", text)
     text = re.sub(r"\b[A-Za-z_]\w*\s*\.\s*group_index\s*\(\s*\)", lambda m: _pad("blockIdx", m), text)
     text = re.sub(r"\b[A-Za-z_]\w*\s*\.\s*thread_index\s*\(\s*\)", lambda m: _pad("threadIdx", m), text)
+    text = re.sub(r"\b[A-Za-z_]\w*\s*\.\s*(dim_threads|group_dim)\s*\(\s*\)", lambda m: _pad("blockDim", m), text)
+    text = re.sub(r"\b[A-Za-z_]\w*\s*\.\s*block_index\s*\(\s*\)", lambda m: _pad("blockIdx", m), text)
+    text = re.sub(r"\b[A-Za-z_]\w*\s*\.\s*dim_blocks\s*\(\s*\)", lambda m: _pad("gridDim", m), text)
     return text
 
 

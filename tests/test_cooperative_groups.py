@@ -382,10 +382,11 @@ extern "C" __global__ void k(int *out)
 
 def test_group_index_and_thread_index():
     src = HEADER_CG + r"""
+using cg::thread_block;
 extern "C" __global__ void k(int *out)
 {
-    cg::thread_block b = cg::this_thread_block();
-    out[b.group_index().x * 4 + b.thread_index().x] = b.group_index().x * 10 + b.thread_index().x;
+    thread_block b = cg::this_thread_block();
+    out[b.group_index().x * b.dim_threads().x + b.thread_index().x] = b.group_index().x * 10 + b.thread_index().x;
 }
 """
     out = np.zeros(12, np.int32)
