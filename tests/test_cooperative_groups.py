@@ -156,6 +156,32 @@ def test_tile_shfl_down_from_exited_lane_unused_is_fine_like_full_mask_shuffle()
     np.testing.assert_array_equal(outs[0][:99], np.where((i + 1 < 99) & (i % 32 != 31), 2 * i + 1, i))
 
 
+@pytest.mark.parametrize("cg_call,intrinsic", [
+    ("tile.shfl(v, 0)", "__shfl_sync(0xffffffff, v, 0)"),
+    ("tile.shfl_down(v, 1)", "__shfl_down_sync(0xffffffff, v, 1)"),
+    ("tile.any(v > 3)", "__any_sync(0xffffffff, v > 3)"),
+    ("cg::reduce(tile, v, cg::plus<int>())", "__shfl_xor_sync(0xffffffff, v, 16)"),
+])
+def test_tile_collective_with_a_lane_in_the_other_branch_is_reported_like_the_full_mask_intrinsic(cg_call,
+                                                                                                   intrinsic):
+    body = r"""
+extern "C" __global__ void k(const int *in, int *out)
+{
+    SETUP
+    int v = in[threadIdx.x];
+    if (threadIdx.x % 32 < 16)
+        v = CALL;
+    out[threadIdx.x] = v;
+}
+"""
+    cg_src = body.replace("SETUP", "auto tile = cg::tiled_partition<32>(cg::this_thread_block());") \
+        .replace("CALL", cg_call)
+    f = same_fault(cg_src, body.replace("SETUP", "").replace("CALL", intrinsic), (1,), (32,),
+                   lambda: (np.arange(32, dtype=np.int32), np.zeros(32, np.int32)))
+    assert f.kind == "invalid_mask" and f.line == 10
+    assert cg_call.split("(")[0] + "()" in str(f)
+
+
 def test_tile_sync_in_a_divergent_branch_is_reported_like_syncwarp():
     body = r"""
 extern "C" __global__ void k(int *out)
