@@ -339,8 +339,9 @@ class Sync:
 
     def _grid_barriers(self, w, lanes, diagnose):
         """cg::this_grid().sync(): completes when every live thread of every block waits at a grid
-        barrier (the wave is the whole grid: a cooperative launch). A block whose threads have all
-        exited never arrives, as on a GPU, where the grid barrier counts blocks: it waits forever.
+        barrier (the wave is the whole grid: a cooperative launch). On a GPU thread 0 of each
+        block arrives for its block (CUDA's sync_grids_arrive counts blocks): a block whose
+        thread 0 has exited never arrives, and the others wait forever.
         -> True if released, else the lanes that wait at block barriers (for the usual path)."""
         grid = self.site_grid[w.site[lanes]]
         if not grid.any():
@@ -355,7 +356,8 @@ class Sync:
             b = int(mixed[0])
             for hook in self.plugins.divergent_barrier:
                 hook(b, lanes[blocks == b])
-        if (at_grid == live).all() and (live > 0).all():
+        masters_live = w.st[np.arange(w.nblk) * w.spb] != EXIT
+        if (at_grid == live).all() and masters_live.all():
             if diagnose:
                 return True
             self._release_barrier(w, lanes, blocks, w.site[lanes])

@@ -533,3 +533,13 @@ def test_a_block_that_exits_before_grid_sync_leaves_the_others_waiting_forever()
     f = fault_of(k, (8,), (64,), _grid_args(quit_block=3))
     assert f.kind == "deadlock"
     assert "grid.sync" in str(f)
+
+
+def test_grid_sync_waits_forever_for_a_block_whose_thread_zero_exited():
+    src = GRID.replace("if ((int)blockIdx.x == quit_block) return;",
+                       "if ((int)blockIdx.x == quit_block && threadIdx.x == 0) return;")
+    k = simcore.RawModule(code=src, enable_cooperative_groups=True).get_function("k")
+    assert fault_of(k, (8,), (64,), _grid_args(quit_block=2)).kind == "deadlock"
+    a, b, n, q = _grid_args(quit_block=-1)
+    k((8,), (64,), (a, b, n, q))          # nobody exits: fine
+    np.testing.assert_array_equal(b, 3 * ((np.arange(512) + 64) % 512))
