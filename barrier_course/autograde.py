@@ -68,6 +68,7 @@ class Limits:
     wall_s: float = 420.0        # wall-clock seconds before the interpreter is killed
     memory_mb: int = 3072        # address space of the grading interpreter (RLIMIT_AS)
     output_bytes: int = 20_000   # what one cell may print; the rest is cut with a note
+    output_lines: int = 400      # lines one cell may print (nbgrader itself keeps 1000)
     source_bytes: int = 65_536   # length of one answer string
     macro_tokens: int = 200_000  # estimated tokens after macro expansion
     file_bytes: int = 16 << 20   # largest file the interpreter may write (RLIMIT_FSIZE)
@@ -406,7 +407,8 @@ def score_answer(notebook_path, source, *, limits: Limits | None = None) -> Answ
         job_path = work / "job.json"
         result_path = work / "result.json"
         job = {"paths": _package_paths(), "steps": program.steps, "answers": answers,
-               "result": str(result_path), "output_bytes": limits.output_bytes}
+               "result": str(result_path), "output_bytes": limits.output_bytes,
+               "output_lines": limits.output_lines}
         job_path.write_text(json.dumps(job), encoding="utf-8")
         log_path = work / "interpreter.log"
         timed_out = False

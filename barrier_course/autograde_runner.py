@@ -18,13 +18,15 @@ import traceback
 import warnings
 
 CUT_NOTE = "\n[... output cut: the cell printed {total} characters, the grader keeps {limit}]\n"
+LINES_NOTE = "\n[... output cut: the cell printed {total} lines, the grader keeps {limit}]\n"
 
 
 class _CappedText(io.TextIOBase):
     """A text stream that keeps the first ``limit`` characters and counts the rest."""
 
-    def __init__(self, limit: int):
+    def __init__(self, limit: int, max_lines: int = 10**9):
         self.limit = limit
+        self.max_lines = max_lines
         self.parts: list = []
         self.kept = 0
         self.total = 0
@@ -44,7 +46,14 @@ class _CappedText(io.TextIOBase):
 
     def text(self) -> str:
         out = "".join(self.parts)
-        if self.total > self.kept:
+        lines = out.split("\n")
+        if len(lines) > self.max_lines + 1:
+            out = "\n".join(lines[: self.max_lines])
+            if self.total > self.kept:
+                out += CUT_NOTE.format(total=self.total, limit=self.limit)
+            else:
+                out += LINES_NOTE.format(total=len(lines) - 1, limit=self.max_lines)
+        elif self.total > self.kept:
             out += CUT_NOTE.format(total=self.total, limit=self.limit)
         return out
 
@@ -112,7 +121,7 @@ def main(job: dict) -> None:
         if kind == "answer":
             namespace[step[1]] = job["answers"][step[1]]
             continue
-        capture = _CappedText(limit)
+        capture = _CappedText(limit, int(job.get("output_lines", 10**9)))
         sys.stdout = sys.stderr = capture
         started = time.monotonic()
         error = None

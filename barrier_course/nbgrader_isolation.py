@@ -89,6 +89,8 @@ class IsolatedExecute(NbGraderPreprocessor):
                         "interpreter").tag(config=True)
     output_bytes = Integer(_DEFAULTS.output_bytes, help="characters one test cell may "
                            "print").tag(config=True)
+    output_lines = Integer(_DEFAULTS.output_lines, help="lines one test cell may "
+                           "print").tag(config=True)
     source_bytes = Integer(_DEFAULTS.source_bytes, help="longest answer string").tag(config=True)
     macro_tokens = Integer(_DEFAULTS.macro_tokens, help="estimated tokens after macro "
                            "expansion").tag(config=True)
@@ -97,7 +99,8 @@ class IsolatedExecute(NbGraderPreprocessor):
 
     def limits(self) -> Limits:
         return Limits(cpu_s=self.cpu_s, wall_s=self.wall_s, memory_mb=self.memory_mb,
-                      output_bytes=self.output_bytes, source_bytes=self.source_bytes,
+                      output_bytes=self.output_bytes, output_lines=self.output_lines,
+                      source_bytes=self.source_bytes,
                       macro_tokens=self.macro_tokens)
 
     def preprocess(self, nb, resources):

@@ -168,3 +168,10 @@ def test_child_runs_in_an_empty_folder_with_isolated_mode():
                         "'job.json', 'result.json'], os.listdir('.')\nassert sys.flags.isolated"])
     graded = score_answer(nb, "x")
     assert graded.total == 1, graded.to_dict()
+
+
+def test_many_short_lines_are_cut_too():
+    nb = _toy_notebook(["for k in range(5000):\n    print(k)"])
+    graded = score_answer(nb, "x", limits=Limits(output_lines=100))
+    out = graded.cells[0].output
+    assert graded.total == 1 and out.count("\n") < 110 and "output cut" in out
