@@ -327,14 +327,30 @@ def _child_env(home: str) -> dict:
     return env
 
 
-def _limit_child(limits: Limits):
+def _gpu_possible() -> bool:
+    """Can the grading interpreter reach a GPU (CuPy installed, GPU runs not turned off)?"""
+    if os.environ.get("BARRIER_COURSE_NO_GPU"):
+        return False
+    import importlib.util  # noqa: PLC0415
+
+    return importlib.util.find_spec("cupy") is not None
+
+
+def _limit_child(limits: Limits, gpu_possible: bool = False):
+    """Resource limits, set in the child between fork and exec.
+
+    Memory: RLIMIT_AS (all address space) normally. The CUDA driver reserves far more address
+    space than it uses, so where CuPy may run the limit is RLIMIT_DATA instead (private
+    writable memory: numpy arrays, Python objects), which leaves the GPU usable.
+    """
     def apply():  # runs in the child between fork and exec
         try:
             import resource  # noqa: PLC0415
         except ImportError:  # pragma: no cover - not POSIX
             return
+        memory = resource.RLIMIT_DATA if gpu_possible else resource.RLIMIT_AS
         for res, value in ((resource.RLIMIT_CPU, int(limits.cpu_s)),
-                           (resource.RLIMIT_AS, int(limits.memory_mb) << 20),
+                           (memory, int(limits.memory_mb) << 20),
                            (resource.RLIMIT_FSIZE, int(limits.file_bytes)),
                            (resource.RLIMIT_CORE, 0)):
             try:
@@ -416,7 +432,7 @@ def score_answer(notebook_path, source, *, limits: Limits | None = None) -> Answ
             proc = subprocess.Popen(
                 [sys.executable, "-I", "-B", "-c", _BOOT, str(job_path)], cwd=tmp,
                 env=_child_env(tmp), stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                preexec_fn=_limit_child(limits) if os.name == "posix" else None,
+                preexec_fn=_limit_child(limits, _gpu_possible()) if os.name == "posix" else None,
                 start_new_session=True)
             try:
                 proc.wait(timeout=limits.wall_s)

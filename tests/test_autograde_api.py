@@ -175,3 +175,14 @@ def test_many_short_lines_are_cut_too():
     graded = score_answer(nb, "x", limits=Limits(output_lines=100))
     out = graded.cells[0].output
     assert graded.total == 1 and out.count("\n") < 110 and "output cut" in out
+
+
+def test_memory_limit_where_a_gpu_may_run(monkeypatch):
+    """With CuPy present the limit is on data, not address space (CUDA reserves a lot)."""
+    import barrier_course.autograde as autograde
+
+    monkeypatch.setattr(autograde, "_gpu_possible", lambda: True)
+    nb = _toy_notebook(["x = bytearray(2 << 30)", "import numpy as np\ny = np.ones(10**6)"])
+    graded = score_answer(nb, "x", limits=Limits(memory_mb=512))
+    assert [c.points for c in graded.cells] == [0, 1]
+    assert graded.cells[0].error_name == "MemoryError"
