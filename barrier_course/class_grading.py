@@ -22,7 +22,7 @@ import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from .autograde import (AnswerError, AnswerScore, Limits, _refused, extract_answers,
@@ -40,13 +40,25 @@ class Submission:
     score: AnswerScore | None = None
 
 
+def _load_config(root: Path):
+    from traitlets.config.loader import PyFileConfigLoader  # noqa: PLC0415
+
+    return PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
+
+
+def configured_limits(root, **overrides) -> Limits:
+    """The limits of ``c.IsolatedExecute`` in the course's nbgrader_config.py, then overrides."""
+    from .nbgrader_isolation import IsolatedExecute  # noqa: PLC0415
+
+    limits = IsolatedExecute(config=_load_config(Path(root))).limits()
+    return replace(limits, **{k: v for k, v in overrides.items() if v is not None})
+
+
 def _course_directory(root: Path):
     """nbgrader's CourseDirectory as the course's nbgrader_config.py sets it up."""
     from nbgrader.coursedir import CourseDirectory  # noqa: PLC0415
-    from traitlets.config.loader import PyFileConfigLoader  # noqa: PLC0415
 
-    config = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
-    coursedir = CourseDirectory(config=config)
+    coursedir = CourseDirectory(config=_load_config(root))
     coursedir.root = str(root)
     return coursedir
 
@@ -119,8 +131,8 @@ def grade_class(root, assignment: str, *, jobs: int = 1, limits: Limits | None =
     from .nbgrader_isolation import SCORE_CACHE_ENV, score_key  # noqa: PLC0415
 
     root = Path(root).resolve()
-    limits = limits or Limits()
     coursedir = _course_directory(root)
+    limits = limits or configured_limits(root)
     instructors, subs = _collect(coursedir, assignment)
     parsed = {name: json.loads(p.read_text(encoding="utf-8")) for name, p in instructors.items()}
     start = time.monotonic()
@@ -161,9 +173,12 @@ def grade_class(root, assignment: str, *, jobs: int = 1, limits: Limits | None =
         if run_nbgrader and subs:
             env = dict(os.environ)
             env[SCORE_CACHE_ENV] = cache
+            # the same limits, so that the scores' keys match and nothing is graded twice
+            flags = [f"--IsolatedExecute.{k}={v}" for k, v in asdict(limits).items()
+                     if k != "file_bytes"]
             proc = subprocess.run([sys.executable, "-m", "nbgrader", "autograde", assignment,
-                                   "--force"], cwd=root, env=env, stdout=subprocess.PIPE,
-                                  stderr=subprocess.STDOUT, text=True)
+                                   "--force", *flags], cwd=root, env=env,
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
             log = proc.stdout
             if proc.returncode != 0:
                 sys.stderr.write(log[-4000:])
@@ -172,7 +187,8 @@ def grade_class(root, assignment: str, *, jobs: int = 1, limits: Limits | None =
 
     grade_ids = {name: [g[1] for g in trusted_program(nb).grade_cells] for name, nb in parsed.items()}
     return {"submissions": subs, "grade_ids": grade_ids, "seconds": time.monotonic() - start,
-            "grading_seconds": graded_s, "nbgrader_log": log}
+            "grading_seconds": graded_s, "nbgrader_log": log,
+            "precomputed": log.count("(precomputed)"), "graded_again": log.count("(graded now)")}
 
 
 def _notes(score: AnswerScore) -> str:
@@ -226,20 +242,23 @@ def main(argv=None) -> int:
     parser.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1,
                         help="submissions graded at once (default: the number of CPUs)")
     parser.add_argument("--root", default=".", help="the course folder (nbgrader_config.py)")
-    parser.add_argument("--cpu-s", type=int, default=defaults.cpu_s,
+    parser.add_argument("--cpu-s", type=int, default=None,
                         help=f"CPU seconds per submission (default {defaults.cpu_s})")
-    parser.add_argument("--wall-s", type=float, default=defaults.wall_s,
+    parser.add_argument("--wall-s", type=float, default=None,
                         help=f"wall-clock seconds per submission (default {defaults.wall_s:g})")
-    parser.add_argument("--memory-mb", type=int, default=defaults.memory_mb,
+    parser.add_argument("--memory-mb", type=int, default=None,
                         help=f"memory per submission in MB (default {defaults.memory_mb})")
     parser.add_argument("--json", help="also write the scores to this JSON file")
     args = parser.parse_args(argv)
-    limits = Limits(cpu_s=args.cpu_s, wall_s=args.wall_s, memory_mb=args.memory_mb)
+    limits = configured_limits(Path(args.root).resolve(), cpu_s=args.cpu_s, wall_s=args.wall_s,
+                               memory_mb=args.memory_mb)
     report = grade_class(args.root, args.assignment, jobs=args.jobs, limits=limits)
     if not report["submissions"]:
         print(f"No submissions of {args.assignment} in submitted/.")
         return 1
     print(format_table(report))
+    print(f"gradebook updated through nbgrader autograde: {report['precomputed']} score(s) "
+          f"precomputed, {report['graded_again']} graded again")
     print(f"graded in {report['grading_seconds']:.1f} s with {args.jobs} job(s); "
           f"{report['seconds']:.1f} s with the gradebook update")
     if args.json:

@@ -123,10 +123,12 @@ class IsolatedExecute(NbGraderPreprocessor):
             return nb, resources
         limits = self.limits()
         score = self._cached(instructor, answers, limits)
+        how = "precomputed"
         if score is None:
+            how = "graded now"
             score = score_answer(instructor, answers, limits=limits)
-        self.log.info("isolated grade of %s/%s: %g of %g%s", info.get("student"),
-                      info["notebook"], score.total, score.possible,
+        self.log.info("isolated grade of %s/%s (%s): %g of %g%s", info.get("student"),
+                      info["notebook"], how, score.total, score.possible,
                       f" ({score.fault})" if score.fault else "")
         self._write_back(nb, score)
         return nb, resources

@@ -197,6 +197,7 @@ def test_class_grading_matches_and_reports(course, autograded, kernel_scores):
     assert "refused" in table["rebind_in_answer_cell"] and "refused" in table["macro_bomb"]
     assert "not done" in table["python_infinite_loop"]
     assert "faults" in out and "timeouts" in out and "graded in" in out
+    assert "precomputed, 0 graded again" in out
     saved = json.loads((root / "feedback" / "scores.json").read_text())
     assert saved[f"honest_right/{ASSIGNMENT}"]["total"] == FULL
 
