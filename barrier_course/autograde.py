@@ -11,7 +11,8 @@ The answer of every exercise is CUDA source, so the grader reads *that* and noth
 2. :func:`score_answer` builds a program from the instructor notebook's *trusted* cells only
    (the locked setup cells and every grade cell, hidden tests included), puts the answer
    string where the answer cell was, and runs it in a fresh interpreter (``python -I -B``)
-   in an empty temporary folder, with limits on CPU time, memory, file size, wall-clock time,
+   in a temporary folder that holds only a read-only copy of ``barrier_course`` and
+   ``simcore`` (the only course code on its path), with limits on CPU time, memory, file size, wall-clock time,
    output bytes and source size (:class:`Limits`). A hung or hostile answer costs at most its
    limit; the scores of the cells that finished before a limit hit are kept.
 
@@ -300,20 +301,36 @@ def macro_expansion_bound(source: str) -> int:
 # running the trusted program in a fresh, limited interpreter
 
 
-def _package_paths() -> list:
-    """The folders that hold barrier_course and simcore (so the child imports the same code)."""
-    import barrier_course  # noqa: PLC0415
+GRADING_PACKAGES = ("barrier_course", "simcore")
 
-    paths = [str(Path(barrier_course.__file__).resolve().parent.parent)]
-    try:
-        import importlib.util  # noqa: PLC0415
 
-        spec = importlib.util.find_spec("simcore")
-        if spec and spec.origin:
-            paths.append(str(Path(spec.origin).resolve().parent.parent))
-    except Exception:
-        pass
-    return list(dict.fromkeys(paths))
+def _copy_packages(dest: Path) -> str:
+    """A read-only copy of the course's packages for the child to import (and nothing else
+    of the repository on its path); returns the folder to put on sys.path."""
+    import importlib.util  # noqa: PLC0415
+    import shutil  # noqa: PLC0415
+    import stat  # noqa: PLC0415
+
+    dest.mkdir()
+    for name in GRADING_PACKAGES:
+        spec = importlib.util.find_spec(name)
+        if spec is None or not spec.origin:
+            continue
+        shutil.copytree(Path(spec.origin).resolve().parent, dest / name,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    for path in sorted(dest.rglob("*"), reverse=True):
+        mode = path.stat().st_mode
+        path.chmod(mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
+    return str(dest)
+
+
+def _make_writable(folder: Path) -> None:
+    """Undo _copy_packages' chmod so that the temporary folder can be removed."""
+    import stat  # noqa: PLC0415
+
+    for path in [folder, *folder.rglob("*")]:
+        if path.is_dir() and not path.is_symlink():
+            path.chmod(path.stat().st_mode | stat.S_IWUSR)
 
 
 def _child_env(home: str) -> dict:
@@ -422,7 +439,8 @@ def score_answer(notebook_path, source, *, limits: Limits | None = None) -> Answ
         work = Path(tmp)
         job_path = work / "job.json"
         result_path = work / "result.json"
-        job = {"paths": _package_paths(), "steps": program.steps, "answers": answers,
+        job = {"paths": [_copy_packages(work / "packages")], "steps": program.steps,
+               "answers": answers,
                "result": str(result_path), "output_bytes": limits.output_bytes,
                "output_lines": limits.output_lines}
         job_path.write_text(json.dumps(job), encoding="utf-8")
@@ -446,6 +464,7 @@ def score_answer(notebook_path, source, *, limits: Limits | None = None) -> Answ
             except ValueError:
                 done = {}
         log_tail = _tail(log_path, 2000)
+        _make_writable(work / "packages")
         wall = time.monotonic() - start
         return _collect(program, done, proc.returncode, timed_out, log_tail, limits, wall)
 

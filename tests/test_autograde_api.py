@@ -163,11 +163,20 @@ def test_output_is_cut_and_warnings_cost_nothing():
     assert "legal but odd" in graded.cells[1].output
 
 
-def test_child_runs_in_an_empty_folder_with_isolated_mode():
-    nb = _toy_notebook(["import os, sys\nassert sorted(os.listdir('.')) == ['interpreter.log', "
-                        "'job.json', 'result.json'], os.listdir('.')\nassert sys.flags.isolated"])
+def test_child_runs_in_a_bare_folder_with_read_only_packages():
+    nb = _toy_notebook([
+        "import os, sys\nassert sorted(os.listdir('.')) == ['interpreter.log', 'job.json', "
+        "'packages', 'result.json'], os.listdir('.')\nassert sys.flags.isolated",
+        "import barrier_course.grading as g, simcore\n"
+        "assert g.__file__.startswith(os.path.realpath('packages')), g.__file__\n"
+        "assert simcore.__file__.startswith(os.path.realpath('packages')), simcore.__file__\n"
+        "try:\n    open(g.__file__, 'a')\nexcept PermissionError:\n    pass\n"
+        "else:\n    assert os.geteuid() == 0, 'the package copy is writable'\n",
+        "import tasks",  # the repository itself is not on the path
+    ])
     graded = score_answer(nb, "x")
-    assert graded.total == 1, graded.to_dict()
+    assert [c.points for c in graded.cells] == [1, 1, 0], graded.to_dict()
+    assert graded.cells[2].error_name == "ModuleNotFoundError"
 
 
 def test_many_short_lines_are_cut_too():
