@@ -6,16 +6,13 @@ cell). :func:`kernel_with` puts it into the kernel; :func:`grade` scores the ker
 the instructor notebook's trusted cells (the locked setup cells and every grade cell, hidden
 tests included) and returns ``{grade_id: (points, failure message or None)}``.
 
-Scoring goes through the isolated scorer ``barrier_course.autograde.score_answer`` when that
-module exists; until it does, the same cells run in this process (setup cells, then each
-grade cell with ``source`` bound to the kernel), which is what nbgrader's autograde does.
+Scoring goes through the isolated scorer ``barrier_course.autograde.score_answer``, the one
+behind ``nbgrader autograde``.
 """
 
 from __future__ import annotations
 
 import ast
-import contextlib
-import io
 import json
 import os
 import re
@@ -23,6 +20,8 @@ import shutil
 import subprocess
 import tempfile
 from pathlib import Path
+
+from barrier_course.autograde import score_answer
 
 ROOT = Path(__file__).resolve().parent.parent
 REGION = re.compile(r"^(?P<indent>[ \t]*)// ### BEGIN SOLUTION[^\n]*\n.*?^[ \t]*// ### END SOLUTION[^\n]*\n",
@@ -63,36 +62,20 @@ def kernel_with(path: Path, answer: str) -> str:
     return template[: m.start()] + body + template[m.end():]
 
 
-def _grade_in_process(path: Path, kernel_source: str) -> dict:
-    namespace: dict = {}
-    scores = {}
-    for kind, meta, src in _cells(path):
-        if kind != "code" or meta.get("solution") or not meta.get("locked"):
-            continue
-        if not meta.get("grade"):
-            if "broken_source" in src:      # the starting kernel's demo: not needed to grade
-                continue
-            with contextlib.redirect_stdout(io.StringIO()):
-                exec(compile(src, f"<{meta.get('grade_id')}>", "exec"), namespace)
-            continue
-        namespace["source"] = kernel_source
-        try:
-            with contextlib.redirect_stdout(io.StringIO()):
-                exec(compile(src, f"<{meta['grade_id']}>", "exec"), namespace)
-            scores[meta["grade_id"]] = (float(meta["points"]), None)
-        except Exception as exc:  # a failing grade cell: no points, keep the message
-            scores[meta["grade_id"]] = (0.0, f"{type(exc).__name__}: {exc}")
-    return scores
-
-
 def grade(path: Path, kernel_source: str) -> dict:
-    """{grade_id: (points, failure message or None)} for one kernel source."""
-    try:
-        from barrier_course.autograde import score_answer  # the isolated scorer, when present
-    except ImportError:
-        return _grade_in_process(path, kernel_source)
+    """{grade_id: (points, failure message or None)} for one kernel source, graded by the
+    isolated scorer (the instructor notebook's trusted cells in a fresh interpreter)."""
     result = score_answer(path, kernel_source)
+    assert result.fault is None, f"the grading run itself failed: {result.fault}"
     return {c.grade_id: (float(c.points), c.error) for c in result.cells}
+
+
+def assert_own_mistake_first(message: str, kernel_name: str) -> None:
+    """A failing cell shows the student's mistake first: the simulator's report, or the kernel's
+    wrong numbers with the launch -- not the grader's traceback, not "not done yet"."""
+    assert message, "a failing grade cell without a message"
+    head = message.lstrip()
+    assert head.startswith("========= simcore:") or head.startswith(f"Kernel '{kernel_name}'"), head[:500]
 
 
 def max_points(path: Path) -> dict:
