@@ -180,11 +180,14 @@ class Case:
     args: tuple
     shared_mem: int = 0
     expected: dict = field(default_factory=dict)
+    #: what ``n`` means for this exercise, in words (``make_args`` may return it as "about");
+    #: empty: ``n`` is a number of elements split into blocks (:func:`describe_size`)
+    about: str = ""
 
     def describe(self) -> str:
+        size = self.about or f"n={self.n} ({describe_size(self.n, self.block)})"
         return (
-            f"grid={self.grid}, block=({self.block},), n={self.n} "
-            f"({describe_size(self.n, self.block)}), shared_mem={self.shared_mem} bytes, "
+            f"grid={self.grid}, block=({self.block},), {size}, shared_mem={self.shared_mem} bytes, "
             f"input seed {self.seed}"
         )
 
@@ -216,8 +219,10 @@ def _as_tuple(x) -> tuple:
 def _build_case(make_args, reference, n, block, seed) -> Case:
     rng = np.random.default_rng([int(seed), int(n), int(block)])
     made = make_args(n, block, rng)
+    about = ""
     if isinstance(made, Mapping):
         grid, args, shared_mem = made["grid"], made["args"], made.get("shared_mem", 0)
+        about = str(made.get("about", ""))
     else:
         made = tuple(made)
         if len(made) == 2:
@@ -232,7 +237,7 @@ def _build_case(make_args, reference, n, block, seed) -> Case:
     if not isinstance(expected, Mapping):
         raise ValueError("reference must return a dict {argument position or name: expected array}")
     return Case(n=int(n), block=int(block), seed=int(seed), grid=_as_tuple(grid), args=args,
-                shared_mem=int(shared_mem), expected=dict(expected))
+                shared_mem=int(shared_mem), expected=dict(expected), about=about)
 
 
 def _fresh_args(case: Case) -> tuple:
@@ -368,9 +373,11 @@ def check_kernel(
 ) -> None:
     """Launch ``kernel_name`` from ``source`` on many configurations; raise on the first failure.
 
-    ``make_args(n, block, rng)`` returns ``(grid, args)`` or ``(grid, args, shared_mem)``;
-    ``args`` is the tuple passed to the kernel (numpy arrays for pointers, numpy scalars for
-    scalars). ``reference(args, n, block)`` gets copies of those arguments taken before the
+    ``make_args(n, block, rng)`` returns ``(grid, args)`` or ``(grid, args, shared_mem)``, or
+    a dict with the keys ``grid``, ``args``, ``shared_mem`` and optionally ``about`` (what ``n``
+    means in this launch, in words, for the failure messages when ``n`` is not a number of
+    elements); ``args`` is the tuple passed to the kernel (numpy arrays for pointers, numpy
+    scalars for scalars). ``reference(args, n, block)`` gets copies of those arguments taken before the
     launch and returns ``{argument position or parameter name: expected array}``.
 
     ``sizes``: the problem sizes ``n``, a list or a function of the block size (default
