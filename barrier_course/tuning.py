@@ -97,6 +97,7 @@ def comparison_table(rows, title="", live=None):
     model_best = min(rows, key=lambda r: r["model_ms"])["block"]
     have = [r for r in rows if r["measured_ms"] is not None]
     measured_best = min(have, key=lambda r: r["measured_ms"])["block"] if have else None
+    live_best = min(live, key=live.get) if live else None
     lines = [title] if title else []
     head = f"{'block':>6} {'MODEL ms':>10} {'model bound':>12} {'MEASURED H200 ms':>17}"
     if live:
@@ -107,7 +108,8 @@ def comparison_table(rows, title="", live=None):
         if live:
             m += f" {live[r['block']]:11.4f}" if r["block"] in live else f" {'-':>11}"
         marks = (" <- model's pick" if r["block"] == model_best else "") + \
-                (" <- measured best" if r["block"] == measured_best else "")
+                (" <- measured best" if r["block"] == measured_best else "") + \
+                (" <- best on this GPU" if r["block"] == live_best else "")
         lines.append(f"{r['block']:6d} {r['model_ms']:10.4f} {r['bound']:>12} {m}{marks}")
     if measured_best is None:
         lines.append("(no committed H200 measurement for this kernel and size: MODEL only)")
@@ -193,7 +195,8 @@ def _full_width(control):
     """A control that fills its column, with its whole label readable."""
     import ipywidgets as w
     control.layout = w.Layout(width="100%")
-    control.style = {"description_width": "initial"}
+    if not isinstance(control, w.Button):          # a button's label is its face, not a description
+        control.style = {"description_width": "initial"}
     return control
 
 
