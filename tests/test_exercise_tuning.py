@@ -197,6 +197,14 @@ def test_reference_time_is_the_solutions_model_estimate():
     assert again.time_ms == est.time_ms        # deterministic: the same estimate every run
 
 
+def test_the_solution_gets_full_marks_and_the_blank_release_none():
+    scores = grade(NOTEBOOK, answer_template(NOTEBOOK))
+    assert {k: p for k, (p, _) in scores.items()} == FULL, scores
+    blank = grade(NOTEBOOK, kernel_with(NOTEBOOK, '__simcore_todo("YOUR CODE HERE: replace this line with your code");'))
+    assert all(p == 0 for p, _ in blank.values()), blank
+    assert all(m.strip().splitlines()[0].startswith("Exercise not done yet") for _, m in blank.values()), blank
+
+
 @pytest.mark.parametrize("name", sorted(WRONG))
 def test_wrong_answer_loses_points(name):
     answer, must_fail = WRONG[name]
