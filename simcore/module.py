@@ -283,7 +283,9 @@ class Kernel:
                 if not isinstance(a, np.ndarray):
                     raise LaunchError(f"{where} must be a numpy array, not {type(a).__name__}")
                 a = np.asarray(a)      # subclasses (np.matrix) as plain arrays over the same memory
-                if a.dtype != p.dtype:
+                if p.dtype.fields is not None:
+                    _check_struct_array(a, p, where)
+                elif a.dtype != p.dtype:
                     raise LaunchError(f"{where} must be an array of {p.dtype} ({p.type.replace(' *', '')}), "
                                       f"but the array holds {a.dtype}; convert it with .astype(np.{p.dtype})")
                 if not a.flags.c_contiguous:
@@ -296,6 +298,35 @@ class Kernel:
                 out.append(_scalar(a, p, where))
         return out
 
+
+
+def _struct_layout(dtype):
+    """(offset, format) of every number in a structured dtype, names aside."""
+    out = []
+    for name in dtype.names:
+        sub, off = dtype.fields[name][:2]
+        if sub.fields is not None:
+            out += [(off + o, f) for o, f in _struct_layout(sub)]
+        else:
+            out.append((off, sub.str))
+    return out
+
+
+def _check_struct_array(a, p, where):
+    """A pointer to a struct takes, as with CuPy (which passes the array's address), an array of
+    a numpy structured dtype with the struct's layout (member names may differ), or any array
+    whose bytes are a whole number of structs (float32 for float4 *, complex64 for a
+    {float re, im} struct)."""
+    struct = p.type.replace(" *", "").replace("const ", "")
+    size = p.dtype.itemsize
+    if a.dtype.fields is not None:
+        if a.dtype.itemsize != size or _struct_layout(a.dtype) != _struct_layout(p.dtype):
+            raise LaunchError(f"{where} points to {struct} (layout {p.dtype}, {size} bytes), but the array's "
+                              f"structured dtype has another layout ({a.dtype}, {a.dtype.itemsize} bytes); "
+                              f"build it with np.dtype({p.dtype.descr!r}, align=True) or use a matching layout")
+    elif a.nbytes % size:
+        raise LaunchError(f"{where} points to {struct} ({size} bytes each), but the array holds {a.nbytes} bytes, "
+                          f"not a whole number of {struct}")
 
 
 def _scalar(a, p, where):

@@ -10,7 +10,7 @@ from ..program import Var
 from .access import SPECIALS, region_base
 from .code import ALIGNED, taint_of
 from .purity import has_boundary, is_pure
-from .values import COMPARE, DT, MemoryTarget, Val, convert_const, fold, regs_of, shift
+from .values import COMPARE, DT, MemoryTarget, Val, convert_const, fold, local_pointer, regs_of, shift
 
 UNIFORM_SPECIALS = ("bdim", "gdim")     # the same for every thread: constants of the launch
 EXPRESSIONS = frozenset({"Constant", "ID", "StructRef", "Cast", "ExprList", "ArrayRef", "UnaryOp",
@@ -95,6 +95,14 @@ class ExpressionLowering:
             out = Val(v.code, sym.ctype, v.taint, regs=v.regs)
             out.local_var = sym.var
             return out
+        if sym.kind == "struct":
+            return self.read_struct(sym, node)
+        if sym.kind == "module_var":
+            return self.module_var_value(sym, node)
+        if sym.kind == "ref":
+            return local_pointer(sym.ref, sym.ctype)
+        if sym.kind == "constant":
+            return sym.ref
         raise self.error(node, f"cannot use '{name}' here", construct=name)
 
     def visit_StructRef(self, node):
@@ -109,8 +117,7 @@ class ExpressionLowering:
             if var is None:
                 var = self.vars["sp_" + key] = Var("sp_" + key, T.UINT, (), source_name=key, special=True)
             return self.read(var)
-        raise self.error(node, "structs and member access are not in simcore's subset (only threadIdx.x "
-                               "and friends)", construct="member access")
+        return self.visit_member(node)
 
     def visit_Cast(self, node):
         to = self.ctype_of(node.to_type)
@@ -138,6 +145,8 @@ class ExpressionLowering:
             idx = self.index_value(node.subscript)
             element = self.tmp(self.local_element(base.local_var, idx, node))
             return Val(element.code, element.ctype, element.taint | idx.taint)
+        if base.ref is not None:
+            return self.read_lvalue(self.deref(base, self.index_value(node.subscript), node), node)
         addr, elem, space = self.element_address(base, node)
         if elem.is_array:
             return addr
@@ -153,14 +162,12 @@ class ExpressionLowering:
         if op == "&":
             target = self.lvalue(node.expr)
             if not isinstance(target, MemoryTarget):
-                raise self.error(node, "pointers to local variables are not in simcore's subset "
-                                       "(take the address of shared or global memory)", construct="&")
+                return self.address_of_local(target, node)
             addr = target.address
             return Val(addr.code, T.Pointer(target.ctype), addr.taint, space=target.space, aligned=addr.aligned,
                        regs=addr.regs)
         if op == "*":
-            target = self.lvalue(node)
-            return self.load(target.address, target.ctype, target.space, node)
+            return self.read_lvalue(self.lvalue(node), node)
         v = self.value(self.expr(node.expr))
         if op == "!":
             c = self.condition_of(v)
@@ -183,11 +190,22 @@ class ExpressionLowering:
 
     def size_of(self, node):
         if isinstance(node.expr, c_ast.Typename):
-            return self.const(self.ctype_of(node.expr).size, T.ULLONG)
-        if isinstance(node.expr, c_ast.ID):
-            sym = self.lookup(node.expr.name, node.expr)
-            return self.const(sym.ctype.size, T.ULLONG)
-        raise self.error(node, "sizeof works on a type or a variable name here", construct="sizeof")
+            t = self.ctype_of(node.expr)
+        elif isinstance(node.expr, c_ast.ID):
+            t = self.lookup(node.expr.name, node.expr).ctype
+        else:
+            # sizeof(expression): its type, without evaluating it (C: no side effects happen)
+            saved = self.cur
+            scratch = self.new_block()
+            self.start(scratch)
+            try:
+                t = self.expr(node.expr).ctype
+            finally:
+                self.start(saved)
+                self.drop_block(scratch)
+        if t.is_void or (t.is_array and t.length is None):
+            raise self.error(node, f"sizeof of an incomplete type ({t})", construct="sizeof")
+        return self.const(t.size, T.ULLONG)
 
     def incdec(self, node):
         delta = 1 if "+" in node.op else -1
