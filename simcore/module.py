@@ -126,6 +126,10 @@ class RawModule:
                 raise
             raise SimulatorError(f"internal simulator error while compiling ({type(e).__name__}: {e}). This is "
                                  "a bug in simcore, not in your kernel; set SIMCORE_DEBUG=1 for details.") from None
+        # __device__/__constant__ variables: the module's own bytes, kept between launches
+        self._module_vars = next((list(getattr(p, "module_vars", ())) for p in self._programs.values()), [])
+        from .runner import module_storage
+        self._globals = module_storage(self._programs[next(iter(self._programs))]) if self._module_vars else {}
         self._gpu = None
         if self.backend == "cupy":
             from .cupy_backend import CupyModule
@@ -137,6 +141,20 @@ class RawModule:
     @property
     def kernel_names(self):
         return list(self._programs)
+
+    def get_global(self, name):
+        """A `__device__` or `__constant__` variable of the module, to read and write from the
+        host (CuPy: RawModule.get_global; CUDA: cudaMemcpyToSymbol). -> simcore.DeviceGlobal"""
+        from .device_global import DeviceGlobal, HostBacking, variable_layout
+        var = next((v for v in self._module_vars if v.name == name), None)
+        if var is None and self._gpu is None:
+            names = ", ".join(v.name for v in self._module_vars) or "none"
+            raise CompileError(f"no __device__ or __constant__ variable named '{name}' in this module; it has: "
+                               f"{names}", construct=name)
+        if self._gpu is not None:
+            return self._gpu.get_global(name, var)
+        dtype, shape = variable_layout(var)
+        return DeviceGlobal(name, dtype, shape, HostBacking(self._globals[name], dtype, shape), var.constant)
 
     def get_function(self, name):
         if name not in self._programs:
@@ -263,7 +281,7 @@ class Kernel:
             return None
         options = _options(checks, schedule, model, seed, trace, max_steps)
         from .runner import run_launch
-        run_launch(prog, launch, values, options)
+        run_launch(prog, launch, values, options, module_vars=self.module._globals)
 
     def _marshal(self, args):
         params = self.program.params

@@ -28,6 +28,8 @@ class AggregateLowering:
     # ----------------------------------------------------------------- types
     def typedef_type(self, name, node):
         t = self.typedef_types.get(name)
+        if name in T.UNSUPPORTED_VECTORS:        # named where it is used, not in the prelude
+            raise self.error(node, self.unsupported_vector(name), construct=name)
         if t is None:
             t = self.typedef_types[name] = self.ctype_of(self.typedefs[name].type)
         return t
@@ -39,9 +41,7 @@ class AggregateLowering:
             vname = name[len(VECTOR_TAG):]
             t = T.VECTOR_TYPES.get(vname)
             if t is None:
-                raise self.error(node, f"vector type {vname} is not supported by simcore (its 32-byte "
-                                       "layout is deprecated in CUDA 13); use two "
-                                       f"{vname[:-1]}2 values", construct=vname)
+                raise self.error(node, self.unsupported_vector(vname), construct=vname)
             return t
         if node.decls is None:
             t = self.struct_tags.get(name)
@@ -74,6 +74,11 @@ class AggregateLowering:
         if name:
             self.struct_tags[name] = t
         return t
+
+    @staticmethod
+    def unsupported_vector(name):
+        return (f"vector type {name} is not supported by simcore (its 32-byte layout is deprecated in CUDA 13); "
+                f"use two {name[:-1]}2 values")
 
     def alignas(self, decl):
         """The n of `__align__(n)` (C11 `_Alignas(n)`) on a declaration, or 1."""
