@@ -1,0 +1,278 @@
+"""Structs, typedef, sizeof, __align__, vector types, pointers to locals, __device__ and
+__constant__ variables with RawModule.get_global, function attributes (issue 10)."""
+import ctypes
+
+import numpy as np
+import pytest
+
+import simcore
+
+
+def launch(src, name, grid, block, args, **kw):
+    simcore.RawModule(code=src).get_function(name)(grid, block, args, **kw)
+    return args
+
+
+def compile_error(src):
+    with pytest.raises(simcore.CompileError) as info:
+        simcore.RawModule(code=src)
+    return info.value
+
+
+# ------------------------------------------------------------------------------------ structs
+POINT = np.dtype([("x", np.float32), ("y", np.float32), ("id", np.int32)], align=True)
+
+
+def test_array_of_structs_in_global_memory_with_dot_and_arrow():
+    src = r'''
+    struct Point { float x, y; int id; };
+    extern "C" __global__ void k(Point *pts, float *norm2) {
+        int i = threadIdx.x;
+        Point *p = &pts[i];
+        p->id = i * 3;
+        norm2[i] = pts[i].x * pts[i].x + p->y * p->y;
+    }'''
+    pts = np.zeros(32, POINT)
+    pts["x"], pts["y"] = np.arange(32), 2
+    norm = np.zeros(32, np.float32)
+    launch(src, "k", 1, 32, (pts, norm))
+    assert (pts["id"] == np.arange(32) * 3).all()
+    assert np.allclose(norm, np.arange(32) ** 2 + 4)
+
+
+def test_struct_copy_and_structs_through_device_functions():
+    src = r'''
+    typedef struct { float re, im; } Complex;
+    __device__ Complex cmul(Complex a, Complex b) {
+        Complex c = {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
+        return c;
+    }
+    extern "C" __global__ void k(const Complex *a, Complex *out) {
+        Complex x = a[threadIdx.x];
+        Complex y = x;            // a copy: changing y leaves x alone
+        y.im = -y.im;
+        out[threadIdx.x] = cmul(x, y);
+    }'''
+    a = (np.arange(32) + 1j * np.arange(32, 64)).astype(np.complex64)
+    out = np.zeros(32, np.complex64)
+    launch(src, "k", 1, 32, (a, out))
+    assert np.allclose(out, a * np.conj(a))
+
+
+def test_shared_array_of_structs_and_padding():
+    src = r'''
+    struct Rec { char tag; double value; int count; };
+    extern "C" __global__ void k(double *out, int *size) {
+        __shared__ Rec recs[64];
+        recs[threadIdx.x].value = threadIdx.x * 0.5;
+        recs[threadIdx.x].count = threadIdx.x;
+        __syncthreads();
+        Rec r = recs[63 - threadIdx.x];
+        out[threadIdx.x] = r.value + r.count;
+        if (threadIdx.x == 0) { size[0] = sizeof(Rec); size[1] = sizeof(recs); size[2] = sizeof(r.count); }
+    }'''
+    out, size = np.zeros(64), np.zeros(3, np.int32)
+    launch(src, "k", 1, 64, (out, size))
+    assert np.allclose(out, (63 - np.arange(64)) * 1.5)
+    assert size.tolist() == [24, 24 * 64, 4]
+
+
+def test_align_and_sizeof_of_vector_types():
+    src = r'''
+    struct __align__(16) A { float v; };
+    typedef struct __align__(8) { short s; } B;
+    extern "C" __global__ void k(int *s) {
+        s[0] = sizeof(A); s[1] = sizeof(B); s[2] = sizeof(float4); s[3] = sizeof(int2);
+        s[4] = sizeof(double2); s[5] = sizeof(float3); s[6] = sizeof(uchar4);
+    }'''
+    s = np.zeros(7, np.int32)
+    launch(src, "k", 1, 1, (s,))
+    assert s.tolist() == [16, 8, 16, 8, 16, 12, 4]
+
+
+def test_struct_argument_layout_is_checked():
+    src = 'struct P { float x, y; int id; };\nextern "C" __global__ void k(P *p) { p[threadIdx.x].id = 1; }'
+    k = simcore.RawModule(code=src).get_function("k")
+    renamed = np.zeros(4, np.dtype([("a", np.float32), ("b", np.float32), ("c", np.int32)]))
+    k(1, 4, (renamed,))                        # member names may differ: the bytes are what counts
+    assert (renamed["c"] == 1).all()
+    raw = np.zeros(12, np.float32)             # raw bytes, as CuPy users pass them
+    k(1, 4, (raw,))
+    assert (raw.view(np.int32)[2::3] == 1).all()
+    with pytest.raises(simcore.LaunchError, match="layout"):
+        k(1, 4, (np.zeros(4, np.dtype([("x", np.float64), ("y", np.float32)])),))
+    with pytest.raises(simcore.LaunchError, match="whole number"):
+        k(1, 4, (np.zeros(5, np.float32),))
+
+
+# ------------------------------------------------------------------------------------ vector types
+def test_vector_types_members_and_constructors():
+    src = r'''
+    extern "C" __global__ void k(float *out, int *iout) {
+        float4 v = make_float4(1.0f, 2.0f, 3.0f, 4.0f);
+        float2 h = make_float2(v.x + v.w, v.y * v.z);
+        int4 a = make_int4(1, 2, 3, 4);
+        uint2 b = make_uint2(5u, 6u);
+        double2 d = make_double2(0.25, 0.5);
+        a.w += b.y;
+        out[threadIdx.x] = h.x + h.y + (float)d.y;
+        iout[threadIdx.x] = a.x + a.y + a.z + a.w;
+    }'''
+    out, iout = np.zeros(32, np.float32), np.zeros(32, np.int32)
+    launch(src, "k", 1, 32, (out, iout))
+    assert np.allclose(out, 5 + 6 + 0.5) and (iout == 16).all()
+
+
+def test_vectorised_loads_and_stores_through_reinterpret_cast():
+    src = r'''
+    extern "C" __global__ void k(const float *in, float *out) {
+        float4 v = reinterpret_cast<const float4*>(in)[threadIdx.x];
+        v.x *= 2.0f;
+        reinterpret_cast<float4*>(out)[threadIdx.x] = v;
+    }'''
+    x = np.arange(128, dtype=np.float32)
+    out = np.zeros(128, np.float32)
+    launch(src, "k", 1, 32, (x, out))
+    want = x.copy()
+    want[0::4] *= 2
+    assert np.array_equal(out, want)
+
+
+def test_misaligned_vector_load_is_a_fault():
+    src = r'''
+    extern "C" __global__ void k(const float *in, float *out) {
+        float4 v = reinterpret_cast<const float4*>(in + 2)[threadIdx.x];
+        out[threadIdx.x] = v.x;
+    }'''
+    with pytest.raises(simcore.KernelFault) as info:
+        launch(src, "k", 1, 32, (np.zeros(200, np.float32), np.zeros(32, np.float32)))
+    assert info.value.kind == "misaligned" and "16 bytes" in str(info.value)
+
+
+@pytest.mark.parametrize("name", ["double4", "longlong4"])
+def test_unsupported_vector_type_is_named(name):
+    e = compile_error(f'extern "C" __global__ void k(float *o) {{\n  {name} v;\n  o[0] = v.x;\n}}')
+    assert f"vector type {name} is not supported" in str(e) and e.line == 2
+
+
+# ------------------------------------------------------------------------------------ &local
+def test_address_of_locals_as_out_parameters():
+    src = r'''
+    __device__ void divmod(int a, int b, int *q, int *r) { *q = a / b; *r = a % b; }
+    __device__ void fill(float *a, int n) { for (int i = 0; i < n; i++) a[i] = i * 10; }
+    __device__ void bump(float *p) { p[0] += 1; }
+    extern "C" __global__ void k(int *qr, float *out) {
+        int q, r;
+        divmod(threadIdx.x + 50, 7, &q, &r);
+        qr[2 * threadIdx.x] = q; qr[2 * threadIdx.x + 1] = r;
+        float arr[4];
+        fill(arr, 4);
+        bump(&arr[threadIdx.x % 4]);
+        out[threadIdx.x] = arr[threadIdx.x % 4];
+    }'''
+    qr, out = np.zeros(64, np.int32), np.zeros(32, np.float32)
+    launch(src, "k", 1, 32, (qr, out))
+    t = np.arange(32)
+    assert qr[0::2].tolist() == ((t + 50) // 7).tolist() and qr[1::2].tolist() == ((t + 50) % 7).tolist()
+    assert np.array_equal(out, (t % 4) * 10 + 1)
+
+
+def test_pointer_to_local_given_to_a_builtin_is_refused():
+    e = compile_error('extern "C" __global__ void k(int *o) {\n  int c = 0;\n  atomicAdd(&c, 1);\n}')
+    assert e.line == 3 and "local variable" in str(e)
+
+
+# ------------------------------------------------------------------------------------ module variables
+CONV = r'''
+__constant__ float mask[3];
+__constant__ float bias = 0.5f;
+extern "C" __global__ void k(const float *in, float *out, int n) {
+    int i = threadIdx.x;
+    float s = bias;
+    for (int j = 0; j < 3; j++) if (i + j < n) s += mask[j] * in[i + j];
+    out[i] = s;
+}'''
+
+
+def test_constant_memory_written_from_the_host_with_get_global():
+    mod = simcore.RawModule(code=CONV)
+    k = mod.get_function("k")
+    g = mod.get_global("mask")
+    assert g.dtype == np.float32 and g.shape == (3,) and g.nbytes == 12
+    h = np.array([1, 2, 3], np.float32)
+    g.copy_from_host(h.ctypes.data, h.nbytes)           # as CuPy's MemoryPointer.copy_from_host
+    x, out = np.arange(8, dtype=np.float32), np.zeros(8, np.float32)
+    k(1, 8, (x, out, np.int32(8)))
+    want = [0.5 + sum(h[j] * x[i + j] for j in range(3) if i + j < 8) for i in range(8)]
+    assert np.allclose(out, want)
+    g[...] = [0, 0, 1]                                     # as assigning to a cupy.ndarray over it
+    mod.get_global("bias").set(np.float32(0))
+    k(1, 8, (x, out, np.int32(8)))
+    assert np.allclose(out, [x[i + 2] if i + 2 < 8 else 0 for i in range(8)])
+    assert np.allclose(g.get(), [0, 0, 1]) and float(mod.get_global("bias").get()) == 0.0
+
+
+def test_each_module_has_its_own_variables():
+    a, b = simcore.RawModule(code=CONV), simcore.RawModule(code=CONV)
+    a.get_global("bias").set(7)
+    assert float(b.get_global("bias").get()) == 0.5
+
+
+def test_device_counter_keeps_its_value_between_launches():
+    src = r'''
+    __device__ unsigned int counter;
+    extern "C" __global__ void k(unsigned int *seen) {
+        seen[blockIdx.x * blockDim.x + threadIdx.x] = atomicAdd(&counter, 1);
+    }'''
+    mod = simcore.RawModule(code=src)
+    k = mod.get_function("k")
+    seen = np.zeros(64, np.uint32)
+    k(2, 32, (seen,))
+    assert sorted(seen.tolist()) == list(range(64))
+    k(2, 32, (seen,))
+    assert sorted(seen.tolist()) == list(range(64, 128))
+    assert int(mod.get_global("counter").get()) == 128
+    buf = np.zeros(1, np.uint32)
+    mod.get_global("counter").copy_to_host(buf)
+    assert buf[0] == 128
+
+
+def test_get_global_of_an_unknown_name():
+    with pytest.raises(simcore.CompileError, match="'nope'.*mask"):
+        simcore.RawModule(code=CONV).get_global("nope")
+
+
+def test_writing_constant_memory_in_a_kernel_is_a_compile_error():
+    e = compile_error('__constant__ float c[4];\nextern "C" __global__ void k(float *o) {\n  c[0] = o[0];\n}')
+    assert e.line == 3 and "__constant__" in str(e) and "modifiable lvalue" in str(e)
+
+
+def test_host_variable_is_refused_and_file_scope_const_is_a_constant():
+    e = compile_error('int table[4];\nextern "C" __global__ void k(int *o) { o[0] = table[0]; }')
+    assert "host variable" in str(e) and e.line == 1
+    src = 'const int N = 4;\nextern "C" __global__ void k(int *o) { int a[N]; a[0] = N; o[threadIdx.x] = a[0]; }'
+    o = np.zeros(4, np.int32)
+    launch(src, "k", 1, 4, (o,))
+    assert (o == 4).all()
+
+
+# ------------------------------------------------------------------------------------ attributes, errors
+def test_inline_attributes_are_accepted():
+    src = r'''
+    __device__ __attribute__((always_inline)) float sq(float x) { return x * x; }
+    __device__ __forceinline__ float cube(float x) { return x * x * x; }
+    __device__ __noinline__ float twice(float x) { return 2 * x; }
+    extern "C" __global__ void k(float *o) { o[threadIdx.x] = sq(3) + cube(2) + twice(1); }'''
+    o = np.zeros(4, np.float32)
+    launch(src, "k", 1, 4, (o,))
+    assert (o == 19).all()
+
+
+@pytest.mark.parametrize("src,words", [
+    ('union U { int a; float f; };\nextern "C" __global__ void k(int *o) { }', "union"),
+    ('struct S { int a; };\nextern "C" __global__ void k(S s, int *o) { o[0] = s.a; }', "pass a pointer"),
+    ('struct S { int a; };\nextern "C" __global__ void k(int *o) { S s; o[0] = s.b; }', "no member named 'b'"),
+    ('extern "C" __global__ void k(int *o) { int x = 1; o[0] = x.y; }', "not a struct"),
+])
+def test_struct_misuse_is_named(src, words):
+    assert words in str(compile_error(src))
