@@ -276,3 +276,38 @@ def test_inline_attributes_are_accepted():
 ])
 def test_struct_misuse_is_named(src, words):
     assert words in str(compile_error(src))
+
+
+def test_struct_select_and_pointer_steps_within_a_local_array():
+    src = r'''
+    struct P { float x; int n; };
+    __device__ float sum3(const float *p) { return p[0] + p[1] + p[2]; }
+    extern "C" __global__ void k(const P *in, float *out) {
+        P a = in[threadIdx.x], b = in[31 - threadIdx.x];
+        P m = (a.x > b.x) ? a : b;                       // a struct ?: (pure arms)
+        P r = (threadIdx.x & 1) ? in[0] : m;             // arms that load: by branch
+        float v[5] = {1, 2, 3, 4, 5};
+        float *q = &v[1];
+        out[threadIdx.x] = m.x + m.n + r.n * 100 + sum3(q + 1);   // 3 + 4 + 5
+    }'''
+    dt = np.dtype([("x", np.float32), ("n", np.int32)])
+    inp = np.zeros(32, dt)
+    inp["x"], inp["n"] = np.arange(32), np.arange(32) * 1000
+    out = np.zeros(32, np.float32)
+    launch(src, "k", 1, 32, (inp, out))
+    t = np.arange(32)
+    big = np.maximum(t, 31 - t)
+    r_n = np.where(t & 1, 0, big * 1000)
+    assert np.allclose(out, big + big * 1000 + r_n * 100 + 12)
+
+
+@pytest.mark.parametrize("body,words", [
+    ("struct S { int a; } s = {1}, t = {2}; o[0] = s == t;", "does not apply"),
+    ("struct S { int a; } s = {1}; s++;", "does not apply"),
+    ("int x = 1, y = 2; int *p = o[0] ? &x : &y; o[0] = *p;", "?:"),
+    ("int x = 1; int *p = &x; p = o; o[0] = *p;", "cannot be made to point elsewhere"),
+    ("int x = 1; o[0] = (long long)&x;", "cannot be cast"),
+])
+def test_misuse_of_structs_and_local_pointers_is_named(body, words):
+    e = compile_error('extern "C" __global__ void k(int *o) {\n  ' + body + '\n}')
+    assert words in str(e) and e.line == 2, str(e)

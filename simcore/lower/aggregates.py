@@ -13,9 +13,9 @@ from pycparser import c_ast
 from .. import ctype as T
 from ..memory import region_base
 from ..program import ModuleVariable
-from .code import ALIGNED, MisalignedHole, TaintHole, always
-from .values import (LocalElementTarget, LocalStructTarget, MemoryTarget, RegisterTarget, Sym, Val,
-                     convert_const, local_pointer, struct_value)
+from .code import ALIGNED, MisalignedHole, TaintHole, always, taint_of
+from .values import (DT, LocalElementTarget, LocalStructTarget, MemoryTarget, RegisterTarget, Sym, Val,
+                     convert_const, local_pointer, regs_of, struct_value)
 
 # __device__ and __constant__ variables: regions 128.. (shared arrays count up from 1, the
 # kernel's array arguments from memory.FIRST_GLOBAL_REGION = 256)
@@ -122,6 +122,18 @@ class AggregateLowering:
         sym = self.struct_sym("tmp", val.ctype, node)
         self.write_struct(sym, val, node)
         return sym
+
+    def select_struct(self, c, a, b):
+        """c ? a : b of two struct values, member by member."""
+        parts = {}
+        for f in a.ctype.fields:
+            x, y = a.parts[f.name], b.parts[f.name]
+            if f.ctype.is_struct:
+                parts[f.name] = self.select_struct(c, x, y)
+            else:
+                parts[f.name] = Val(f"np.asarray(np.where({c.code}, {x.code}, {y.code}), dtype={DT[f.ctype] if f.ctype.is_scalar else 'I8'})",
+                                    f.ctype, taint_of(c, x, y), regs=regs_of(c, x, y))
+        return struct_value(a.ctype, parts)
 
     def mark_struct_undefined(self, sym):
         for m in sym.members.values():
@@ -320,6 +332,16 @@ class AggregateLowering:
             raise self.error(node, "this pointer points to a single local variable: only p[0] (or *p) "
                                    "is that variable", construct="[]")
         return target
+
+    def local_pointer_arith(self, op, a, b, node):
+        """`p + k`, `p - k` within a local array; nothing else applies to a compile-time pointer."""
+        p, k = (a, b) if a.ref is not None else (b, a)
+        if op in ("+", "-") and isinstance(p.ref, LocalElementTarget) and k.ref is None and k.ctype.is_scalar \
+                and k.ctype.is_integer and (op == "+" or p is a):
+            idx = self.binary(op, p.ref.index, k, node)
+            return self.address_of_local(LocalElementTarget(p.ref.var, idx), node)
+        raise self.error(node, f"operator {op} does not apply to a pointer to a local variable in simcore "
+                               "(only p + k within a local array)", construct=op)
 
     def bind_pointer_to_local(self, name, ctype, val, node):
         """`int *p = &x;` or a pointer parameter receiving `&x`: p names x from now on."""

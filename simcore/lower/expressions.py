@@ -124,6 +124,14 @@ class ExpressionLowering:
         v = self.value(self.expr(node.expr))
         if to.is_void:
             return Val("None", T.VOID)
+        if v.ref is not None:
+            if not (to.is_pointer and (to.base == v.ctype.base or to.base == v.ref.ctype)):
+                raise self.error(node, f"a pointer to a local variable cannot be cast to {to} in simcore",
+                                 construct="cast")
+            return local_pointer(v.ref, to)
+        if v.local_var is not None:
+            raise self.error(node, "a local array cannot be cast (simcore keeps local arrays in registers)",
+                             construct="cast")
         if to.is_pointer and v.ctype.is_scalar and v.ctype.is_float:
             raise self.error(node, "cannot cast a floating-point value to a pointer", construct="cast")
         if v.ctype.is_pointer and to.is_scalar and to.is_float:
@@ -212,6 +220,8 @@ class ExpressionLowering:
         post = node.op.startswith("p")
         target = self.lvalue(node.expr)
         old = self.tmp(self.read_lvalue(target, node))
+        if old.ctype.is_struct:
+            raise self.error(node, f"operator {node.op.strip('p')} does not apply to a {old.ctype}", construct=node.op)
         if old.ctype.is_pointer:
             new = self.pointer_add(old, self.const(delta, T.INT), node)
         else:
@@ -282,6 +292,11 @@ class ExpressionLowering:
         return self.read(result)
 
     def binary(self, op, a, b, node):
+        if a.ref is not None or b.ref is not None:
+            return self.local_pointer_arith(op, a, b, node)
+        if a.ctype.is_struct or b.ctype.is_struct:
+            t = a.ctype if a.ctype.is_struct else b.ctype
+            raise self.error(node, f"operator {op} does not apply to a {t} (use its members)", construct=op)
         if op in COMPARE:
             return self.compare(op, a, b, node)
         if a.ctype.is_pointer or b.ctype.is_pointer:
@@ -346,16 +361,20 @@ class ExpressionLowering:
         c = self.condition(node.cond)
         spilled = self.reg_tmp(c) if has_boundary(node.iftrue) or has_boundary(node.iffalse) else None
         a = self.value(self.expr(node.iftrue))
-        a_spill = self.reg_tmp(a) if has_boundary(node.iffalse) else None
+        a_spill = None
+        if has_boundary(node.iffalse):
+            a_spill = self.struct_sym_copy(a, node) if a.ctype.is_struct else self.reg_tmp(a)
         b = self.value(self.expr(node.iffalse))
         if spilled is not None:
             c = self.read(spilled)
         if a_spill is not None:
-            a = self.read(a_spill)
+            a = self.read(a_spill) if isinstance(a_spill, Var) else self.read_struct(a_spill, node)
         t = self.result_type(a, b, node)
         a, b = self.cast(a, t), self.cast(b, t)
         if c.const is not None:
             return a if c.const else b
+        if t.is_struct:
+            return self.select_struct(c, a, b)
         code = f"np.where({c.code}, {a.code}, {b.code})"
         if t.is_scalar:
             code = f"np.asarray({code}, dtype={DT[t]})"
@@ -373,6 +392,15 @@ class ExpressionLowering:
         self.start(else_b)
         b = self.tmp(self.value(self.expr(node.iffalse)))
         t = self.result_type(a, b, node)
+        if t.is_struct:
+            result = self.struct_sym("sel", t, node)
+            self.write_struct(result, b, node)
+            self.goto(join)
+            self.start(a_end)
+            self.write_struct(result, a, node)
+            self.goto(join)
+            self.start(join)
+            return self.read_struct(result, node)
         result = self.new_var("sel", t, space=a.space or b.space)
         self.write(result, self.cast(b, t))
         self.goto(join)
@@ -383,6 +411,13 @@ class ExpressionLowering:
         return self.read(result)
 
     def result_type(self, a, b, node):
+        if a.ref is not None or b.ref is not None:
+            raise self.error(node, "?: cannot choose between pointers to local variables in simcore (they are "
+                                   "fixed at compile time): use an if", construct="?:")
+        if a.ctype.is_struct or b.ctype.is_struct:
+            if a.ctype is not b.ctype:
+                raise self.error(node, f"the arms of ?: have different types ({a.ctype}, {b.ctype})", construct="?:")
+            return a.ctype
         if a.ctype.is_pointer:
             return a.ctype
         if b.ctype.is_pointer:
