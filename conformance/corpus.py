@@ -10,7 +10,10 @@ parameter's exact type), and
 * ``reference``: for defined kernels, a function of the (unlaunched) arguments returning
   ``{argument index: expected array}``; None for undefined kernels;
 * ``intended``: optionally, for undefined kernels, what the programmer meant (the GPU run of
-  ``tools/gpu_conformance.py`` reports how often real hardware matched it).
+  ``tools/gpu_conformance.py`` reports how often real hardware matched it);
+* ``globals``: optionally, ``__device__``/``__constant__`` variables to set before the launch
+  (name -> factory of a numpy value), through ``RawModule.get_global`` on both backends
+  (``conformance.runner.set_globals``; ``tools/run_one.py`` does the same on the GPU).
 
 Verdicts follow docs/semantics.md (simcore's rules: barriers count threads,
 exited threads are not waited for, diverged lanes of a warp wait for each other at the
@@ -54,6 +57,9 @@ class Entry:
     atol: float = 1e-6
     why: str = ""
     file: str = ""
+    # __device__/__constant__ variables the host sets before the launch (RawModule.get_global):
+    # name -> factory of a numpy value (its bytes are copied, as cudaMemcpyToSymbol does)
+    globals: dict = field(default_factory=dict)
 
     @property
     def path(self) -> Path:
@@ -2282,6 +2288,21 @@ def _conv_ref(a):
 entry("constant_conv", grid=(4,), block=(32,), make_args=lambda: (f32(100, seed=205), zeros(100, np.float32), np.int32(100)),
       reference=_conv_ref, expect="ok", rtol=1e-5, atol=1e-5,
       why="__constant__ arrays and scalars with initializers, read by every thread")
+
+
+def _coef_ref(a):
+    x = a[0].astype(np.float32)
+    c = _POLY
+    return {1: (((c[3] * x + c[2]) * x + c[1]) * x + c[0]).astype(np.float32) * np.float32(_POLY_SCALE)}
+
+
+_POLY = np.float32([0.5, -1.0, 0.25, 2.0])
+_POLY_SCALE = 3.0
+
+entry("constant_from_host", grid=(2,), block=(64,), make_args=lambda: (f32(128, seed=207), zeros(128, np.float32)),
+      globals={"coef": lambda: _POLY, "scale": lambda: np.float32(_POLY_SCALE)},
+      reference=_coef_ref, expect="ok", rtol=1e-5, atol=1e-5,
+      why="__constant__ coefficients written by the host through RawModule.get_global (cudaMemcpyToSymbol's role)")
 
 
 def _ticket_args():

@@ -311,3 +311,27 @@ def test_struct_select_and_pointer_steps_within_a_local_array():
 def test_misuse_of_structs_and_local_pointers_is_named(body, words):
     e = compile_error('extern "C" __global__ void k(int *o) {\n  ' + body + '\n}')
     assert words in str(e) and e.line == 2, str(e)
+
+
+def test_get_global_gpu_backing_moves_the_variables_bytes():
+    """The CuPy half (cupy_backend._GpuBacking) against a stand-in for CuPy's MemoryPointer."""
+    from types import SimpleNamespace
+
+    from simcore.cupy_backend import _GpuBacking
+    from simcore.device_global import DeviceGlobal
+
+    device = np.zeros(12, np.uint8)          # the GPU's bytes of `__constant__ float mask[3]`
+
+    class Ptr:
+        def copy_from_host(self, address, nbytes):
+            ctypes.memmove(device.ctypes.data, address, nbytes)
+
+    fake = SimpleNamespace(uint8=np.uint8, ndarray=lambda shape, dtype, ptr: device[:shape[0]],
+                           asnumpy=lambda a: np.array(a), cuda=SimpleNamespace(
+                               runtime=SimpleNamespace(deviceSynchronize=lambda: None)))
+    g = DeviceGlobal("mask", np.float32, (3,), _GpuBacking(fake, Ptr(), np.float32, (3,)), constant=True)
+    h = np.array([1.5, 2.5, 3.5], np.float32)
+    g.copy_from_host(h.ctypes.data, h.nbytes)
+    assert np.array_equal(device.view(np.float32), h)
+    g[1] = 7
+    assert device.view(np.float32).tolist() == [1.5, 7.0, 3.5] and g.get().tolist() == [1.5, 7.0, 3.5]
