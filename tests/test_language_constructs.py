@@ -335,3 +335,22 @@ def test_get_global_gpu_backing_moves_the_variables_bytes():
     assert np.array_equal(device.view(np.float32), h)
     g[1] = 7
     assert device.view(np.float32).tolist() == [1.5, 7.0, 3.5] and g.get().tolist() == [1.5, 7.0, 3.5]
+
+
+def test_local_array_of_structs():
+    src = r'''
+    struct KV { int key; float val; };
+    __device__ void swap(KV *a, KV *b) { KV t = *a; *a = *b; *b = t; }
+    extern "C" __global__ void k(float *out) {
+        KV kv[3] = {{3, 0.5f}, {1, 1.5f}, {2, 2.5f}};
+        kv[threadIdx.x % 3].val += 10;
+        swap(&kv[0], &kv[1]);
+        KV *p = &kv[1];
+        p[1].key = 7;
+        out[threadIdx.x] = kv[0].key * 100 + kv[0].val + kv[1].key * 1000 + kv[2].key * 10000 + sizeof(kv);
+    }'''
+    out = np.zeros(32, np.float32)
+    launch(src, "k", 1, 32, (out,))
+    t = np.arange(32)
+    v1 = np.where(t % 3 == 1, 11.5, 1.5)
+    assert np.allclose(out, 100 + v1 + 3000 + 70000 + 24)

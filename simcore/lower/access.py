@@ -4,7 +4,7 @@ from pycparser import c_ast
 from .. import ctype as T
 from ..memory import region_base
 from .code import ALIGNED, MisalignedHole, TaintHole, Taint, TaintTerm, always, taint_of
-from .values import (LocalElementTarget, LocalStructTarget, MemoryTarget, RegisterTarget, Val, memory_dtype,
+from .values import (LocalElementTarget, LocalStructElementTarget, LocalStructTarget, MemoryTarget, RegisterTarget, Val, memory_dtype,
                      regs_of)
 
 SPECIALS = {"threadIdx": "tid", "blockIdx": "bid", "blockDim": "bdim", "gridDim": "gdim"}
@@ -36,6 +36,9 @@ class AccessLowering:
                 raise self.error(node, f"'{node.name}' is const", construct="const")
             raise self.error(node, f"cannot assign to the array '{node.name}'", construct="assignment")
         if isinstance(node, c_ast.ArrayRef):
+            structs = self.local_struct_array(node.name)
+            if structs is not None:
+                return LocalStructElementTarget(structs, self.index_value(node.subscript))
             base = self.expr(node.name)
             if base.local_var is not None:
                 return LocalElementTarget(base.local_var, self.index_value(node.subscript))
@@ -141,6 +144,8 @@ class AccessLowering:
             return self.read(target.var)
         if isinstance(target, LocalStructTarget):
             return self.read_struct(target.sym, node)
+        if isinstance(target, LocalStructElementTarget):
+            return self.read_struct_element(target, node)
         if isinstance(target, LocalElementTarget):
             return self.local_element(target.var, target.index, node)
         return self.load(target.address, target.ctype, target.space, node)
@@ -150,6 +155,11 @@ class AccessLowering:
             self.write(target.var, self.convert_for_assign(val, target.ctype, node))
         elif isinstance(target, LocalStructTarget):
             self.write_struct(target.sym, val, node)
+        elif isinstance(target, LocalStructElementTarget):
+            val = self.same_struct(val, target.ctype, node)
+            for f in target.ctype.fields:
+                self.write_lvalue(LocalElementTarget(target.sym.members[f.name].var, target.index), val.parts[f.name],
+                                  node)
         elif isinstance(target, LocalElementTarget):
             var, idx = target.var, target.index
             val = self.convert_for_assign(val, var.ctype, node)

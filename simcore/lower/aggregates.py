@@ -14,7 +14,7 @@ from .. import ctype as T
 from ..memory import region_base
 from ..program import ModuleVariable
 from .code import ALIGNED, MisalignedHole, TaintHole, always, taint_of
-from .values import (DT, LocalElementTarget, LocalStructTarget, MemoryTarget, RegisterTarget, Sym, Val,
+from .values import (DT, LocalElementTarget, LocalStructElementTarget, LocalStructTarget, MemoryTarget, RegisterTarget, Sym, Val,
                      convert_const, local_pointer, regs_of, struct_value)
 
 # __device__ and __constant__ variables: regions 128.. (shared arrays count up from 1, the
@@ -223,6 +223,53 @@ class AggregateLowering:
             self.init_struct(sym, node.init, node)
         return sym
 
+    # ----------------------------------------------------------------- local arrays of structs
+    def declare_local_struct_array(self, node, ctype):
+        """`Complex c[4];` in a thread: one local array per member."""
+        from .declarations import LOCAL_MEMORY_PER_THREAD
+        struct, n = ctype.base, ctype.length
+        if any(not f.ctype.is_scalar and not f.ctype.is_pointer for f in struct.fields):
+            raise self.error(node, f"a local array of {struct}: its members must be numbers or pointers "
+                                   "(not arrays or structs)", construct="local array")
+        self.local_bytes += ctype.size
+        if self.local_bytes > LOCAL_MEMORY_PER_THREAD:
+            raise self.error(node, f"local array '{node.name}' brings this kernel's local arrays to "
+                                   f"{self.local_bytes:,} bytes per thread; CUDA allows at most 512 KB "
+                                   f"({LOCAL_MEMORY_PER_THREAD:,} bytes) of local memory per thread",
+                             construct="local memory")
+        members = {f.name: Sym("local_array", T.Array(f.ctype, n),
+                               var=self.new_var(f"{node.name}_{f.name}", f.ctype, (n,))) for f in struct.fields}
+        sym = Sym("struct_array", ctype, members=members)
+        self.scopes[-1][node.name] = sym
+        self.cur.lines.add(node.coord.line)
+        if node.init is None:
+            return
+        if not isinstance(node.init, c_ast.InitList) or len(node.init.exprs) > n:
+            raise self.error(node.init, "initialise a local array with { ... } (at most one item per element)",
+                             construct="initializer")
+        for k in range(n):
+            e = node.init.exprs[k] if k < len(node.init.exprs) else c_ast.InitList([])
+            if not isinstance(e, c_ast.InitList):
+                e = c_ast.InitList([e])      # {a, b} for a struct of one member
+            if len(e.exprs) > len(struct.fields):
+                raise self.error(e, "too many initializers", construct="initializer")
+            for j, f in enumerate(struct.fields):
+                v = self.value(self.expr(e.exprs[j])) if j < len(e.exprs) else self.const(0, f.ctype)
+                self.write_lvalue(LocalElementTarget(members[f.name].var, self.const(k, T.INT)), v, node)
+
+    def local_struct_array(self, node):
+        if isinstance(node, c_ast.ID):
+            for scope in reversed(self.scopes):
+                if node.name in scope:
+                    sym = scope[node.name]
+                    return sym if sym.kind == "struct_array" else None
+        return None
+
+    def read_struct_element(self, target, node):
+        parts = {f.name: self.tmp(self.local_element(target.sym.members[f.name].var, target.index, node))
+                 for f in target.ctype.fields}
+        return struct_value(target.ctype, parts)
+
     # ----------------------------------------------------------------- structs in memory
     def member_address(self, addr, f):
         code = addr.code if f.offset == 0 else f"({addr.code} + {self.const(f.offset, T.LLONG).code})"
@@ -291,6 +338,8 @@ class AggregateLowering:
             raise self.error(node, f"{t} has no member named '{fname}'", construct=fname)
         if isinstance(base, MemoryTarget):
             return MemoryTarget(self.member_address(base.address, f), f.ctype, base.space)
+        if isinstance(base, LocalStructElementTarget):
+            return LocalElementTarget(base.sym.members[fname].var, base.index)
         if isinstance(base, LocalStructTarget):
             m = base.sym.members[fname]
             if m.kind == "var":
@@ -315,19 +364,19 @@ class AggregateLowering:
     # ----------------------------------------------------------------- pointers to locals
     def address_of_local(self, target, node):
         """`&x`, `&s`, `&arr[i]` of a local variable -> a compile-time pointer."""
-        if isinstance(target, LocalElementTarget) and target.index.const is None:
+        if isinstance(target, (LocalElementTarget, LocalStructElementTarget)) and target.index.const is None:
             idx = self.read(self.reg_tmp(target.index))      # fixed now, as the address would be
-            target = LocalElementTarget(target.var, idx)
+            target = type(target)(target.var if isinstance(target, LocalElementTarget) else target.sym, idx)
         return local_pointer(target, T.Pointer(target.ctype))
 
     def deref(self, p, index, node):
         """*p or p[index] of a pointer to a local variable -> its target."""
         target = p.ref
-        if isinstance(target, LocalElementTarget):
+        if isinstance(target, (LocalElementTarget, LocalStructElementTarget)):
             if index is None:
                 return target
             idx = self.binary("+", target.index, index, node)
-            return LocalElementTarget(target.var, idx)
+            return type(target)(target.var if isinstance(target, LocalElementTarget) else target.sym, idx)
         if index is not None and index.const != 0:
             raise self.error(node, "this pointer points to a single local variable: only p[0] (or *p) "
                                    "is that variable", construct="[]")

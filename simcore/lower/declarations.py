@@ -60,9 +60,9 @@ class DeclarationLowering:
     def declare_local_array(self, node, ctype):
         if ctype.length is None:
             raise self.error(node, f"local array '{node.name}' needs a length", construct="array")
-        if ctype.base.is_struct:
-            raise self.error(node, f"local arrays of structs are not in simcore's subset: use one local array "
-                                   f"per member, or a __shared__ array of {ctype.base}", construct="local array")
+        if ctype.base.is_struct and ctype.length is not None:
+            self.declare_local_struct_array(node, ctype)
+            return
         if ctype.base.is_array or not ctype.base.is_scalar:
             raise self.error(node, "local arrays must be one-dimensional arrays of numbers",
                              construct="local array")

@@ -103,6 +103,9 @@ class ExpressionLowering:
             return local_pointer(sym.ref, sym.ctype)
         if sym.kind == "constant":
             return sym.ref
+        if sym.kind == "struct_array":
+            raise self.error(node, f"the local array of structs '{name}' can only be indexed here "
+                                   "(s[i], s[i].member)", construct="local array")
         raise self.error(node, f"cannot use '{name}' here", construct=name)
 
     def visit_StructRef(self, node):
@@ -148,6 +151,8 @@ class ExpressionLowering:
         return v
 
     def visit_ArrayRef(self, node):
+        if self.local_struct_array(node.name) is not None:
+            return self.read_lvalue(self.lvalue(node), node)
         base = self.expr(node.name)
         if base.local_var is not None:
             idx = self.index_value(node.subscript)

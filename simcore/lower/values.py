@@ -111,6 +111,16 @@ class LocalStructTarget:
 
 
 @dataclass
+class LocalStructElementTarget:
+    sym: object           # Sym of kind 'struct_array': one local array per member
+    index: Val
+
+    @property
+    def ctype(self):
+        return self.sym.ctype.base
+
+
+@dataclass
 class MemoryTarget:
     address: Val
     ctype: object         # element type
