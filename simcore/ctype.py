@@ -237,4 +237,6 @@ def _vector(name, base, n):
 
 VECTOR_TYPES = {f"{b}{n}": _vector(f"{b}{n}", t, n) for b, t in _VECTOR_BASES.items() for n in (1, 2, 3, 4)
                 if f"{b}{n}" not in UNSUPPORTED_VECTORS}
+# dim3: three unsigned ints (threadIdx, blockDim, ... as values)
+VECTOR_TYPES["dim3"] = layout_struct("dim3", [(c, UINT) for c in "xyz"])
 ALL_VECTOR_NAMES = tuple(f"{b}{n}" for b in _VECTOR_BASES for n in (1, 2, 3, 4))

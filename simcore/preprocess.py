@@ -20,14 +20,14 @@ PRELUDE = """typedef _Bool bool; typedef unsigned long size_t; typedef long ptrd
 typedef unsigned int uint32_t; typedef int int32_t; typedef unsigned long long uint64_t;
 typedef long long int64_t; typedef unsigned short uint16_t; typedef short int16_t;
 typedef unsigned char uint8_t; typedef signed char int8_t; typedef unsigned int uint;
-""" + "".join(f"typedef struct __cuda_{v} {v}; " for v in ALL_VECTOR_NAMES) + "\n"
+""" + "".join(f"typedef struct __cuda_{v} {v}; " for v in ALL_VECTOR_NAMES + ("dim3",)) + "\n"
 # (vector types: the tag __cuda_<name> stands for ctype.VECTOR_TYPES[name] in lowering)
 
 # Words that mean a construct outside the subset: a clear message beats a parse error.
 UNSUPPORTED_WORDS = {
     "template": "C++ templates", "class": "C++ classes",
     "union": "unions", "namespace": "namespaces", 
-    "goto": "goto",
+    "goto": "goto", "auto": "C++ auto type deduction",
     "__half": "half precision",
     "cooperative_groups": "cooperative groups", 
     "register": "the register keyword", "_Thread_local": "_Thread_local", 
@@ -62,6 +62,8 @@ def preprocess(source, options=()):
     text, kernels = _cuda_spellings(text, lines)
     text, struct_align = _alignment_specifiers(text, lines)
     text = _device_variables(text)
+    _struct_bodies(text, lines)
+    text = _brace_initializers(text)
     # C++ names a struct by its tag alone (`Complex c;`): declare each tag as a typedef too
     # (in the prelude, so no line moves)
     tags = dict.fromkeys(m.group(1) for m in re.finditer(r"\bstruct\s+([A-Za-z_]\w*)", text))
@@ -391,6 +393,42 @@ def _alignment_specifiers(text, lines):
             out.append(spelled + " " * max(0, len(spec) - len(spelled)))
     out.append(text[pos:])
     return "".join(out), struct_align
+
+
+STRUCT_OPEN = re.compile(r"\bstruct\s+(?:[A-Za-z_]\w*\s*)?\{")
+MEMBER_FUNCTION = re.compile(r"\b([A-Za-z_]\w*)\s*\([^;{}]*\)\s*(?:const\s*)?[{:;]")
+
+
+def _struct_bodies(text, lines):
+    """C++ member functions and constructors in a struct: named, not a bare syntax error."""
+    for m in STRUCT_OPEN.finditer(text):
+        close = _matching(text, m.end() - 1, "{", "}")
+        body = text[m.end():close if close > 0 else len(text)]
+        f = MEMBER_FUNCTION.search(body)
+        if f and f.group(1) != "_Alignas":
+            at = m.end() + f.start()
+            raise _error(f"member functions and constructors of structs ('{f.group(1)}') are not in simcore's CUDA "
+                         "subset: write a __device__ function that takes the struct (or a pointer to it)",
+                         _line_of(text, at), lines, column=at - (text.rfind("\n", 0, at) + 1) + 1,
+                         construct="member function")
+
+
+TYPE_WORDS = ("bool", "char", "short", "int", "unsigned", "signed", "long", "float", "double", "size_t") + \
+    ALL_VECTOR_NAMES + ("dim3",)
+
+
+def _brace_initializers(text):
+    """C++ list-initialisation of a declared variable, `float2 v{1.f, 2.f};` or `Complex c{};`,
+    as C's `float2 v = {1.f, 2.f};` (only after a type name: a struct tag, a typedef, a CUDA type)."""
+    names = set(TYPE_WORDS)
+    names.update(re.findall(r"\bstruct\s+([A-Za-z_]\w*)", text))
+    names.update(re.findall(r"\btypedef\b[^;{}]*?\b([A-Za-z_]\w*)\s*;", text))
+    names.update(re.findall(r"\}\s*([A-Za-z_]\w*)\s*;", text))     # typedef struct {...} Name;
+    pat = re.compile(r"\b(%s)(\s*\*?\s*)([A-Za-z_]\w*)\s*\{(\s*\})?" % "|".join(map(re.escape, sorted(names))))
+
+    def repl(m):
+        return f"{m.group(1)}{m.group(2)}{m.group(3)} = {{{'0}' if m.group(4) else ''}"
+    return pat.sub(repl, text)
 
 
 def _device_variables(text):

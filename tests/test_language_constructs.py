@@ -354,3 +354,31 @@ def test_local_array_of_structs():
     t = np.arange(32)
     v1 = np.where(t % 3 == 1, 11.5, 1.5)
     assert np.allclose(out, 100 + v1 + 3000 + 70000 + 24)
+
+
+def test_cxx_brace_initialisation_designated_initializers_and_dim3():
+    src = r'''
+    struct S { int a, b; };
+    __constant__ S table[2] = {{.b = 5}, {1, 2}};
+    extern "C" __global__ void k(float *o) {
+        float2 v{1.5f, 2.5f};
+        S s{};
+        S t = {.b = 7};
+        dim3 tid = threadIdx;
+        dim3 bd = blockDim;
+        o[threadIdx.x] = v.x + v.y + s.a + s.b + t.b + t.a + table[0].b + table[1].a + tid.x * 100 + bd.x * 1000;
+    }'''
+    o = np.zeros(8, np.float32)
+    launch(src, "k", 1, 8, (o,))
+    assert np.allclose(o, 4 + 7 + 5 + 1 + np.arange(8) * 100 + 8000)
+
+
+@pytest.mark.parametrize("src,words,line", [
+    ("struct S {\n  int a;\n  __device__ int get() { return a; }\n};\nextern \"C\" __global__ void k(int *o) { }",
+     "member functions and constructors", 3),
+    ("extern \"C\" __global__ void k(int *o) {\n  auto x = o[0];\n  o[1] = x;\n}", "auto", 2),
+    ("struct Node {\n  int v;\n  Node *next;\n};\nextern \"C\" __global__ void k(int *o) { }", "points to itself", 3),
+])
+def test_cxx_struct_features_are_named(src, words, line):
+    e = compile_error(src)
+    assert words in str(e) and e.line == line, str(e)

@@ -31,22 +31,29 @@ class AggregateLowering:
         if name in T.UNSUPPORTED_VECTORS:        # named where it is used, not in the prelude
             raise self.error(node, self.unsupported_vector(name), construct=name)
         if t is None:
-            t = self.typedef_types[name] = self.ctype_of(self.typedefs[name].type)
+            inner = self.typedefs[name].type
+            if isinstance(inner, c_ast.TypeDecl) and isinstance(inner.type, c_ast.Struct):
+                t = self.struct_type(inner.type, name, use=node)     # errors point at the use
+            else:
+                t = self.ctype_of(inner)
+            self.typedef_types[name] = t
         return t
 
-    def struct_type(self, node, typedef_name=None):
-        """c_ast.Struct (a definition or a reference by tag) -> ctype.Struct."""
+    def struct_type(self, node, typedef_name=None, use=None):
+        """c_ast.Struct (a definition or a reference by tag) -> ctype.Struct. use: where the
+        type is named, for errors (a typedef's own node may be in the prelude)."""
         name = node.name
+        where = use if use is not None else node
         if name and name.startswith(VECTOR_TAG):
             vname = name[len(VECTOR_TAG):]
             t = T.VECTOR_TYPES.get(vname)
             if t is None:
-                raise self.error(node, self.unsupported_vector(vname), construct=vname)
+                raise self.error(where, self.unsupported_vector(vname), construct=vname)
             return t
         if node.decls is None:
             t = self.struct_tags.get(name)
             if t is None:
-                raise self.error(node, f"struct {name} is used before its definition (a struct that "
+                raise self.error(where, f"struct {name} is used before its definition (a struct that "
                                        "points to itself, such as a linked-list node, is not in simcore's "
                                        "subset)", construct="struct")
             return t
@@ -187,11 +194,10 @@ class AggregateLowering:
         if not isinstance(init, c_ast.InitList):
             self.write_struct(sym, self.value(self.expr(init)), node)
             return
-        if len(init.exprs) > len(sym.ctype.fields):
-            raise self.error(init, "too many initializers", construct="initializer")
-        for k, f in enumerate(sym.ctype.fields):
+        given = self.member_initializers(init, sym.ctype, node)
+        for f in sym.ctype.fields:
             m = sym.members[f.name]
-            e = init.exprs[k] if k < len(init.exprs) else None
+            e = given.get(f.name)
             if m.kind == "struct":
                 if e is None:
                     self.init_struct(m, c_ast.InitList([]), node)
@@ -212,6 +218,23 @@ class AggregateLowering:
                     self.emit(f"v_{m.var.name}[:, {j}] = {item.code}", reads=item.regs | {row})
                 self.emit(f"v_{m.var.name}[:, {len(items)}:] = 0", reads=frozenset({row}))
                 self.mark_stored(m.var)
+
+    def member_initializers(self, init, struct, node):
+        """{member name: expression} of a struct's {...}, in order or designated (.b = 1)."""
+        given, k = {}, 0
+        for e in init.exprs:
+            if isinstance(e, c_ast.NamedInitializer):
+                names = e.name
+                if len(names) != 1 or not isinstance(names[0], c_ast.ID) or struct.field(names[0].name) is None:
+                    raise self.error(node, f"this designated initializer does not name a member of {struct}",
+                                     construct="initializer")
+                k = [f.name for f in struct.fields].index(names[0].name)
+                e = e.expr
+            if k >= len(struct.fields):
+                raise self.error(init, "too many initializers", construct="initializer")
+            given[struct.fields[k].name] = e
+            k += 1
+        return given
 
     def declare_local_struct(self, node, ctype):
         sym = self.struct_sym(node.name, ctype, node)
@@ -430,12 +453,15 @@ class AggregateLowering:
                 raise self.error(node, "initialise an array or struct with { ... }", construct="initializer")
             if ctype.is_array:
                 items = [(offset + k * ctype.base.size, ctype.base) for k in range(ctype.length)]
+                if len(init.exprs) > len(items):
+                    raise self.error(init, "too many initializers", construct="initializer")
+                for (off, t), e in zip(items, init.exprs):
+                    self.constant_bytes(out, off, t, e, node)
             else:
-                items = [(offset + f.offset, f.ctype) for f in ctype.fields]
-            if len(init.exprs) > len(items):
-                raise self.error(init, "too many initializers", construct="initializer")
-            for (off, t), e in zip(items, init.exprs):
-                self.constant_bytes(out, off, t, e, node)
+                given = self.member_initializers(init, ctype, node)
+                for f in ctype.fields:
+                    if f.name in given:
+                        self.constant_bytes(out, offset + f.offset, f.ctype, given[f.name], node)
             return
         if isinstance(init, c_ast.InitList):
             if len(init.exprs) != 1:

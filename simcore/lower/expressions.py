@@ -10,7 +10,8 @@ from ..program import Var
 from .access import SPECIALS, region_base
 from .code import ALIGNED, taint_of
 from .purity import has_boundary, is_pure
-from .values import COMPARE, DT, MemoryTarget, Val, convert_const, fold, local_pointer, regs_of, shift
+from .values import (COMPARE, DT, MemoryTarget, Val, convert_const, fold, local_pointer, regs_of, shift,
+                     struct_value)
 
 UNIFORM_SPECIALS = ("bdim", "gdim")     # the same for every thread: constants of the launch
 EXPRESSIONS = frozenset({"Constant", "ID", "StructRef", "Cast", "ExprList", "ArrayRef", "UnaryOp",
@@ -80,8 +81,10 @@ class ExpressionLowering:
         name = node.name
         if name == "warpSize":
             return self.const(32, T.INT)
-        if name in SPECIALS:
-            raise self.error(node, f"use {name}.x, {name}.y or {name}.z", construct=name)
+        if name in SPECIALS:             # threadIdx as a value: a dim3 of its three components
+            return struct_value(T.VECTOR_TYPES["dim3"], {
+                c: self.visit_StructRef(c_ast.StructRef(node, ".", c_ast.ID(c, node.coord), node.coord))
+                for c in "xyz"})
         sym = self.lookup(name, node)
         if sym.kind == "var":
             return self.read(sym.var)
