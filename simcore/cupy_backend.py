@@ -265,7 +265,10 @@ class CupyModule:
                 copies.append((host, dev))
                 for m, off in zip(members, offsets):
                     k = arrays[m]
-                    device_args[k] = dev[off:off + args[k].nbytes].view(args[k].dtype)
+                    raw = dev[off:off + args[k].nbytes]
+                    # CuPy has no structured dtypes: an array of structs goes as its bytes (the
+                    # kernel only receives the address)
+                    device_args[k] = raw if args[k].dtype.fields is not None else raw.view(args[k].dtype)
             for k, a in enumerate(args):
                 if isinstance(a, np.ndarray) and a.ndim == 0:  # 0-d array: a scalar of its dtype
                     device_args[k] = a[()]
