@@ -335,6 +335,9 @@ def _check_struct_array(a, p, where):
     a numpy structured dtype with the struct's layout (member names may differ), or any array
     whose bytes are a whole number of structs (float32 for float4 *, complex64 for a
     {float re, im} struct)."""
+    from .signature import UNKNOWN_STRUCT
+    if p.dtype == UNKNOWN_STRUCT:       # GPU only, a struct the signature reader did not lay out
+        return
     struct = p.type.replace(" *", "").replace("const ", "")
     size = p.dtype.itemsize
     if a.dtype.fields is not None:
