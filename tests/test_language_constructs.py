@@ -397,3 +397,27 @@ def test_gpu_only_signatures_know_struct_and_vector_pointers():
     _check_struct_array(np.zeros(8, np.float32), b, "b")
     with pytest.raises(simcore.LaunchError):
         _check_struct_array(np.zeros(6, np.float32), b, "b")
+
+
+def test_whole_struct_copies_with_array_members():
+    src = r'''
+    struct Hist { int bins[4]; float total; };
+    __device__ float weigh(Hist h) { h.bins[0] = 0; return h.bins[1] + 2 * h.bins[2] + h.total; }
+    extern "C" __global__ void k(const Hist *in, Hist *out, float *w) {
+        Hist h = in[threadIdx.x];          // memory -> registers
+        Hist g = h;                        // registers -> registers
+        g.bins[3] += 100;
+        w[threadIdx.x] = weigh(g) + h.bins[0];   // by value: the callee's change stays there
+        out[threadIdx.x] = (threadIdx.x & 1) ? g : h;   // registers -> memory
+    }'''
+    dt = np.dtype([("bins", np.int32, 4), ("total", np.float32)])
+    inp = np.zeros(8, dt)
+    inp["bins"] = np.arange(32).reshape(8, 4)
+    inp["total"] = 0.5
+    out, w = np.zeros(8, dt), np.zeros(8, np.float32)
+    launch(src, "k", 1, 8, (inp, out, w))
+    b = inp["bins"]
+    assert np.allclose(w, b[:, 1] + 2 * b[:, 2] + 0.5 + b[:, 0])
+    want = b.copy()
+    want[1::2, 3] += 100
+    assert np.array_equal(out["bins"], want) and np.allclose(out["total"], 0.5)

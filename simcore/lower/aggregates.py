@@ -22,6 +22,7 @@ from .values import (DT, LocalElementTarget, LocalStructElementTarget, LocalStru
 FIRST_MODULE_REGION = 128
 MAX_MODULE_VARIABLES = 128
 VECTOR_TAG = "__cuda_"
+MAX_COPIED_NUMBERS = 256      # numbers in one whole-struct copy
 
 
 class AggregateLowering:
@@ -133,13 +134,14 @@ class AggregateLowering:
     def select_struct(self, c, a, b):
         """c ? a : b of two struct values, member by member."""
         parts = {}
-        for f in a.ctype.fields:
-            x, y = a.parts[f.name], b.parts[f.name]
-            if f.ctype.is_struct:
-                parts[f.name] = self.select_struct(c, x, y)
+        for key, x in a.parts.items():
+            y = b.parts[key]
+            if x.ctype.is_struct or x.ctype.is_array:
+                parts[key] = self.select_struct(c, x, y)
             else:
-                parts[f.name] = Val(f"np.asarray(np.where({c.code}, {x.code}, {y.code}), dtype={DT[f.ctype] if f.ctype.is_scalar else 'I8'})",
-                                    f.ctype, taint_of(c, x, y), regs=regs_of(c, x, y))
+                dt = DT[x.ctype] if x.ctype.is_scalar else "I8"
+                parts[key] = Val(f"np.asarray(np.where({c.code}, {x.code}, {y.code}), dtype={dt})",
+                                 x.ctype, taint_of(c, x, y), regs=regs_of(c, x, y))
         return struct_value(a.ctype, parts)
 
     def mark_struct_undefined(self, sym):
@@ -165,8 +167,10 @@ class AggregateLowering:
                 parts[f.name] = self.read_struct(m, node)
             elif m.kind == "var":
                 parts[f.name] = self.read(m.var)
-            else:
-                raise self.no_array_copy(sym.ctype, node)
+            else:                            # an array member: element by element
+                self.check_copy_size(f.ctype, node)
+                parts[f.name] = struct_value(f.ctype, {
+                    k: self.tmp(self.local_element(m.var, self.const(k, T.INT), node)) for k in range(f.ctype.length)})
         return struct_value(sym.ctype, parts)
 
     def write_struct(self, sym, val, node):
@@ -178,16 +182,24 @@ class AggregateLowering:
             elif m.kind == "var":
                 self.write(m.var, self.convert_for_assign(part, f.ctype, node))
             else:
-                raise self.no_array_copy(sym.ctype, node)
+                for k, e in part.parts.items():
+                    self.write_lvalue(LocalElementTarget(m.var, self.const(k, T.INT)), e, node)
 
     def same_struct(self, val, to, node):
-        if val.ctype is not to or val.parts is None:
+        if not (val.ctype is to or (to.is_array and val.ctype == to)) or val.parts is None:
             raise self.error(node, f"cannot assign a {val.ctype} to a {to}", construct="assignment")
         return val
 
-    def no_array_copy(self, ctype, node):
-        return self.error(node, f"copying a whole {ctype} (it has an array member) is not in simcore's subset: "
-                                "copy its members one by one", construct="struct copy")
+    def check_copy_size(self, ctype, node):
+        """A struct copy is one operation per number: keep the generated code reasonable."""
+        def count(t):
+            if t.is_array:
+                return t.length * count(t.base)
+            return sum(count(f.ctype) for f in t.fields) if t.is_struct else 1
+        if count(ctype) > MAX_COPIED_NUMBERS:
+            raise self.error(node, f"copying a whole {ctype} ({count(ctype)} numbers) is more than simcore copies "
+                                   f"at once ({MAX_COPIED_NUMBERS}): copy its members in a loop",
+                             construct="struct copy")
 
     def init_struct(self, sym, init, node):
         """`S s = {a, b, {c, d}};` or `S s = expr;`"""
@@ -310,29 +322,41 @@ class AggregateLowering:
                       ")", reads=addr.regs)
 
     def load_struct(self, addr, ctype, space, node):
+        """A struct (or an array member of one) from memory: one load per number."""
         addr = self.tmp(addr)
-        self.vector_alignment_check(addr, ctype, node, "read")
+        if ctype.is_struct:
+            self.check_copy_size(ctype, node)
+            self.vector_alignment_check(addr, ctype, node, "read")
+            items = [(f.name, f.ctype, self.member_address(addr, f)) for f in ctype.fields]
+        else:
+            items = [(k, ctype.base, self.element_of(addr, ctype.base, k)) for k in range(ctype.length)]
         parts = {}
-        for f in ctype.fields:
-            if f.ctype.is_array:
-                raise self.no_array_copy(ctype, node)
-            a = self.member_address(addr, f)
-            parts[f.name] = (self.load_struct(a, f.ctype, space, node) if f.ctype.is_struct
-                             else self.load(a, f.ctype, space, node))
+        for key, t, a in items:
+            parts[key] = self.load_struct(a, t, space, node) if t.is_struct or t.is_array else \
+                self.load(a, t, space, node)
         return struct_value(ctype, parts)
 
     def store_struct(self, addr, ctype, space, val, node):
         val = self.same_struct(val, ctype, node)
         addr = self.tmp(addr)
-        self.vector_alignment_check(addr, ctype, node, "write")
-        for f in ctype.fields:
-            if f.ctype.is_array:
-                raise self.no_array_copy(ctype, node)
-            a, part = self.member_address(addr, f), val.parts[f.name]
-            if f.ctype.is_struct:
-                self.store_struct(a, f.ctype, space, part, node)
+        if ctype.is_struct:
+            self.vector_alignment_check(addr, ctype, node, "write")
+            items = [(f.name, f.ctype, self.member_address(addr, f)) for f in ctype.fields]
+        else:
+            items = [(k, ctype.base, self.element_of(addr, ctype.base, k)) for k in range(ctype.length)]
+        for key, t, a in items:
+            part = val.parts[key]
+            if t.is_struct or t.is_array:
+                self.store_struct(a, t, space, part, node)
             else:
-                self.store(a, f.ctype, space, self.convert_for_assign(part, f.ctype, node), node)
+                self.store(a, t, space, self.convert_for_assign(part, t, node), node)
+
+    def element_of(self, addr, elem, k):
+        """The address of element k of an array at addr (an array member of a struct)."""
+        off = k * elem.size
+        code = addr.code if off == 0 else f"({addr.code} + {self.const(off, T.LLONG).code})"
+        const = addr.ctype.is_pointer and addr.ctype.const
+        return Val(code, T.Pointer(elem, const), addr.taint, space=addr.space, aligned=addr.aligned, regs=addr.regs)
 
     # ----------------------------------------------------------------- member access
     def member(self, node):
