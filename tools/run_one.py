@@ -44,6 +44,8 @@ def run(entry, backend):
     try:
         mod = CupyModule(entry.source, tuple(entry.options), tuple(getattr(entry, "name_expressions", ())),
                          enable_cooperative_groups=getattr(entry, "cooperative", False))
+        from conformance.runner import set_globals
+        set_globals(mod, entry)
         mod.launch(entry.kernel, pad3(entry.grid), pad3(entry.block), args, entry.shared_mem)
     except CompileError as exc:
         return "compile_error", "compile_error", str(exc), None
