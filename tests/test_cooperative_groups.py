@@ -543,3 +543,11 @@ def test_grid_sync_waits_forever_for_a_block_whose_thread_zero_exited():
     a, b, n, q = _grid_args(quit_block=-1)
     k((8,), (64,), (a, b, n, q))          # nobody exits: fine
     np.testing.assert_array_equal(b, 3 * ((np.arange(512) + 64) % 512))
+
+
+def test_a_member_call_on_something_else_is_named():
+    src = 'extern "C" __global__ void k(int *out)\n{\n    int x = 1;\n    out[0] = x.size();\n}\n'
+    with pytest.raises(simcore.CompileError) as info:
+        simcore.RawModule(code=src)
+    assert "x.size(): member functions are not in simcore's subset" in str(info.value)
+    assert info.value.line == 4

@@ -160,6 +160,10 @@ class GroupLowering:
         if ref.type != "." or not isinstance(ref.field, c_ast.ID):
             raise self.error(node, "member functions are called with '.' on a cooperative group here",
                              construct="->")
+        if isinstance(ref.name, c_ast.ID) and self.lookup(ref.name.name, ref.name).kind != "group":
+            raise self.error(node, f"{ref.name.name}.{ref.field.name}(): member functions are not in simcore's "
+                                   "subset (only those of cooperative groups, such as block.sync())",
+                             construct="member function")
         group = self.group_of(ref.name)
         return self.group_method(group, ref.field.name, args, node, f"{group.label}.{ref.field.name}")
 
