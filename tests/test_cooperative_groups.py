@@ -441,6 +441,8 @@ def test_cg_reduce_needs_its_header_as_in_cuda():
     ("cg::thread_block b = cg::this_thread_block(); out[0] = cg::reduce(b, 1, cg::plus<int>());",
      "cg::reduce takes a thread_block_tile"),
     ("cg::thread_block b = cg::this_thread_block(); b.shfl_down(1, 1);", "thread_block has no member function"),
+    ("auto t = cg::tiled_partition<32>(cg::this_thread_block()); out[0] = cg::reduce(t, 1, cg::plus<float>());",
+     "the value is int but the operator works on float"),
     ("cg::thread_block b;", "must be initialised"),
 ])
 def test_unsupported_uses_are_named(body, words):

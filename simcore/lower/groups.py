@@ -310,7 +310,13 @@ class GroupLowering:
         combine = OPERATORS[op.name.name[5:]].replace("a", "__cg_r").replace("b", "__cg_o")
         if t.is_float and op.name.name[5:].startswith("bit_"):
             raise self.error(op, f"cg::{op.name.name[5:]} needs an integer type, not {t}", construct="cg::reduce")
-        value = self.cast(self.value(self.expr(args[1])), t)
+        value = self.value(self.expr(args[1]))
+        if value.ctype != t:
+            # CUDA: static_assert(is_op_type_same<...>, "Operator and argument types differ")
+            raise self.error(args[1], f"cg::reduce: the value is {value.ctype} but the operator works on {t} "
+                                      f"(CUDA: 'Operator and argument types differ'); write "
+                                      f"cg::{op.name.name[5:]}<{value.ctype}>() or cast the value to {t}",
+                             construct="cg::reduce")
         acc, other = self.new_var("cg_reduce", t), self.new_var("cg_reduce_other", t)
         self.write(acc, value)
         names = {"__cg_r": Sym("var", t, var=acc), "__cg_o": Sym("var", t, var=other)}
