@@ -17,7 +17,7 @@ from .errors import CompileError
 # types: the name after rewriting is __cg_<name>
 GROUP_TYPES = ("thread_block", "thread_block_tile", "thread_group", "coalesced_group", "grid_group")
 FUNCTIONS = ("this_thread_block", "tiled_partition", "coalesced_threads", "this_grid", "sync", "reduce",
-             "thread_rank", "group_size", "num_threads")
+             "thread_rank", "group_size")
 OPERATORS = ("plus", "less", "greater", "bit_and", "bit_or", "bit_xor")
 KNOWN = GROUP_TYPES + FUNCTIONS + OPERATORS
 TILE_SIZES = (1, 2, 4, 8, 16, 32)

@@ -338,8 +338,8 @@ def test_dynamic_tiled_partition_is_a_thread_group():
 extern "C" __global__ void k(int *out)
 {
     cg::thread_group tile = cg::tiled_partition(cg::this_thread_block(), 8);
-    tile.sync();
-    out[threadIdx.x] = tile.thread_rank() + 100 * tile.size();
+    cg::sync(tile);
+    out[threadIdx.x] = cg::thread_rank(tile) + 100 * cg::group_size(tile);
 }
 """
     out = np.zeros(64, np.int32)

@@ -99,8 +99,7 @@ METHODS = {
 }
 KIND_NAMES = {"block": "thread_block", "tile": "thread_block_tile", "coalesced": "coalesced_group",
               "grid": "grid_group"}
-FREE_METHODS = {"__cg_sync": "sync", "__cg_thread_rank": "thread_rank", "__cg_group_size": "size",
-                "__cg_num_threads": "size"}
+FREE_METHODS = {"__cg_sync": "sync", "__cg_thread_rank": "thread_rank", "__cg_group_size": "size"}
 # cg::reduce's operators: C text over a and b (CUDA's functional.h)
 OPERATORS = {"plus": "(a + b)", "less": "((b < a) ? b : a)", "greater": "((a < b) ? b : a)",
              "bit_and": "(a & b)", "bit_or": "(a | b)", "bit_xor": "(a ^ b)"}
