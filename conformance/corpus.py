@@ -10,7 +10,11 @@ parameter's exact type), and
 * ``reference``: for defined kernels, a function of the (unlaunched) arguments returning
   ``{argument index: expected array}``; None for undefined kernels;
 * ``intended``: optionally, for undefined kernels, what the programmer meant (the GPU run of
-  ``tools/gpu_conformance.py`` reports how often real hardware matched it).
+  ``tools/gpu_conformance.py`` reports how often real hardware matched it);
+* ``cooperative``: launch cooperatively (``RawModule(..., enable_cooperative_groups=True)``,
+  CuPy's ``cuLaunchCooperativeKernel``), for ``cg::this_grid().sync()``;
+* ``name_expressions``: for a template kernel (C++ linkage, not ``extern "C"``), the
+  instances to build; ``kernel`` is one of them (``"tpl_reverse_block<128, float>"``).
 
 Verdicts follow docs/semantics.md (simcore's rules: barriers count threads,
 exited threads are not waited for, diverged lanes of a warp wait for each other at the
