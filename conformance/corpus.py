@@ -13,7 +13,11 @@ parameter's exact type), and
   ``tools/gpu_conformance.py`` reports how often real hardware matched it);
 * ``globals``: optionally, ``__device__``/``__constant__`` variables to set before the launch
   (name -> factory of a numpy value), through ``RawModule.get_global`` on both backends
-  (``conformance.runner.set_globals``; ``tools/run_one.py`` does the same on the GPU).
+  (``conformance.runner.set_globals``; ``tools/run_one.py`` does the same on the GPU);
+* ``cooperative``: launch cooperatively (``RawModule(..., enable_cooperative_groups=True)``,
+  CuPy's ``cuLaunchCooperativeKernel``), for ``cg::this_grid().sync()``;
+* ``name_expressions``: for a template kernel (C++ linkage, not ``extern "C"``), the
+  instances to build; ``kernel`` is one of them (``"tpl_reverse_block<128, float>"``).
 
 Verdicts follow docs/semantics.md (simcore's rules: barriers count threads,
 exited threads are not waited for, diverged lanes of a warp wait for each other at the
