@@ -94,7 +94,8 @@ METHODS = {
         "ballot": "__simcore_pack_lanes(__ballot_sync({mask}, __cg_a0), {mask})",
         "meta_group_rank": "0u", "meta_group_size": "1u",
     },
-    "grid": {**GENERIC, "sync": "__simcore_grid_sync()", "num_blocks": f"(gridDim.x * gridDim.y * gridDim.z)",
+    # grid.sync() is its own sync point (group_method): no intrinsic spells it
+    "grid": {**GENERIC, "sync": "grid barrier", "num_blocks": "(gridDim.x * gridDim.y * gridDim.z)",
              "block_rank": BLOCK_INDEX},
 }
 KIND_NAMES = {"block": "thread_block", "tile": "thread_block_tile", "coalesced": "coalesced_group",
