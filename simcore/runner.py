@@ -16,7 +16,7 @@ def build_engine(prog, launch, values, options, extra_plugins=()):
     extra = [cls(launch, prog, report, options) for cls in extra_plugins]
     plugins = build_plugins(REGISTERED, launch, prog, report, options, extra=extra)
     ctx = Context(launch, prog, report, plugins)
-    memory = Memory(ctx, report, plugins)
+    memory = Memory(report, plugins)
     ctx.memory = memory
     pointers = [(p.name, v) for p, v in zip(prog.params, values) if p.is_pointer]
     addresses = iter(memory.add_globals(pointers))
