@@ -70,6 +70,7 @@ class Region:
     dtype: np.dtype      # element type as declared (for messages)
     storage: np.ndarray = None   # uint8 bytes; shared: (blocks in wave, nbytes)
     readonly: bool = False       # a numpy array passed with writeable=False
+    const: bool = False          # every parameter that points into it points to const
     init: np.ndarray = None      # shared: which granules hold a written value (uninitialized check)
 
 
@@ -86,17 +87,20 @@ class Memory:
 
     # ---- set-up
     def add_globals(self, args):
-        """args: [(name, array)] for the pointer parameters -> the address each one starts at.
+        """args: [(name, array, points to const)] for the pointer parameters -> the address each
+        one starts at.
 
         Arrays whose bytes overlap (the same array twice, or two views of one buffer) share one
         region, as on a GPU, so values and races follow the real memory."""
         addresses = [None] * len(args)
-        for k, (members, offsets, flat) in enumerate(overlap_groups([a for _, a in args])):
+        for k, (members, offsets, flat) in enumerate(overlap_groups([a[1] for a in args])):
             rid = FIRST_GLOBAL_REGION + k
             names = "/".join(dict.fromkeys(args[i][0] for i in members))
             first = args[members[0]][1]
             readonly = not all(args[i][1].flags.writeable for i in members)
-            self.regions[rid] = Region(rid, "global", names, flat.size, first.dtype, flat, readonly=readonly)
+            const = all(args[i][2] for i in members)
+            self.regions[rid] = Region(rid, "global", names, flat.size, first.dtype, flat, readonly=readonly,
+                                       const=const)
             if len(members) == 1:
                 self._views[(rid, first.dtype)] = first.reshape(-1)
             for i, off in zip(members, offsets):

@@ -90,3 +90,45 @@ def test_the_engine_and_its_wave_die_when_the_launch_returns():
         del engine
         assert [r() for r in refs] == [None] * len(refs)
         assert launch.trace is not None and len(launch.trace.replay) > 0      # the record stays
+
+
+def _race_detector_after(source, name, grid, block, args):
+    from simcore.plugins.races import RaceDetector
+    k = simcore.RawKernel(source, name)
+    launch = simcore.module.Launch(name, (grid, 1, 1), (block, 1, 1), 0, "simulator")
+    engine = run_launch(k.program, launch, list(args), _options(True, "lockstep", "independent", 0, False, None))
+    return engine.plugins.of_type(RaceDetector), engine
+
+
+def test_the_race_shadow_covers_written_arrays_only():
+    """The input (const float *) is only read: it gets no shadow. The output and the shared
+    tile get 20 bytes per 4-byte word (two stamps and two 16-bit sites), not 25 for every word
+    of every array as before."""
+    n = 64 * 256
+    out, x = _reduce_args(n)
+    races, engine = _race_detector_after(REDUCE, "reduce", n // 256, 256, (out, x))
+    assert np.allclose(out, x.reshape(-1, 256).sum(axis=1))
+    regions = {r.name: r.id for r in engine.memory.regions.values()}
+    assert regions["in"] not in races.global_shadows
+    written_words = len(out) + engine.wave.nblk * 256          # out, and the shared tile of the wave
+    assert races.shadow_bytes() <= 20 * written_words
+
+
+def test_a_read_only_input_gets_no_shadow_and_races_on_written_arrays_are_still_found():
+    src = r"""
+    __global__ void shift(float *out, const float *in)
+    {
+        int i = blockIdx.x * blockDim.x + threadIdx.x;
+        out[i] = in[i];
+        if (i + 1 < 256) out[i + 1] = 1.0f;      // races with the neighbour's write
+    }"""
+    x = np.arange(256, dtype=np.float32)
+    x.flags.writeable = False
+    out = np.zeros(256, np.float32)
+    with pytest.raises(simcore.KernelFault) as e:
+        simcore.RawKernel(src, "shift")((1,), (256,), (out, x))
+    assert e.value.kind == "race"
+    races, engine = _race_detector_after(src.replace("out[i + 1] = 1.0f", "out[i] += 1.0f"), "shift", 1, 256,
+                                         (out, x))
+    regions = {r.name: r.id for r in engine.memory.regions.values()}
+    assert regions["in"] not in races.global_shadows and regions["out"] in races.global_shadows
