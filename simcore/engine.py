@@ -37,6 +37,8 @@ def source_lines(prog):
     return block_line, join_branch_line
 
 
+GOTO, BRANCH, OTHER = range(3)     # block terminators, for run_solo
+
 # X attributes a block may use and still run for one lane given as a plain slot number
 _LANE_FREE = re.compile(r"\bX\.(?!(?:DEFINED|UNSET|[bg]dim_[xyz])\b)")
 
@@ -81,6 +83,12 @@ class Engine:
         self.is_join = np.array([b.is_join for b in prog.blocks] + [False], bool)
         self.block_cost = [max(1, len(b.code)) for b in prog.blocks]    # thread-instructions per lane
         self.scalar_ok = scalar_blocks(prog)
+        self.is_join_list = self.is_join.tolist()
+        # per block, what run_solo needs: (code, scalar lane?, terminator kind, targets, cost)
+        self.solo_plan = [(b.fn, ok, GOTO if b.term[0] == "goto" else BRANCH if b.term[0] == "branch" else OTHER,
+                           b.term[1] if b.term[0] == "goto" else b.term[2] if b.term[0] == "branch" else -1,
+                           b.term[3] if b.term[0] == "branch" else -1, c)
+                          for b, ok, c in zip(prog.blocks, self.scalar_ok, self.block_cost)]
         self.sync = Sync(prog, report, plugins, self.model)
         self.wave = None
         self._adv_warp, self._rr_warp = None, -1     # schedule state, kept across waves
@@ -172,8 +180,8 @@ class Engine:
         until it reaches a sync point, exits or arrives at a reconvergence point (those go the
         general way). The same steps, in the same order, as the general loop would run: only
         cheaper (no plugin watches steps here; the other lanes stand still meanwhile)."""
-        blocks, R, ctx = self.prog.blocks, w.R, self.ctx
-        cost, scalar_ok, is_join, wpc = self.block_cost, self.scalar_ok, w.is_join, w.pc
+        blocks, R, ctx, wpc = self.prog.blocks, w.R, self.ctx, w.pc
+        plan, is_join = self.solo_plan, self.is_join_list
         L = slice(slot, slot + 1)
         if self.took_all:
             others_first = len(blocks)
@@ -183,44 +191,51 @@ class Engine:
             pcs = wpc[others]
             others_first = int(pcs.min()) if len(pcs) else len(blocks)
         instructions = 0
+        steps = w.steps
         try:
             while True:
-                w.steps += 1
-                if w.steps > step_limit:
+                steps += 1
+                if steps > step_limit:
+                    w.steps = steps
                     self.report.step_limit(pc, L, self.max_steps)
-                instructions += cost[pc]
-                block = blocks[pc]
-                if scalar_ok[pc]:
-                    cond = block.fn(R, slot, ctx)
+                fn, scalar, kind, t_true, t_false, cost = plan[pc]
+                instructions += cost
+                if scalar:
+                    cond = fn(R, slot, ctx)
                 else:
+                    # the context, memory and plugins see the wave as the general loop leaves it
+                    w.steps = steps
+                    wpc[slot] = pc
                     w.running = L
-                    cond = block.fn(R, L, ctx)
+                    cond = fn(R, L, ctx)
                     w.running = None
-                term = block.term
-                kind = term[0]
-                if kind == "goto":
-                    target = term[1]
-                elif kind == "branch":
-                    target = term[2] if cond else term[3]
+                if kind == GOTO:
+                    target = t_true
+                elif kind == BRANCH:
+                    target = t_true if cond else t_false
                 else:                       # a sync point or the exit
+                    w.steps = steps
+                    wpc[slot] = pc
                     w.running = L
                     w.joined = False
-                    self.advance(w, block, L, cond)
+                    self.advance(w, blocks[pc], L, cond)
                     w.running = None
                     if w.joined:
                         self.sync.resolve_joins(w)
                     return
                 if is_join[target]:         # it may have to wait there: the general move
+                    w.steps = steps
                     w.joined = False
                     self.move(w, L, target)
                     if w.joined:
                         self.sync.resolve_joins(w)
                     return
-                wpc[slot] = target
                 if target >= others_first:
+                    wpc[slot] = target
                     return                  # another group runs first (or joins this lane)
                 pc = target
         finally:
+            w.steps = steps
             self.thread_instructions += instructions
 
     def pick(self, w):
