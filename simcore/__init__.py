@@ -13,10 +13,11 @@ from .errors import (CompileError, DataRace, Deadlock, DivergentBarrier, Divisio
 from .module import CHECKS, SCHEDULES, Kernel, Launch, RawKernel, RawModule, gpu_available
 from .program import Param
 from .trace import Trace, TraceStep, WarpState
+from .perf import Estimate, Sweep, tune
 
 __all__ = ["RawModule", "RawKernel", "Kernel", "Launch", "Param", "gpu_available", "CHECKS", "SCHEDULES",
            "SimcoreError", "CompileError", "LaunchError", "SimulatorError", "KernelFault", "SimWarning",
            "DivergentBarrier", "Deadlock", "DataRace", "InvalidMask", "UndefinedValue", "UninitializedRead",
            "NamedBarrierError", "OutOfBounds", "StepLimit", "MisalignedAccess", "DivisionByZero", "ReadOnlyWrite",
-           "Trace", "TraceStep", "WarpState"]
+           "Trace", "TraceStep", "WarpState", "tune", "Estimate", "Sweep"]
 __version__ = "0.1.0"

@@ -16,7 +16,8 @@ launches up to 2^16 threads, one launch above), simulated
 thread-instructions per second (Launch.thread_instructions / time), with all checks on and all
 off, and the peak memory the launch allocated: tracemalloc's peak over the launch, measured in a
 separate untimed run (numpy reports its buffers to tracemalloc, so this is the simulator's
-working set, not the process RSS). Plus a lesson-sized launch (8 blocks x 256 threads).
+working set, not the process RSS). Plus a lesson-sized launch (8 blocks x 256 threads), and
+the cost of one timing-model estimate (kernel.estimate) of each workload at 2^24 threads.
 Every output is checked against numpy.
 
 Peers (optional, never project dependencies; skipped with a note when missing):
@@ -185,6 +186,23 @@ def run_simcore(name, n, checks, memory=False, repeat=None):
 
 
 # ===================================================================== peers
+ESTIMATE_N = 2 ** 24
+
+
+def run_estimate(name, n=ESTIMATE_N):
+    """Wall time of one timing-model estimate (simcore.perf, H200) of the workload at n threads:
+    a sample of the blocks is simulated, not the launch."""
+    block, out_len, _, _ = WORKLOADS[name]
+    kern = module().get_function(name)
+    x = inputs(n)
+    out = np.zeros(out_len(n), np.float32)
+    kern.estimate((n // block,), (block,), (out, x))            # warm-up (caches, imports)
+    t0 = time.perf_counter()
+    est = kern.estimate((n // block,), (block,), (out, x))
+    return {"seconds": time.perf_counter() - t0, "model_ms": est.time_ms, "bound": est.bound,
+            "sampled_blocks": len(est.sampled_blocks)}
+
+
 def benchmarks_dir():
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     d = os.path.join(here, "benchmarks")
@@ -322,6 +340,17 @@ def main(argv=None):
         rows.append([name, fmt_s(on["seconds"]), fmt_s(off["seconds"])])
     print("lesson-sized launch, 8 blocks x 256 threads (stencil: 16 x 128)")
     print(table(["workload", "checks on", "checks off"], rows))
+    print()
+
+    rows = []
+    results["estimate"] = []
+    for name in names:
+        r = run_estimate(name)
+        results["estimate"].append({"workload": name, "n": ESTIMATE_N} | r)
+        rows.append([name, fmt_n(ESTIMATE_N), fmt_s(r["seconds"]), str(r["sampled_blocks"]),
+                     f"{r['model_ms']:.4f}", r["bound"]])
+    print("cost of a timing-model estimate (kernel.estimate, H200; a sample of the blocks is simulated)")
+    print(table(["workload", "threads", "estimate took", "blocks simulated", "model ms", "bound"], rows))
     print()
 
     if a.no_peers:

@@ -8,8 +8,6 @@
 
 No Python loop over lanes anywhere: a block costs a few numpy calls whatever the lane count.
 """
-import re
-
 import numpy as np
 
 from .lower import DT
@@ -34,47 +32,16 @@ def generate(prog, consts):
     prog.python_source = src
 
 
-REF = re.compile(r"\b([vu])_([A-Za-z_]\w*)")
-
-
-def _loads(prog, b):
-    """Registers this block reads before writing them, found in its code itself: a value
-    computed in an earlier block that names a register (say, a pointer read before a call that
-    ended that block) is then simply loaded again here."""
-    assigned, loads = set(), []
-    stmts = list(b.code) + ([b.term[1]] if b.term[0] == "branch" else [])
-    for stmt in stmts:
-        target = None
-        m = re.match(r"([vu])_(\w+) = ", stmt)
-        rhs = stmt
-        if m:
-            target, rhs = (m.group(1), m.group(2)), stmt[m.end():]
-        for prefix, name in REF.findall(rhs):
-            if name in prog.vars and (prefix, name) not in assigned and (prefix, name) not in loads:
-                loads.append((prefix, name))
-        if target is not None and target[1] in prog.vars:
-            assigned.add(target)
-    for name in b.stores:      # stored back whole: must hold a value for every lane
-        for prefix in ("v", "u") if prog.vars[name].tracked else ("v",):
-            if (prefix, name) not in assigned and (prefix, name) not in loads:
-                loads.append((prefix, name))
-    return loads
-
-
 def _block_source(prog, b):
     lines = [f"def b{b.id}(R, L, X):"]
     body = []
-    for prefix, name in _loads(prog, b):
+    for prefix, name in b.loads:       # recorded by lowering (lower/code.py: resolve)
         key = name if prefix == "v" else "__u_" + name
         body.append(f"{prefix}_{name} = R[{key!r}][L]")
-    for stmt in b.code:
-        # A plain copy of another register must not alias its storage (loads can be views).
-        if " = v_" in stmt and stmt.split(" = ", 1)[1].isidentifier() and stmt.startswith("v_"):
-            stmt += ".copy()"
-        body.append(stmt)
+    body.extend(b.code)
     cond = None
-    if b.term[0] == "branch":
-        body.append(f"_cond = {b.term[1]}")
+    if b.term.kind == "branch":
+        body.append(f"_cond = {b.term.cond}")
         cond = "_cond"
     for name in b.stores:
         var = prog.vars[name]

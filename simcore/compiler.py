@@ -1,15 +1,14 @@
 """Source text -> Programs (one per __global__ kernel), compiled once and cached by source hash."""
 import hashlib
 import re
+import sys
 
-import numpy as np
 from pycparser import c_ast, c_parser
 
-from . import ctype as T
+from .codegen import generate
 from .errors import CompileError
-from .lower import Lowerer, Sym
+from .lower import TOO_DEEP, lower
 from .preprocess import preprocess
-from .program import Param, Program
 
 _CACHE = {}
 
@@ -24,12 +23,37 @@ def compile_source(source, options=()):
     return _CACHE[key]
 
 
+# Parsing and lowering recurse once per level of nesting (pycparser ~8 frames per parenthesis):
+# Python's default limit of 1000 would refuse a sum of 490 terms or 130 nested parentheses.
+RECURSION_LIMIT = 12000
+
+
 def _compile(source, options):
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, RECURSION_LIMIT))
+    try:
+        return _compile_nested(source, options)
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def _compile_nested(source, options):
     pre = preprocess(source, options)
     _check_braces(pre)
+    top = _TopLevel(pre)
+    for ext in _parse(pre).ext:
+        top.add(ext)
+    if not top.kernels:
+        raise CompileError("no __global__ kernel found in the source", construct="__global__")
+    return {name: compile_kernel(pre, fdef, top.funcs, top.shared, top.typedefs)
+            for name, fdef in top.kernels.items()}
+
+
+def _parse(pre):
+    """Preprocessed text -> pycparser AST; a syntax error becomes a located CompileError."""
     parser = c_parser.CParser()
     try:
-        ast = parser.parse(pre.text, filename="kernel.cu")
+        return parser.parse(pre.text, filename="kernel.cu")
     except c_parser.ParseError as e:
         msg = str(e)
         if not re.match(r"[^:]*:\d+:\d+:", msg):
@@ -45,47 +69,53 @@ def _compile(source, options):
             tok = parser._tokens.peek(1)
             where = f"kernel.cu:{tok.lineno}:{tok.column}: before: {tok.value}"
         except Exception:
-            where = f"kernel.cu: {type(e).__name__}"
+            tok, where = None, f"kernel.cu: {type(e).__name__}"
+        if isinstance(e, RecursionError):
+            line = tok.lineno if tok is not None else None
+            raise CompileError(TOO_DEEP, line=line, construct="nesting",
+                               source_line=pre.lines[line - 1] if line and line <= len(pre.lines) else None) from None
         raise _parse_error(where, pre.lines) from None
-    funcs, kernels_defs, globals_, typedefs = {}, {}, {}, {}
-    for ext in ast.ext:
+
+
+class _TopLevel:
+    """The file-scope declarations of a module: kernels, __device__ functions, file-scope
+    __shared__ variables, typedefs."""
+
+    def __init__(self, pre):
+        self.pre = pre
+        self.kernels, self.funcs, self.shared, self.typedefs = {}, {}, {}, {}
+
+    def error(self, msg, coord, construct):
+        line = coord.line if coord else None
+        return CompileError(msg, line=line, construct=construct,
+                            source_line=self.pre.lines[line - 1] if line else None)
+
+    def add(self, ext):
         if isinstance(ext, c_ast.FuncDef):
             name = ext.decl.name
-            if name in kernels_defs or name in funcs:
-                first = (kernels_defs.get(name) or funcs.get(name)).decl.coord.line
-                line = ext.decl.coord.line if ext.decl.coord else None
-                raise CompileError(f"redefinition of '{name}' (first defined on line {first})", line=line,
-                                   construct=name, source_line=pre.lines[line - 1] if line else None)
-            if name in pre.kernels:
-                kernels_defs[name] = ext
-            else:
-                funcs[name] = ext
+            if name in self.kernels or name in self.funcs:
+                first = (self.kernels.get(name) or self.funcs.get(name)).decl.coord.line
+                raise self.error(f"redefinition of '{name}' (first defined on line {first})", ext.decl.coord, name)
+            (self.kernels if name in self.pre.kernels else self.funcs)[name] = ext
         elif isinstance(ext, c_ast.Decl):
             if isinstance(ext.type, c_ast.FuncDecl):
-                continue   # a prototype
-            if "_Thread_local" in (ext.storage or []):
-                globals_[ext.name] = ext
-            else:
-                line = ext.coord.line if ext.coord else None
-                raise CompileError("global variables are not in simcore's subset (use a kernel parameter, "
-                                   "or __shared__ memory)", line=line, construct="global variable",
-                                   source_line=pre.lines[line - 1] if line else None)
+                return     # a prototype
+            if "_Thread_local" not in (ext.storage or []):
+                raise self.error("global variables are not in simcore's subset (use a kernel parameter, "
+                                 "or __shared__ memory)", ext.coord, "global variable")
+            self.shared[ext.name] = ext
         elif isinstance(ext, c_ast.Typedef):
             t = ext.type.type
             if isinstance(ext.type, c_ast.TypeDecl) and isinstance(t, c_ast.IdentifierType):
                 names = t.names
-                if len(names) == 1 and names[0] in typedefs:
-                    names = typedefs[names[0]]
-                typedefs[ext.name] = names
-        elif isinstance(ext, c_ast.Pragma):
-            continue
-    if not kernels_defs:
-        raise CompileError("no __global__ kernel found in the source", construct="__global__")
-    return {name: compile_kernel(pre, fdef, funcs, globals_, typedefs) for name, fdef in kernels_defs.items()}
+                if len(names) == 1 and names[0] in self.typedefs:
+                    names = self.typedefs[names[0]]
+                self.typedefs[ext.name] = names
 
 
 def _check_braces(pre):
-    """Unbalanced braces are the most common typo; name the brace (pycparser would assert)."""
+    """Unbalanced braces are the most common typo; name the brace (pycparser would assert).
+    An unterminated string or character literal is named too (pycparser: 'illegal character')."""
     body = pre.text.split('# 1 "kernel.cu"\n', 1)[1]
     stack = []
     i, n, line, col = 0, len(body), 1, 1
@@ -95,6 +125,11 @@ def _check_braces(pre):
             j = i + 1
             while j < n and body[j] != c and body[j] != "\n":
                 j += 2 if body[j] == "\\" else 1
+            if j >= n or body[j] != c:
+                what = "string" if c == '"' else "character"
+                raise CompileError(f"missing closing quote: this {what} literal is not terminated on its line",
+                                   line=line, column=col, construct="missing closing quote",
+                                   source_line=pre.lines[line - 1] if line <= len(pre.lines) else None)
             col += j - i
             i = j
         elif c == "{":
@@ -134,153 +169,6 @@ def _parse_error(msg, lines):
 
 
 def compile_kernel(pre, fdef, funcs, global_decls, typedefs=None):
-    tracked, unaligned = set(), set()
-    for _ in range(8):   # repeat until the registers needing taint shadows / alignment checks are stable
-        low = Lowerer(pre, funcs, {}, tracked, frozenset(unaligned), typedefs)
-        for name, decl in global_decls.items():
-            low.globals[name] = low.declare_shared(decl, low.ctype_of(decl.type), "extern" in decl.storage)
-        params = _params(low, fdef)
-        low.stmt(fdef.body)
-        low.close(("exit",))
-        if low.new_tracked <= tracked and low.new_unaligned <= unaligned:
-            break
-        tracked = tracked | low.new_tracked
-        unaligned = unaligned | low.new_unaligned
-    prog = Program(fdef.decl.name, params, low.blocks, 0, low.vars, low.shared, low.sync_sites, low.sites,
-                   pre.lines)
-    prog.global_access_size = min(low.global_sizes) if low.global_sizes else 4
-    prog.shared_access_size = min(low.shared_sizes) if low.shared_sizes else 4
-    prog.uses_taint = bool(tracked) or low.uses_taint
-    _finish(prog)
-    from .codegen import generate
-    generate(prog, low.consts)
+    prog, consts = lower(pre, fdef, funcs, global_decls, typedefs)
+    generate(prog, consts)
     return prog
-
-
-def _params(low, fdef):
-    params = []
-    decl = fdef.decl.type
-    for p in (decl.args.params if decl.args else []):
-        if isinstance(p, c_ast.Typename):     # (void)
-            continue
-        if isinstance(p, c_ast.ID):
-            raise low.error(p, f"parameter '{p.name}' has no type (write e.g. int {p.name})", construct=p.name)
-        if isinstance(p, c_ast.EllipsisParam):
-            raise low.error(p, "variadic kernels are not supported", construct="...")
-        t = low.ctype_of(p.type)
-        if t.is_array:
-            t = T.decay(t)
-        if t.is_pointer:
-            space = "global"
-            if not t.base.is_scalar:
-                raise low.error(p, f"parameter '{p.name}' must point to numbers", construct="parameter")
-            dtype = t.base.dtype
-        else:
-            space = None
-            dtype = t.dtype
-        var = low.new_var(p.name, t, space=space)
-        var.param = True
-        low.scopes[-1][p.name] = Sym("var", t, var=var)
-        params.append(Param(p.name, str(t), t.is_pointer, np.dtype(dtype), var.name))
-    return params
-
-
-def _succs(prog, b):
-    term = b.term
-    if term[0] == "goto":
-        return [term[1]]
-    if term[0] == "branch":
-        return [term[3], term[2]]      # visit the false side first: see _finish
-    if term[0] == "sync":
-        return [prog.sync_sites[term[1]].next]
-    return []
-
-
-def _finish(prog):
-    """Number blocks in reverse post-order and find each branch's reconvergence point.
-
-    Reverse post-order with the false successor visited first puts a loop's body before its
-    exit and an if's then-side before its else-side. The engine always runs the lowest
-    numbered runnable block first, so lanes that finished a loop or a branch early wait for
-    the others, and groups merge at joins.
-    """
-    blocks = prog.blocks
-    by_id = {b.id: b for b in blocks}
-    order, seen = [], set()
-    stack = [(prog.entry, iter(_succs(prog, by_id[prog.entry])))]
-    seen.add(prog.entry)
-    while stack:
-        node, it = stack[-1]
-        nxt = next(it, None)
-        if nxt is None:
-            order.append(node)
-            stack.pop()
-        elif nxt not in seen:
-            seen.add(nxt)
-            stack.append((nxt, iter(_succs(prog, by_id[nxt]))))
-    order.reverse()
-    renum = {old: new for new, old in enumerate(order)}
-    new_blocks = []
-    for old in order:
-        b = by_id[old]
-        b.id = renum[old]
-        t = b.term
-        if t[0] == "goto":
-            b.term = ("goto", renum[t[1]])
-        elif t[0] == "branch":
-            b.term = ("branch", t[1], renum[t[2]], renum[t[3]], t[4])
-        new_blocks.append(b)
-    for s in prog.sync_sites:
-        if s.next in renum:
-            s.next = renum[s.next]
-    prog.blocks = new_blocks
-    prog.entry = 0
-    _postdominators(prog)
-
-
-def _postdominators(prog):
-    blocks = prog.blocks
-    n = len(blocks)
-    EXIT = n
-    succ = [(_succs(prog, b) or [EXIT]) for b in blocks]
-    full = frozenset(range(n + 1))
-    pdom = [full] * n + [frozenset([EXIT])]
-    changed = True
-    while changed:
-        changed = False
-        for i in reversed(range(n)):
-            new = frozenset([i]) | frozenset.intersection(*[pdom[s] for s in succ[i]])
-            if new != pdom[i]:
-                pdom[i] = new
-                changed = True
-
-    def trivially_exits(j):
-        seen = set()
-        while j != EXIT and j not in seen:
-            seen.add(j)
-            b = blocks[j]
-            if b.code:
-                return False
-            if b.term[0] == "exit":
-                return True
-            if b.term[0] != "goto":
-                return False
-            j = b.term[1]
-        return True
-
-    for b in blocks:
-        if b.term[0] != "branch":
-            continue
-        strict = pdom[b.id] - {b.id}
-        if strict == full - {b.id} or not strict:
-            b.ipdom = -1          # cannot reach the exit (endless loop): no reconvergence point
-            continue
-        # the immediate post-dominator is the strict post-dominator closest to b
-        ip = max(strict, key=lambda d: len(pdom[d]))
-        if ip == EXIT or trivially_exits(ip):
-            b.ipdom = -1          # lanes that skip simply exit: nothing to wait for
-            b.exit_join = True    # (the stack model still serialises the two sides)
-        else:
-            b.ipdom = ip
-            blocks[ip].is_join = True
-            blocks[ip].join_of.append(b.id)

@@ -32,7 +32,7 @@ def source_lines(prog):
     """-> (the first source line of each basic block, {join block: the line of the branch or
     loop whose end it is}), for exits and reports."""
     block_line = [b.first_line or (min(b.lines) if b.lines else 0) for b in prog.blocks]
-    join_branch_line = {b.id: min((prog.blocks[j].term[4] for j in b.join_of), default=0)
+    join_branch_line = {b.id: min((prog.blocks[j].term.line for j in b.join_of), default=0)
                         for b in prog.blocks if b.is_join}
     return block_line, join_branch_line
 
@@ -85,9 +85,9 @@ class Engine:
         self.scalar_ok = scalar_blocks(prog)
         self.is_join_list = self.is_join.tolist()
         # per block, what run_solo needs: (code, scalar lane?, terminator kind, targets, cost)
-        self.solo_plan = [(b.fn, ok, GOTO if b.term[0] == "goto" else BRANCH if b.term[0] == "branch" else OTHER,
-                           b.term[1] if b.term[0] == "goto" else b.term[2] if b.term[0] == "branch" else -1,
-                           b.term[3] if b.term[0] == "branch" else -1, c)
+        self.solo_plan = [(b.fn, ok, GOTO if b.term.kind == "goto" else BRANCH if b.term.kind == "branch" else OTHER,
+                           b.term.target if b.term.kind == "goto" else b.term.if_true if b.term.kind == "branch" else -1,
+                           b.term.if_false if b.term.kind == "branch" else -1, c)
                           for b, ok, c in zip(prog.blocks, self.scalar_ok, self.block_cost)]
         self.sync = Sync(prog, report, plugins, self.model)
         self.wave = None
@@ -277,16 +277,16 @@ class Engine:
     # ================================================================= after a block
     def advance(self, w, block, L, cond):
         term = block.term
-        kind = term[0]
+        kind = term.kind
         if kind == "goto":
-            self.move(w, L, term[1])
+            self.move(w, L, term.target)
         elif kind == "branch":
             n = w.nlanes(L)
             if isinstance(cond, np.ndarray) and cond.dtype == bool and cond.shape == (n,):
                 c = cond
             else:
                 c = np.broadcast_to(np.asarray(cond, dtype=bool), (n,))
-            t_target, f_target = term[2], term[3]
+            t_target, f_target = term.if_true, term.if_false
             if c.all():
                 self.move(w, L, t_target)
             elif not c.any():
@@ -296,7 +296,7 @@ class Engine:
                 tl, fl = idx[c], idx[~c]
                 if block.ipdom >= 0:
                     w.diverge(idx, c, block.ipdom, fl if f_target != block.ipdom else None)
-                elif self.model == "stack" and getattr(block, "exit_join", False):
+                elif self.model == "stack" and block.exit_join:
                     # both sides run to the end of the kernel: still one side at a time
                     w.diverge(idx, c, len(self.prog.blocks), fl)
                 w.pc[tl] = t_target
@@ -304,7 +304,7 @@ class Engine:
                 w.check_join(tl, t_target)
                 w.check_join(fl, f_target)
         elif kind == "sync":
-            site = self.prog.sync_sites[term[1]]
+            site = self.prog.sync_sites[term.site]
             w.wait_at(L, site)
             for hook in self.plugins.sync_arrive:
                 hook(site, L)

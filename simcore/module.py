@@ -241,6 +241,12 @@ class Kernel:
             warnings.warn(SimWarning(w), stacklevel=2)
         return None
 
+    def estimate(self, grid, block, args, *, shared_mem=0, gpu="H200"):
+        """A MODEL estimate of this launch's time on `gpu` (simcore.perf; only a sample of the
+        blocks is simulated, the arrays are not written). -> simcore.perf.Estimate"""
+        from .perf import estimate
+        return estimate(self, grid, block, args, shared_mem=shared_mem, gpu=gpu)
+
     # ------------------------------------------------------------------ launch
     def _launch(self, grid, block, args, shared_mem, checks, schedule, model, seed, trace, max_steps):
         prog = self.program

@@ -151,17 +151,13 @@ def _directives(body, defines, lines):
             elif not active:
                 pass
             elif word == "define":
-                m = re.match(r"([A-Za-z_]\w*)(\(([^)]*)\))?\s*(.*)", rest)
-                if not m:
-                    raise _error("malformed #define", no, lines, construct="#define")
-                params = None
-                if m.group(2) is not None:
-                    params = [p.strip() for p in m.group(3).split(",") if p.strip()]
-                defines[m.group(1)] = (params, m.group(4))
+                _define(rest, defines, no, lines)
             elif word == "undef":
                 defines.pop(rest.split()[0] if rest else "", None)
-            elif word in ("include", "pragma", "line", ""):
-                pass   # headers are built in; #pragma unroll is a hint we do not need
+            elif word == "include":
+                _include(rest, no, lines, column=line.index("#") + 1)
+            elif word in ("pragma", "line", ""):
+                pass   # #pragma unroll is a hint we do not need
             elif word == "error":
                 raise _error(f"#error {rest}", no, lines, construct="#error")
             else:
@@ -175,6 +171,25 @@ def _directives(body, defines, lines):
     if stack:
         raise _error("#if without #endif", len(body), lines, construct="#if")
     return out
+
+
+def _define(rest, defines, no, lines):
+    m = re.match(r"([A-Za-z_]\w*)(\(([^)]*)\))?\s*(.*)", rest)
+    if not m:
+        raise _error("malformed #define", no, lines, construct="#define")
+    params = None
+    if m.group(2) is not None:
+        params = [p.strip() for p in m.group(3).split(",") if p.strip()]
+    defines[m.group(1)] = (params, m.group(4))
+
+
+def _include(rest, no, lines, column):
+    """<headers> are built in; a file of the user's cannot be opened (as in NVRTC without -I)."""
+    if rest.startswith('"'):
+        name = rest[1:].split('"', 1)[0]
+        raise _error(f'cannot open source file "{name}": simcore compiles the one source string it is '
+                     "given (CUDA headers such as <cstdio> are built in); put the code of that file into "
+                     "the source", no, lines, column=column, construct="#include")
 
 
 def _eval_if(expr, defines, no, lines):
@@ -275,7 +290,19 @@ def _matching(text, i, open_="(", close=")"):
     return -1
 
 
+KERNEL_LAUNCH = re.compile(r"\b[A-Za-z_]\w*\s*<<<")
+
+
 def _cuda_spellings(text, lines):
+    launch = KERNEL_LAUNCH.search(text)
+    if launch:
+        at = text.index("<<<", launch.start())
+        line = _line_of(text, at)
+        col = at - (text.rfind("\n", 0, at) + 1) + 1
+        raise _error("kernel launches (kernel<<<grid, block>>>(...)) are host code, and simcore runs device "
+                     "code only (a launch from a kernel, dynamic parallelism, is not in its subset): launch the "
+                     "kernel from Python instead, kernel(grid, block, (arguments...))",
+                     line, lines, column=col, construct="<<<")
     # Words that are outside the subset get a clear, located message.
     for m in IDENT.finditer(text):
         w = m.group(0)

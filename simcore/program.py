@@ -6,6 +6,7 @@ the places where lanes may have to wait for other lanes. The engine moves lane g
 block to block; it never looks inside a block.
 """
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 
 @dataclass
@@ -16,6 +17,9 @@ class Var:
     shape: tuple = ()    # () for scalars, (n,) for local arrays
     tracked: bool = False   # has a shadow array saying which lanes hold undefined values
     source_name: str = ""
+    space: str = None       # pointers: 'global' or 'shared' when known (for access sizes)
+    param: bool = False     # holds a kernel parameter
+    special: bool = False   # holds threadIdx/blockIdx components, filled by the engine
 
 
 @dataclass
@@ -26,6 +30,7 @@ class SharedArray:
     region: int          # address-space region (see memory.py)
     dynamic: bool = False
     line: int = 0
+    scalar: bool = False  # `__shared__ int x;`: an array of one element, named without [0]
 
 
 @dataclass
@@ -74,18 +79,50 @@ class SyncSite:
         return f"line {self.line}" + (f" ({self.via})" if self.via else "")
 
 
+# ---- how a block ends: where its lanes go next
+@dataclass
+class Goto:
+    target: int
+    kind: ClassVar[str] = "goto"
+
+
+@dataclass
+class Branch:
+    """Lanes where `cond` is true go to if_true, the others to if_false."""
+    cond: str                    # Python expression, one bool per lane
+    if_true: int
+    if_false: int
+    line: int                    # the branching statement (if, loop, ?:, case), for reports
+    reads: frozenset = frozenset()   # registers `cond` names
+    kind: ClassVar[str] = "branch"
+
+
+@dataclass
+class SyncEnd:
+    """The block ends at a sync point; lanes continue at sync_sites[site].next once released."""
+    site: int
+    kind: ClassVar[str] = "sync"
+
+
+@dataclass
+class Exit:
+    kind: ClassVar[str] = "exit"
+
+
 @dataclass
 class Block:
     id: int
     code: list = field(default_factory=list)    # Python statements
     lines: set = field(default_factory=set)
-    term: tuple = ("exit",)      # ('goto', b) | ('branch', cond_code, t, f, line) | ('sync', site_id) | ('exit',)
+    term: object = field(default_factory=Exit)  # Goto | Branch | SyncEnd | Exit
     first_line: int = 0
-    stores: list = field(default_factory=list)  # registers written
+    stores: list = field(default_factory=list)  # registers written (stored back at the end)
+    loads: list = field(default_factory=list)   # ("v"|"u", register) loaded at the start
     is_join: bool = False        # lanes of a warp that diverged earlier wait here
     join_of: list = field(default_factory=list)  # branch blocks whose reconvergence point this is
     fn: object = None            # compiled function (R, L, X) -> cond or None
     ipdom: int = -1              # for branch blocks: the join block id (-1: kernel exit)
+    exit_join: bool = False      # branch whose sides both run to the kernel's end (no join block)
 
 
 @dataclass

@@ -306,14 +306,15 @@ __global__ void spin(int *a)
 }
 """
 
-INTERNAL = ("engine.py", "sync.py", "report.py", "races.py", "memory.py", "runner.py", "codegen.py", "lower.py",
+INTERNAL = ("engine.py", "sync.py", "report.py", "races.py", "memory.py", "runner.py", "codegen.py",
             "context.py", "compiler.py", "<simcore kernel")
 
 
 def internal_frames(exc):
     frames = traceback.extract_tb(exc.__traceback__)
+    lowering = os.path.join(SIMCORE_DIR, "lower") + os.sep
     return [f for f in frames if f.filename.startswith(SIMCORE_DIR) and os.path.basename(f.filename) in INTERNAL
-            or f.filename.startswith("<simcore")]
+            or f.filename.startswith(lowering) or f.filename.startswith("<simcore")]
 
 
 @pytest.mark.parametrize("name,kind", [("racy", "race"), ("oob", "out_of_bounds"), ("hang", "deadlock"),

@@ -1,0 +1,144 @@
+"""Where values live: lvalues, addresses, loads and stores of memory and local arrays."""
+from pycparser import c_ast
+
+from .. import ctype as T
+from ..memory import region_base
+from .code import ALIGNED, MisalignedHole, TaintHole, Taint, TaintTerm, always, taint_of
+from .values import LocalElementTarget, MemoryTarget, RegisterTarget, Val, memory_dtype, regs_of
+
+SPECIALS = {"threadIdx": "tid", "blockIdx": "bid", "blockDim": "bdim", "gridDim": "gdim"}
+
+
+class AccessLowering:
+    def shared_scalar_address(self, sym):
+        return Val(self.const(region_base(sym.shared.region), T.LLONG).code, T.Pointer(sym.ctype.base),
+                   space="shared", aligned=ALIGNED)
+
+    def lvalue(self, node):
+        """The left side of an assignment -> RegisterTarget | LocalElementTarget | MemoryTarget."""
+        if isinstance(node, c_ast.ID):
+            sym = self.lookup(node.name, node)
+            if sym.kind == "var":
+                return RegisterTarget(sym.var)
+            if sym.kind == "shared" and sym.scalar:
+                return MemoryTarget(self.shared_scalar_address(sym), sym.ctype.base, "shared")
+            raise self.error(node, f"cannot assign to the array '{node.name}'", construct="assignment")
+        if isinstance(node, c_ast.ArrayRef):
+            base = self.expr(node.name)
+            if base.local_var is not None:
+                return LocalElementTarget(base.local_var, self.index_value(node.subscript))
+            return MemoryTarget(*self.element_address(base, node))
+        if isinstance(node, c_ast.UnaryOp) and node.op == "*":
+            p = self.value(self.expr(node.expr))
+            if not p.ctype.is_pointer:
+                raise self.error(node, "cannot dereference a non-pointer", construct="*")
+            if p.ctype.base.is_void:
+                raise self.error(node, "cannot dereference a void pointer", construct="*")
+            return MemoryTarget(p, p.ctype.base, p.space)
+        if isinstance(node, c_ast.StructRef) and isinstance(node.name, c_ast.ID) and node.name.name in SPECIALS:
+            raise self.error(node, f"{node.name.name} is read-only", construct=node.name.name)
+        raise self.error(node, "this cannot be assigned to", construct="assignment")
+
+    def index_value(self, node):
+        i = self.value(self.expr(node))
+        if not (i.ctype.is_scalar and i.ctype.is_integer):
+            raise self.error(node, "an array index must be an integer", construct="index")
+        return i
+
+    def element_address(self, base, node):
+        """(address, element type, space) of base[subscript]: base is an array or a pointer."""
+        i = self.index_value(node.subscript)
+        if not (base.ctype.is_array or base.ctype.is_pointer):
+            raise self.error(node, "subscripted value is not an array or pointer", construct="[]")
+        elem, space = base.ctype.base, base.space
+        if elem.is_void:
+            raise self.error(node, "cannot index a void pointer", construct="[]")
+        const = base.ctype.is_pointer and base.ctype.const
+        addr = self.pointer_add(Val(base.code, T.Pointer(elem, const), base.taint, space=space,
+                                    aligned=base.aligned, regs=base.regs), i, node)
+        if elem.is_array:   # a row of a 2-D array: stays an lvalue array
+            return Val(addr.code, elem, addr.taint, space=space, aligned=addr.aligned, regs=addr.regs), elem, space
+        return addr, elem, space
+
+    def pointer_add(self, p, i, node, sign="+"):
+        size = p.ctype.base.size if not p.ctype.base.is_void else 1
+        if i.const is not None:
+            offset = i.const * size
+            if offset == 0:
+                return p
+            code = f"({p.code} {sign} {self.const(offset, T.LLONG).code})"
+        else:
+            code = f"({p.code} {sign} ({i.code}).astype(I8) * {size})"
+        return Val(code, p.ctype, taint_of(p, i), space=p.space, aligned=p.aligned, regs=regs_of(p, i))
+
+    def note_access_size(self, space, size):
+        if space == "shared":
+            self.shared_sizes.add(size)
+        elif space == "global":
+            self.global_sizes.add(size)
+        # space not known at compile time: not recorded (the race shadow keeps its granule)
+
+    def address_check(self, addr, node):
+        if addr.taint.possible:
+            self.use_check(addr.taint, node, "an address", "is used as an address")
+
+    def load(self, addr, elem, space, node):
+        if not (elem.is_scalar or elem.is_pointer):      # a pointer kept in memory (`__shared__ int *p;`)
+            raise self.error(node, f"cannot load a value of type {elem}", construct="load")
+        self.address_check(addr, node)
+        s = self.site(node, "read")
+        self.note_access_size(space, elem.size)
+        name = self.fresh("_t")
+        misaligned = MisalignedHole(addr.aligned)
+        if space == "global":
+            self.emit(f"{name} = X.ld({addr.code}, {memory_dtype(elem)}, L, {s}, ", misaligned, ")", reads=addr.regs)
+            return Val(name, elem)
+        self.emit(f"{name}, u{name} = X.ldu({addr.code}, {memory_dtype(elem)}, L, {s}, ", misaligned, ")", reads=addr.regs)
+        self.uses_taint = True
+        return Val(name, elem, always(f"u{name}"))
+
+    def store(self, addr, elem, space, val, node):
+        self.address_check(addr, node)
+        s = self.site(node, "write")
+        self.note_access_size(space, elem.size)
+        self.emit(f"X.st({addr.code}, {val.code}, {memory_dtype(elem)}, L, {s}, ", TaintHole(val.taint, "None"), ", ",
+                  MisalignedHole(addr.aligned), ")", reads=regs_of(addr, val))
+
+    # ---- local arrays: a row per lane in one register
+    def local_element(self, var, idx, node):
+        """var[idx] of a local array (its taint is the element's, not the index's)."""
+        s = self.site(node, f"{var.source_name}[...]")
+        reads = idx.regs | {("v", var.name)}
+        taint = Taint((TaintTerm(f"X.lget(u_{var.name}, {idx.code}, L, {s})", idx.regs | {("u", var.name)},
+                                 var.name),))
+        return Val(f"X.lget(v_{var.name}, {idx.code}, L, {s})", var.ctype, taint, regs=reads)
+
+    def read_lvalue(self, target, node):
+        if isinstance(target, RegisterTarget):
+            return self.read(target.var)
+        if isinstance(target, LocalElementTarget):
+            return self.local_element(target.var, target.index, node)
+        return self.load(target.address, target.ctype, target.space, node)
+
+    def write_lvalue(self, target, val, node):
+        if isinstance(target, RegisterTarget):
+            self.write(target.var, self.convert_for_assign(val, target.ctype, node))
+        elif isinstance(target, LocalElementTarget):
+            var, idx = target.var, target.index
+            val = self.convert_for_assign(val, var.ctype, node)
+            s = self.site(node, f"{var.source_name}[...]")
+            self.emit(f"X.lset(v_{var.name}, {idx.code}, {val.code}, L, {s})",
+                      reads=regs_of(idx, val) | {("v", var.name)})
+            self.emit(f"X.lset(u_{var.name}, {idx.code}, ", TaintHole(val.taint, "X.DEFINED"), f", L, {s})",
+                      reads=idx.regs | {("u", var.name)}, when_tracked=var.name)
+            self.taint_flows.append((var.name, val.taint))
+            self.mark_stored(var)
+        else:
+            if target.ctype.is_array:
+                raise self.error(node, "cannot assign to an array", construct="assignment")
+            if target.address.ctype.is_pointer and target.address.ctype.const:
+                raise self.error(node, f"this writes through a pointer to const {target.ctype}: the memory is "
+                                       "read-only here (drop the const from the parameter to write it)",
+                                 construct="const")
+            self.store(target.address, target.ctype, target.space,
+                       self.convert_for_assign(val, target.ctype, node), node)

@@ -1,0 +1,184 @@
+"""The lowering's workbench: basic blocks under construction, registers, constants, scopes,
+report sites, and the facts the dataflow pass needs (which values flow into which register)."""
+from ..errors import CompileError
+from ..program import Block, Goto, Site, Var
+from .code import MISALIGNED, NO_READS, Alignment, Stmt, Taint, TaintHole, TaintTerm, add_lines
+from .values import Val
+
+
+class Builder:
+    def __init__(self, pre, funcs, typedefs):
+        self.pre = pre
+        self.funcs = funcs               # name -> FuncDef of __device__ functions (inlined)
+        self.typedefs = typedefs or {}
+        self.globals = {}                # file-scope __shared__ declarations
+        self.blocks = []
+        self.block_count = 0
+        self.stmts = {}                  # block id -> [Stmt], until code.resolve
+        self.closed = set()              # ids of blocks whose terminator is set
+        self.vars = {}
+        self.read_facts = {}             # register name -> (code, taint, alignment, regs) of a read
+        self.shared = []
+        self.sync_sites = []
+        self.sites = []
+        self.consts = {}
+        self.counter = 0
+        self.scopes = [{}]
+        self.loops = []                  # (break block, continue block or None)
+        self.inline_stack = []           # (function name, return var, return block, call line)
+        self.stmt_line = 0               # line of the statement being lowered
+        self.local_bytes = 0             # per thread, of all local arrays (inlined calls included)
+        self.global_sizes = set()
+        self.shared_sizes = set()
+        self.uses_taint = False
+        # for the dataflow pass: (register, Taint written to it) and (register, Alignment)
+        self.taint_flows = []
+        self.alignment_flows = []
+        self.cur = self.new_block()
+
+    # ----------------------------------------------------------------- errors and sites
+    def error(self, node, msg, construct=None):
+        line = col = None
+        coord = node.coord if node is not None else None
+        if coord is not None:
+            line, col = coord.line, coord.column
+        return CompileError(msg, line=line, column=col, construct=construct, source_line=self.source_line(line))
+
+    def source_line(self, line):
+        return self.pre.lines[line - 1] if line and 0 < line <= len(self.pre.lines) else None
+
+    def site(self, node, what="", note=True):
+        line = node.coord.line if node is not None and node.coord else 0
+        col = node.coord.column if node is not None and node.coord else 0
+        self.sites.append(Site(line, col, self.source_line(line) or "", what))
+        if note:
+            self.note_line(node)
+        return len(self.sites) - 1
+
+    def note_line(self, node):
+        if node is not None and node.coord is not None and node.coord.line:
+            self.cur.lines.add(node.coord.line)
+            if not self.cur.first_line:
+                self.cur.first_line = node.coord.line
+
+    # ----------------------------------------------------------------- blocks
+    def new_block(self):
+        b = Block(self.block_count)
+        self.block_count += 1
+        self.stmts[b.id] = []
+        self.blocks.append(b)
+        return b
+
+    def drop_block(self, block):
+        self.blocks.remove(block)
+        del self.stmts[block.id]
+
+    def start(self, block):
+        self.cur = block
+
+    def goto(self, target):
+        self.close(Goto(target.id))
+
+    def close(self, term):
+        if self.cur.id not in self.closed:
+            self.cur.term = term
+            self.closed.add(self.cur.id)
+
+    def emit(self, *parts, reads=NO_READS, assigns=None, when_tracked=None, when_tainted=None, line=0):
+        """Append a statement: parts are text and holes; reads, the registers the text names.
+
+        A statement that may turn out unneeded (when_tainted) adds its source line to the
+        block only if it is kept (see code.resolve)."""
+        if self.cur.id in self.closed:
+            # Code after return/break/continue: unreachable, but must still be valid. Park it.
+            self.start(self.new_block())
+        lines = ()
+        if line:
+            lines = (line,)
+        elif not self.cur.lines and self.stmt_line:
+            # e.g. the rest of a statement after a sync point: it belongs to that statement's line
+            lines = (self.stmt_line,)
+        stmt = Stmt(parts, reads, assigns, when_tracked, when_tainted, lines)
+        if when_tainted is None:
+            add_lines(self.cur, lines)
+        self.stmts[self.cur.id].append(stmt)
+
+    def use_check(self, taint, node, what, reason):
+        """Fault the lanes where a tainted value is used where it must be defined."""
+        s = self.site(node, what, note=False)
+        line = node.coord.line if node is not None and node.coord else 0
+        self.emit("X.use_check(", TaintHole(taint, "None"), f", L, {s}, {reason!r})", when_tainted=taint,
+                  line=line)
+
+    # ----------------------------------------------------------------- registers
+    def fresh(self, prefix="t"):
+        self.counter += 1
+        return f"{prefix}{self.counter}"
+
+    def new_var(self, base, ctype, shape=(), space=None):
+        name = f"{''.join(c if c.isalnum() else '_' for c in base)}_{len(self.vars)}"
+        var = Var(name, ctype, shape, source_name=base, space=space)
+        self.vars[name] = var
+        return var
+
+    def read(self, var):
+        facts = self.read_facts.get(var.name)
+        if facts is None:       # the same for every read of var: made once
+            taint = Taint((TaintTerm(f"u_{var.name}", frozenset({("u", var.name)}), var.name),))
+            aligned = Alignment(False, frozenset({var.name})) if var.ctype.is_pointer else MISALIGNED
+            facts = self.read_facts[var.name] = (f"v_{var.name}", taint, aligned, frozenset({("v", var.name)}))
+        code, taint, aligned, regs = facts
+        return Val(code, var.ctype, taint, space=var.space, aligned=aligned, regs=regs)
+
+    def write(self, var, val):
+        """Assign val (already of var's type) to a register."""
+        code = val.code
+        if code.startswith("v_") and code.isidentifier():
+            code += ".copy()"         # a plain copy of a register must not alias its storage
+        self.emit(f"v_{var.name} = {code}", reads=val.regs, assigns=("v", var.name))
+        if var.ctype.is_pointer:
+            self.alignment_flows.append((var.name, val.aligned))
+        self.emit(f"u_{var.name} = ", TaintHole(val.taint, "X.DEFINED"), assigns=("u", var.name),
+                  when_tracked=var.name)
+        self.taint_flows.append((var.name, val.taint))
+        self.mark_stored(var)
+
+    def mark_stored(self, var):
+        if var.name not in self.cur.stores:
+            self.cur.stores.append(var.name)
+
+    def reg_tmp(self, val, ctype=None):
+        var = self.new_var("tmp", ctype or val.ctype, space=val.space)
+        self.write(var, self.cast(val, var.ctype) if ctype else val)
+        return var
+
+    def tmp(self, val):
+        """Bind a value to a Python local so that it is evaluated once."""
+        # Python names of temporaries are never rebound, so they need no copy; register
+        # locals (v_x) are rebound on assignment, so bind the current value to a new name.
+        if val.const is not None or (val.code.isidentifier() and not val.code.startswith(("v_", "u_"))):
+            return val
+        name = self.fresh("_t")
+        self.emit(f"{name} = {val.code}", reads=val.regs)
+        return Val(name, val.ctype, val.taint, space=val.space)
+
+    def const(self, value, ctype):
+        key = (repr(value), ctype.name)
+        if key not in self.consts:
+            self.consts[key] = (f"K{len(self.consts)}", value, ctype)
+        return Val(self.consts[key][0], ctype, const=value)
+
+    # ----------------------------------------------------------------- scopes
+    def push(self):
+        self.scopes.append({})
+
+    def pop(self):
+        self.scopes.pop()
+
+    def lookup(self, name, node):
+        for scope in reversed(self.scopes):
+            if name in scope:
+                return scope[name]
+        if name in self.globals:
+            return self.globals[name]
+        raise self.error(node, f"'{name}' is not declared", construct=name)

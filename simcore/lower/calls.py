@@ -1,0 +1,84 @@
+"""Calls: built-ins and sync points by table, __device__ functions inlined at each call."""
+from pycparser import c_ast
+
+from .. import ctype as T
+from ..program import Var
+from .builtins import BUILTINS
+from .purity import has_boundary
+from .sync_points import SYNC_POINTS
+from .values import Sym, Val
+
+
+class CallLowering:
+    def visit_FuncCall(self, node):
+        if not isinstance(node.name, c_ast.ID):
+            raise self.error(node, "function pointers are not in simcore's subset", construct="call")
+        name = node.name.name
+        args = list(node.args.exprs) if node.args is not None else []
+        if name in self.funcs:          # the module's own functions come first
+            return self.inline_call(name, args, node)
+        row = SYNC_POINTS.get(name) or BUILTINS.get(name)
+        if row is None:
+            raise self.error(node, f"unknown function '{name}' (not a __device__ function of this module "
+                                   "and not a CUDA built-in simcore knows)", construct=name)
+        return row.lower(self, name, args, node)
+
+    def nargs(self, name, args, n, node):
+        if isinstance(n, int):
+            n = (n,)
+        if len(args) not in n:
+            raise self.error(node, f"{name} takes {' or '.join(map(str, n))} argument(s), got {len(args)}",
+                             construct=name)
+
+    def eval_args(self, args):
+        """Evaluate arguments left to right; spill earlier ones if a later one ends the block."""
+        vals = []
+        for k, a in enumerate(args):
+            v = self.value(self.expr(a))
+            if any(has_boundary(later) for later in args[k + 1:]):
+                v = self.reg_tmp(v)      # a register: re-read below, in the block we end up in
+            vals.append(v)
+        return [self.read(v) if isinstance(v, Var) else v for v in vals]
+
+    def inline_call(self, name, args, node):
+        fdef = self.funcs[name]
+        if any(entry[0] == name for entry in self.inline_stack):
+            raise self.error(node, f"recursive call to {name}: recursion is not in simcore's subset",
+                             construct="recursion")
+        fdecl = fdef.decl.type
+        for p in (fdecl.args.params if fdecl.args else []):
+            if isinstance(p, c_ast.ID):
+                raise self.error(p, f"parameter '{p.name}' of {name} has no type (write e.g. int {p.name})",
+                                 construct=p.name)
+        params = [p for p in (fdecl.args.params if fdecl.args else []) if not _is_void(p)]
+        if len(params) != len(args):
+            raise self.error(node, f"{name} takes {len(params)} argument(s), got {len(args)}", construct=name)
+        vals = self.eval_args(args)
+        ret_type = self.ctype_of(fdecl.type)
+        scope = {}
+        for p, v in zip(params, vals):
+            pt = self.ctype_of(p.type)
+            if pt.is_array:
+                pt = T.decay(pt)
+            var = self.new_var(f"{name}_{p.name}", pt, space=v.space)
+            self.write(var, self.convert_for_assign(v, pt, node))
+            scope[p.name] = Sym("var", pt, var=var)
+        ret_var = None if ret_type.is_void else self.new_var(f"{name}_ret", ret_type)
+        ret_block = self.new_block()
+        saved_scopes, saved_loops = self.scopes, self.loops
+        self.scopes, self.loops = [scope], []
+        self.inline_stack.append((name, ret_var, ret_block, node.coord.line if node.coord else 0))
+        self.stmt(fdef.body)
+        self.inline_stack.pop()
+        self.scopes, self.loops = saved_scopes, saved_loops
+        self.goto(ret_block)
+        self.start(ret_block)
+        if ret_var is None:
+            return Val("None", T.VOID)
+        return self.read(ret_var)
+
+
+def _is_void(param):
+    """The `void` of `f(void)`."""
+    return (isinstance(param, c_ast.Typename) and isinstance(param.type, c_ast.TypeDecl)
+            and isinstance(param.type.type, c_ast.IdentifierType) and T.from_names(param.type.type.names) is T.VOID)

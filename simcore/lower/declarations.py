@@ -1,0 +1,105 @@
+"""Declarations: scalars and local arrays become registers, __shared__ arrays get a region."""
+from pycparser import c_ast
+
+from .. import ctype as T
+from ..program import SharedArray
+from .code import TaintHole, always
+from .values import Sym
+
+# CUDA's limit on local memory per thread (Programming Guide, technical specifications, compute
+# capability 2.0 and later). nvcc compiles a bigger frame; it is the launch that cannot get it.
+# simcore refuses at compile time, before allocating the arrays for every lane.
+LOCAL_MEMORY_PER_THREAD = 512 * 1024
+
+
+class DeclarationLowering:
+    def visit_DeclList(self, node):
+        for d in node.decls:
+            self.visit_Decl(d)
+
+    def visit_Decl(self, node):
+        if isinstance(node.type, c_ast.FuncDecl):
+            raise self.error(node, "declare functions at file scope", construct="function declaration")
+        storage = node.storage or []
+        ctype = self.ctype_of(node.type)
+        if "_Thread_local" in storage:          # __shared__ (the preprocessor's spelling)
+            self.scopes[-1][node.name] = self.declare_shared(node, ctype, "extern" in storage)
+            return
+        if "extern" in storage:
+            raise self.error(node, "extern variables are not in simcore's subset (only extern __shared__)",
+                             construct="extern")
+        if ctype.is_array:
+            self.declare_local_array(node, ctype)
+            return
+        if ctype.is_void:
+            raise self.error(node, "a variable cannot be void", construct="void")
+        init = None
+        if node.init is not None:
+            if isinstance(node.init, c_ast.InitList):
+                raise self.error(node.init, "a scalar cannot take { ... }", construct="initializer")
+            init = self.value(self.expr(node.init))
+        var = self.new_var(node.name, ctype, space=init.space if init is not None else None)
+        self.scopes[-1][node.name] = Sym("var", ctype, var=var)
+        if init is not None:
+            self.write(var, self.convert_for_assign(init, ctype, node))
+        else:
+            # Declared without a value: reading it before a write is undefined.
+            undefined = always("X.UNSET")
+            self.taint_flows.append((var.name, undefined))
+            self.emit(f"u_{var.name} = ", TaintHole(undefined, "X.UNSET"), assigns=("u", var.name),
+                      when_tracked=var.name)
+            self.mark_stored(var)
+
+    def declare_local_array(self, node, ctype):
+        if ctype.length is None:
+            raise self.error(node, f"local array '{node.name}' needs a length", construct="array")
+        if ctype.base.is_array or not ctype.base.is_scalar:
+            raise self.error(node, "local arrays must be one-dimensional arrays of numbers",
+                             construct="local array")
+        self.local_bytes += ctype.size
+        if self.local_bytes > LOCAL_MEMORY_PER_THREAD:
+            raise self.error(node, f"local array '{node.name}' brings this kernel's local arrays to "
+                                   f"{self.local_bytes:,} bytes per thread; CUDA allows at most 512 KB "
+                                   f"({LOCAL_MEMORY_PER_THREAD:,} bytes) of local memory per thread",
+                             construct="local memory")
+        var = self.new_var(node.name, ctype.base, (ctype.length,))
+        self.scopes[-1][node.name] = Sym("local_array", ctype, var=var)
+        self.cur.lines.add(node.coord.line)
+        if node.init is None:
+            return
+        if not isinstance(node.init, c_ast.InitList):
+            raise self.error(node.init, "initialise a local array with { ... }", construct="initializer")
+        items = [self.cast(self.value(self.expr(e)), ctype.base) for e in node.init.exprs]
+        if len(items) > ctype.length:
+            raise self.error(node.init, "too many initializers", construct="initializer")
+        row = ("v", var.name)     # a partial update of the row: it is loaded first
+        for k, item in enumerate(items):
+            self.emit(f"v_{var.name}[:, {k}] = {item.code}", reads=item.regs | {row})
+        if len(items) < ctype.length:
+            self.emit(f"v_{var.name}[:, {len(items)}:] = 0", reads=frozenset({row}))
+        self.mark_stored(var)
+
+    def declare_shared(self, node, ctype, dynamic):
+        if dynamic:
+            if not ctype.is_array or ctype.length is not None:
+                raise self.error(node, "extern __shared__ must be an unsized array: extern __shared__ float s[];",
+                                 construct="extern __shared__")
+            for s in self.shared:
+                if s.dynamic:      # every extern __shared__ array names the same bytes
+                    return Sym("shared", ctype, shared=s)
+            arr = SharedArray(node.name, ctype.base, 0, len(self.shared) + 1, True, node.coord.line)
+        else:
+            if ctype.is_array and ctype.length is None:
+                raise self.error(node, "a __shared__ array needs a size (or use extern __shared__)",
+                                 construct="__shared__")
+            if node.init is not None:
+                raise self.error(node, "__shared__ variables cannot have an initializer", construct="__shared__")
+            elem = ctype
+            while elem.is_array:
+                elem = elem.base
+            arr = SharedArray(node.name, elem, ctype.size, len(self.shared) + 1, False, node.coord.line)
+            if not ctype.is_array:
+                ctype = T.Array(ctype, 1)
+                arr.scalar = True
+        self.shared.append(arr)
+        return Sym("shared", ctype, shared=arr, scalar=not isinstance(node.type, c_ast.ArrayDecl))

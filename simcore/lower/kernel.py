@@ -1,0 +1,61 @@
+"""One __global__ kernel: parameters, body, the dataflow pass, block numbering -> Program."""
+import numpy as np
+from pycparser import c_ast
+
+from .. import ctype as T
+from ..program import Exit, Param, Program
+from .code import resolve
+from .dataflow import misaligned_registers, tracked_registers
+from .reconvergence import number_blocks
+from .values import Sym
+
+
+def lower_kernel(lowerer, pre, fdef, global_decls):
+    """Lower fdef with a fresh `lowerer` -> (Program without compiled code, constants)."""
+    low = lowerer
+    for name, decl in global_decls.items():
+        low.globals[name] = low.declare_shared(decl, low.ctype_of(decl.type), "extern" in decl.storage)
+    params = kernel_params(low, fdef)
+    low.stmt(fdef.body)
+    low.close(Exit())
+    tracked = tracked_registers(low.taint_flows)
+    unaligned = misaligned_registers(low.alignment_flows)
+    for name in tracked:
+        low.vars[name].tracked = True
+    for b in low.blocks:
+        resolve(b, low.stmts[b.id], tracked, unaligned)
+    prog = Program(fdef.decl.name, params, low.blocks, 0, low.vars, low.shared, low.sync_sites, low.sites,
+                   pre.lines)
+    prog.global_access_size = min(low.global_sizes) if low.global_sizes else 4
+    prog.shared_access_size = min(low.shared_sizes) if low.shared_sizes else 4
+    prog.uses_taint = bool(tracked) or low.uses_taint
+    number_blocks(prog)
+    return prog, low.consts
+
+
+def kernel_params(low, fdef):
+    params = []
+    decl = fdef.decl.type
+    for p in (decl.args.params if decl.args else []):
+        if isinstance(p, c_ast.Typename):     # (void)
+            continue
+        if isinstance(p, c_ast.ID):
+            raise low.error(p, f"parameter '{p.name}' has no type (write e.g. int {p.name})", construct=p.name)
+        if isinstance(p, c_ast.EllipsisParam):
+            raise low.error(p, "variadic kernels are not supported", construct="...")
+        t = low.ctype_of(p.type)
+        if t.is_array:
+            t = T.decay(t)
+        if t.is_pointer:
+            space = "global"
+            if not t.base.is_scalar:
+                raise low.error(p, f"parameter '{p.name}' must point to numbers", construct="parameter")
+            dtype = t.base.dtype
+        else:
+            space = None
+            dtype = t.dtype
+        var = low.new_var(p.name, t, space=space)
+        var.param = True
+        low.scopes[-1][p.name] = Sym("var", t, var=var)
+        params.append(Param(p.name, str(t), t.is_pointer, np.dtype(dtype), var.name))
+    return params

@@ -1,0 +1,115 @@
+"""C types of declarations, and C's conversions between values."""
+from pycparser import c_ast
+
+from .. import ctype as T
+from ..errors import CompileError
+from .code import MISALIGNED
+from .values import DT, Val, convert_const
+
+
+class TypeLowering:
+    def ctype_of(self, node):
+        """pycparser type node -> ctype (arrays keep their lengths)."""
+        if isinstance(node, (c_ast.TypeDecl, c_ast.Typename)):
+            return self.ctype_of(node.type)
+        if isinstance(node, c_ast.IdentifierType):
+            names = node.names
+            if len(names) == 1 and names[0] in self.typedefs:
+                names = self.typedefs[names[0]]
+            t = T.from_names(names)
+            if t is None:
+                raise self.error(node, f"type '{' '.join(node.names)}' is not in simcore's subset",
+                                 construct=" ".join(node.names))
+            return t
+        if isinstance(node, c_ast.PtrDecl):
+            base = self.ctype_of(node.type)
+            pointee = node.type       # `const float *p`: the qualifier is on the pointee's declarator
+            const = isinstance(pointee, (c_ast.TypeDecl, c_ast.PtrDecl)) and "const" in (pointee.quals or [])
+            return T.Pointer(base, const)
+        if isinstance(node, c_ast.ArrayDecl):
+            base = self.ctype_of(node.type)
+            length = None
+            if node.dim is not None:
+                length = self.const_int(node.dim)
+                if length <= 0:
+                    raise self.error(node, "array length must be positive", construct="array")
+            return T.Array(base, length)
+        if isinstance(node, c_ast.FuncDecl):
+            raise self.error(node, "function pointers are not in simcore's subset", construct="function pointer")
+        if isinstance(node, c_ast.Struct):
+            raise self.error(node, "structs are not in simcore's subset", construct="struct")
+        raise self.error(node, f"unsupported type {type(node).__name__}", construct=type(node).__name__)
+
+    def const_int(self, node):
+        """Evaluate an integer constant expression (array sizes, case labels)."""
+        saved = self.cur
+        scratch = self.new_block()
+        self.start(scratch)
+        try:
+            v = self.expr(node)
+        finally:
+            self.start(saved)
+            self.drop_block(scratch)
+        if v.const is None or not isinstance(v.const, int):
+            raise self.error(node, "this must be an integer constant (a number or a #define)",
+                             construct="constant expression")
+        return v.const
+
+    # ----------------------------------------------------------------- conversions
+    def cast(self, val, to):
+        to = T.decay(to) if to.is_array else to
+        frm = val.ctype
+        if frm.is_array:
+            frm = T.decay(frm)
+            val = Val(val.code, frm, val.taint, val.const, val.space, regs=val.regs)
+        if to.is_pointer or frm.is_pointer:
+            return self._pointer_cast(val, frm, to)
+        if frm == to:
+            return val
+        if val.const is not None:
+            return self.const(convert_const(val.const, to), to)
+        if to == T.BOOL:
+            code = f"({val.code} != 0)"
+        elif frm.is_float and to.is_integer:
+            code = f"X.f2i({val.code}, {DT[to]})"
+        else:
+            code = f"({val.code}).astype({DT[to]})"
+        return Val(code, to, val.taint, regs=val.regs)
+
+    def _pointer_cast(self, val, frm, to):
+        if to.is_pointer and frm.is_pointer:
+            tsize = 1 if to.base.is_void else to.base.size
+            fsize = 1 if frm.base.is_void else frm.base.size
+            aligned = val.aligned if tsize <= fsize else MISALIGNED
+            return Val(val.code, to, val.taint, val.const, val.space, aligned=aligned, regs=val.regs)
+        if to.is_pointer and frm.is_scalar and frm.is_integer:
+            if val.const is not None:
+                return Val(val.code, to, val.taint, val.const, regs=val.regs)
+            return Val(f"({val.code}).astype(I8)", to, val.taint, regs=val.regs)
+        if frm.is_pointer and to.is_scalar and to.is_integer:
+            return Val(f"({val.code}).astype({DT[to]})", to, val.taint, regs=val.regs)
+        raise CompileError(f"cannot convert {frm} to {to}")
+
+    def value(self, val):
+        """An rvalue: arrays decay to pointers."""
+        if val.ctype.is_array:
+            return Val(val.code, T.decay(val.ctype), val.taint, val.const, val.space, aligned=val.aligned,
+                       regs=val.regs)
+        return val
+
+    def convert_for_assign(self, val, to, node):
+        val = self.value(val)
+        if to.is_pointer and val.ctype.is_scalar and val.const != 0:
+            raise self.error(node, f"cannot assign a {val.ctype} to a pointer ({to})", construct="assignment")
+        if to.is_scalar and val.ctype.is_pointer:
+            raise self.error(node, f"cannot assign a pointer to a {to}", construct="assignment")
+        return self.cast(val, to)
+
+    def condition_of(self, v):
+        """A value as a C truth value (bool per lane)."""
+        if v.ctype == T.BOOL:
+            return v
+        if v.const is not None:
+            return self.const(bool(v.const), T.BOOL)
+        return Val(f"({v.code} != 0)", T.BOOL, v.taint, regs=v.regs)
+

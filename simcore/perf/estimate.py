@@ -1,0 +1,47 @@
+"""kernel.estimate(...): validate the launch like a real one, simulate a sample, apply the model."""
+import numpy as np
+
+from ..errors import LaunchError, SimcoreError, SimulatorError
+from .counters import estimate_registers
+from .hardware import get_gpu
+from .model import estimate_time
+from .sampling import run_sample
+
+
+def estimate(kernel, grid, block, args, *, shared_mem=0, gpu="H200", sample_pairs=3):
+    """A model estimate (not a measurement) of `kernel`'s time for this launch on `gpu`.
+
+    The launch is checked as a real one would be; only a sample of its blocks is simulated
+    (first, middle and last, in pairs), with the launch's own blockIdx values, on copies of the
+    arrays (the caller's arrays are not written)."""
+    from ..module import Launch, _check_limits, _dims
+    gpu = get_gpu(gpu)
+    if kernel.module.backend == "cupy":
+        raise LaunchError("estimate() needs the simulator: compile the module with backend='sim' "
+                          "(the model simulates a sample of the blocks)")
+    prog = kernel.program
+    grid = _dims(grid, "grid")
+    block = _dims(block, "block")
+    _check_limits(grid, block)
+    if not isinstance(shared_mem, (int, np.integer)) or shared_mem < 0:
+        raise LaunchError(f"shared_mem must be a non-negative number of bytes, not {shared_mem!r}")
+    static = sum(a.nbytes for a in prog.shared if not a.dynamic)
+    shared = static + int(shared_mem)
+    if shared > gpu.shared_per_block_optin:
+        raise LaunchError(f"the launch needs {shared} bytes of shared memory per block; the {gpu.name} allows "
+                          f"at most {gpu.shared_per_block_optin}")
+    values = kernel._marshal(args)
+    launch = Launch(kernel.name, grid, block, int(shared_mem), "sim")
+    try:
+        counters = run_sample(prog, launch, values, sample_pairs)
+    except SimcoreError as e:
+        raise e.with_traceback(None) from None
+    except Exception as e:     # a bug in simcore: say so plainly
+        raise SimulatorError(f"internal simulator error while estimating {kernel.name} ({type(e).__name__}: "
+                             f"{e}). This is a bug in simcore, not in your kernel.") from None
+    region_bytes = {}
+    for p, v in zip(prog.params, values):
+        if p.is_pointer:
+            region_bytes[p.name] = v.nbytes
+    region_bytes.update(counters.region_bytes)
+    return estimate_time(gpu, kernel.name, grid, block, counters, estimate_registers(prog), shared, region_bytes)

@@ -1,0 +1,74 @@
+"""GPU parameters for the timing model, from simcore/data/gpus.json (each value with its source)."""
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+from ..errors import LaunchError
+
+
+@dataclass(frozen=True)
+class GPU:
+    key: str
+    name: str
+    compute_capability: str
+    sms: int
+    clock_ghz: float
+    max_threads_per_sm: int
+    max_blocks_per_sm: int
+    max_warps_per_sm: int
+    max_threads_per_block: int
+    registers_per_sm: int
+    max_registers_per_thread: int
+    register_alloc_unit: int
+    shared_per_sm: int
+    shared_per_block_optin: int
+    shared_reserved_per_block: int
+    shared_banks: int
+    bank_bytes: int
+    shared_bytes_per_cycle_per_sm: float
+    issue_per_cycle_per_sm: float
+    dram_bytes_per_s: float
+    dram_peak_bytes_per_s: float
+    l2_bytes: int
+    l2_bytes_per_s: float
+    dram_latency_cycles: float
+    l2_latency_cycles: float
+    shared_latency_cycles: float
+    dependent_issue_cycles: float
+    barrier: dict
+    atomic_same_address_ns: float
+    atomic_distinct_per_s: float
+    launch_floor_us: float
+    block_dispatch_cycles: float
+    warp_dispatch_cycles: float
+    source: dict
+
+    def barrier_cycles(self, warps, late_cycles):
+        """Cycles one barrier of a block of `warps` warps takes when its last warp arrives
+        `late_cycles` after the first (fit to the H200 barrier measurements)."""
+        b = self.barrier
+        return b["c0"] + b["c_warp"] * warps + b["c_late"] * late_cycles
+
+
+@lru_cache(maxsize=None)
+def _data():
+    text = resources.files("simcore").joinpath("data/gpus.json").read_text()
+    return json.loads(text)
+
+
+def known_gpus():
+    return tuple(_data()["gpus"])
+
+
+def get_gpu(gpu):
+    """A GPU by name ('H200', 'H100', 'RTX4090'; case and spaces ignored) or a GPU object."""
+    if isinstance(gpu, GPU):
+        return gpu
+    table = _data()["gpus"]
+    if isinstance(gpu, str):
+        wanted = gpu.replace(" ", "").replace("-", "").upper()
+        for key, facts in table.items():
+            if key.upper() == wanted or facts["name"].replace(" ", "").upper().endswith(wanted):
+                return GPU(key=key, **facts)
+    raise LaunchError(f"unknown gpu {gpu!r}; the timing model knows: {', '.join(table)}")

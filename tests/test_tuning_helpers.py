@@ -1,0 +1,49 @@
+"""barrier_course.tuning: the model next to the committed H200 measurements."""
+import pytest
+
+from barrier_course import tuning
+
+
+def test_measured_sweeps_cover_the_eight_kernel_kinds():
+    sweeps = tuning.measured_sweeps()
+    kinds = {name.split("/")[0] for name in sweeps}
+    assert {"copy", "stencil_1d_r3", "stencil_1d_r64", "stencil_steps_8", "tree_sum_atomic",
+            "shuffle_sum_atomic", "transpose", "matmul_tiled", "block_scan"} <= kinds
+    assert all(len(runs) >= 3 for runs in sweeps.values())
+
+
+def test_comparison_pairs_the_model_with_the_committed_measurement():
+    case = tuning.sweep_case("stencil_1d", 1 << 20, radius=3)
+    assert case.name == "stencil_1d_r3/2^20"
+    rows = tuning.comparison(case)
+    measured = tuning.measured_sweeps()[case.name]
+    assert [r["block"] for r in rows] == sorted(measured)
+    assert all(r["measured_ms"] == measured[r["block"]] and r["model_ms"] > 0 for r in rows)
+    text = tuning.comparison_table(rows, case.name)
+    assert "MODEL" in text and "MEASURED" in text and "model's pick" in text and "measured best" in text
+
+
+def test_a_size_never_measured_is_model_only():
+    case = tuning.sweep_case("stencil_1d", 1 << 16, radius=5)
+    text = tuning.comparison_table(tuning.comparison(case))
+    assert "MODEL only" in text
+
+
+def test_bad_choices_are_clear_errors():
+    with pytest.raises(ValueError, match="even"):
+        tuning.sweep_case("stencil_steps", 1 << 16, steps=3)
+    with pytest.raises(ValueError, match="unknown tuning kernel"):
+        tuning.sweep_case("fft", 1 << 16)
+
+
+def test_explorer_runs_without_anyone_touching_it():
+    pytest.importorskip("ipywidgets")
+    box = tuning.tuning_explorer("tree_sum_atomic", 1 << 20)
+    assert "tree_sum_atomic/2^20" in box.run() and "MEASURED" in box.run()
+
+
+def test_measure_on_gpu_says_none_without_a_gpu():
+    import simcore
+    if simcore.gpu_available()[0]:
+        pytest.skip("a GPU is present: measure_on_gpu measures")
+    assert tuning.measure_on_gpu(tuning.sweep_case("copy", 1 << 16)) is None
