@@ -119,7 +119,7 @@ class Memory:
                                               readonly=var.constant)
 
     def check_align(self, addr, align, L, site, kind):
-        n = self.ctx.nlanes(L)
+        n = self.wave.nlanes(L)
         addr = np.broadcast_to(np.asarray(addr, dtype=np.int64), (n,))
         off = addr - HALF            # region bases are multiples of 2**40: the offset's low bits
         if n and (off & (align - 1)).any():
