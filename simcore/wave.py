@@ -33,6 +33,15 @@ class NamedBarriers:
         self.count = np.zeros((nblk, 16), np.int64)     # expected count of the open phase (0: none)
 
 
+class WaveShape:
+    """The geometry of a wave, without its state: what a trace keeps per snapshot (keeping the
+    wave itself would keep its registers alive as long as the trace)."""
+    __slots__ = ("first_block", "nblk", "tpb", "wpb", "spb", "S")
+
+    def __init__(self, first_block, nblk, tpb, wpb, spb, S):
+        self.first_block, self.nblk, self.tpb, self.wpb, self.spb, self.S = first_block, nblk, tpb, wpb, spb, S
+
+
 class Wave:
     def __init__(self, prog, launch, first_block, nblk, is_join, model, steps=0):
         """is_join: per basic block (plus one for 'end of kernel'), whether it is a reconvergence
@@ -44,6 +53,7 @@ class Wave:
         self.spb = self.wpb * WARP        # slots per block (threads padded to whole warps)
         self.S = S = nblk * self.spb
         self.nwarps = S // WARP
+        self.shape = WaveShape(first_block, nblk, tpb, self.wpb, self.spb, S)
         self.is_join = is_join
         self.model = model
         self.njoins = len(is_join)        # join keys: warp * njoins + reconvergence point
@@ -109,6 +119,17 @@ class Wave:
             return slice(int(lanes[0]), int(lanes[-1]) + 1)
         return lanes
 
+    @staticmethod
+    def span(lanes):
+        """Distinct lanes in any order -> a slice when they are exactly one contiguous range (to
+        set a value for each of them), else the lanes themselves."""
+        if isinstance(lanes, slice) or len(lanes) == 0:
+            return lanes
+        first, last = lanes[0], lanes[-1]
+        if last - first + 1 == len(lanes) and lanes.min() == first and lanes.max() == last:
+            return slice(int(first), int(last) + 1)
+        return lanes
+
     def waiting_at(self, site_filter):
         """Slots waiting at a sync site for which site_filter (a bool per sync site, plus one
         False for 'none') is true: e.g. the lanes waiting at barriers, or at warp collectives."""
@@ -148,12 +169,21 @@ class Wave:
         it may have to wait to reconverge)."""
         if len(lanes) == 0:
             return
+        span = self.span(lanes)     # a whole wave or block at one barrier: a slice, cheaper
+        sites = self.site[span]
+        lo, hi = sites.min(), sites.max()
+        if lo == hi:
+            self.st[span] = RUN
+            self.site[span] = -1
+            target = sync_sites[int(lo)].next
+            self.pc[span] = target
+            self.check_join(lanes, target)
+            return
         sites = self.site[lanes]
         self.st[lanes] = RUN
         self.site[lanes] = -1
-        lo, hi = sites.min(), sites.max()
-        for s in ((lo,) if lo == hi else np.unique(sites)):
-            sel = lanes if lo == hi else lanes[sites == s]
+        for s in np.unique(sites):
+            sel = lanes[sites == s]
             target = sync_sites[int(s)].next
             self.pc[sel] = target
             self.check_join(sel, target)
