@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Course tasks, standard library only.
 
-    python3 tasks.py course            # .venv with the course extra, then JupyterLab on course/00_start.ipynb
+    python3 tasks.py course            # .venv with the course extra, then JupyterLab on my-course/00_start.ipynb
+    python3 tasks.py course --instructor   # the same, with nbgrader's instructor tools shown
     python3 tasks.py test [ARGS...]    # .venv with course+test extras, then python -m pytest ARGS
     python3 tasks.py release           # regenerate exercises/ from solutions/ (nbgrader)
 
@@ -107,23 +108,88 @@ def has_display() -> bool:
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
-def cmd_course(args: list[str]) -> int:
-    """JupyterLab opened on course/00_start.ipynb.
+LAB_SETTINGS = ROOT / "lab-settings"
+WORK = ROOT / "my-course"          # the student's working copy of course/ (git ignores it)
 
-    The server's root is the repository, so that the file browser reaches exercises/ as well
-    as course/, and nbgrader (assignment list, formgrader) finds nbgrader_config.py.
+
+def lab_settings_dir(instructor: bool) -> Path:
+    """The JupyterLab application settings of the course (lab-settings/README.md), assembled
+    under .venv for the role: overrides.json for everyone, the student page config (the
+    instructor's nbgrader panels off) unless ``instructor``."""
+    target = VENV / "lab-settings" / ("instructor" if instructor else "student")
+    target.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(LAB_SETTINGS / "overrides.json", target / "overrides.json")
+    page_config = target / "page_config.json"
+    if instructor:
+        page_config.unlink(missing_ok=True)
+    else:
+        shutil.copyfile(LAB_SETTINGS / "student-page_config.json", page_config)
+    return target
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def sync_working_copy(source: Path = ROOT / "course", work: Path = WORK) -> list[str]:
+    """Copy the lessons into the working copy, where JupyterLab's autosave may write.
+
+    A lesson the student has not changed since it was copied is replaced by the checkout's
+    newer version (after a ``git pull``); a changed one is kept, and the new version is put
+    next to it as ``<name>.new.ipynb``. Returns what it did, one line per file.
     """
+    import json
+
+    record_path = work / ".copied-from-course.json"
+    record = json.loads(record_path.read_text()) if record_path.exists() else {}
+    done = []
+    for src in sorted(source.rglob("*")):
+        rel = src.relative_to(source).as_posix()
+        if not src.is_file() or ".ipynb_checkpoints" in src.parts or "__pycache__" in src.parts:
+            continue
+        dest = work / rel
+        new = _digest(src)
+        if not dest.exists():
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(src, dest)
+        elif record.get(rel) == new:
+            continue
+        elif _digest(dest) in (record.get(rel), new):      # untouched by the student
+            shutil.copyfile(src, dest)
+            done.append(f"updated {rel}")
+        else:
+            side = dest.with_name(dest.stem + ".new" + dest.suffix)
+            shutil.copyfile(src, side)
+            done.append(f"kept your {rel}; the course's new version is {side.relative_to(work)}")
+        record[rel] = new
+    record_path.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
+    return done
+
+
+def cmd_course(args: list[str]) -> int:
+    """JupyterLab opened on the working copy's 00_start.ipynb.
+
+    The lessons open from my-course/, a copy of course/ that git ignores, so that running and
+    autosaving them never dirties the checkout (``git pull`` keeps working). The server's
+    root is the repository, so that the file browser reaches exercises/ as well, and nbgrader
+    (assignment list, formgrader) finds nbgrader_config.py. ``--instructor`` shows nbgrader's
+    Create Assignment panel and Validate button (lab-settings/README.md).
+    """
+    instructor = "--instructor" in args
+    args = [a for a in args if a != "--instructor"]
     ensure_installed(("course",))
-    cmd = [venv_bin("jupyter"), "lab"]
+    for line in sync_working_copy():
+        say(line)
+    cmd = [venv_bin("jupyter"), "lab", f"--LabApp.app_settings_dir={lab_settings_dir(instructor)}"]
     if not has_display():
         cmd.append("--no-browser")
         say("no display found: open the URL that JupyterLab prints below in a browser")
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         cmd.append("--allow-root")  # containers, Binder-like machines, CI
     cmd += args
-    start = Path("course") / "00_start.ipynb"
+    start = WORK.relative_to(ROOT) / "00_start.ipynb"
     if (ROOT / start).exists():
-        # also the URL printed without a browser: /lab/tree/course/00_start.ipynb?token=...
+        # also the URL printed without a browser: /lab/tree/my-course/00_start.ipynb?token=...
         cmd.append(f"--LabApp.default_url=/lab/tree/{start.as_posix()}")
     say("$ " + " ".join(str(c) for c in cmd))
     try:

@@ -109,7 +109,8 @@ def trace_figure(trace, *, title="Warps over time", blocks=None, max_rows=48,
     """Draw a trace as warps (rows) x trace steps (columns).
 
     Each row is one warp, labelled ``block b / warp w``. Bars are coloured *and* hatched
-    by the warp's state; where a bar is wide enough it carries the source line (``L12``).
+    by the warp's state; where a bar is wide enough it carries the source line (``line 12``,
+    or ``12`` on a short bar; the legend says so).
     A black triangle marks the step where a warp arrives at a block barrier; a dashed
     vertical line marks a step where a barrier released (its arrival count fell back).
     The top panel shows each barrier's arrival count over time. ``end_label`` (e.g. the
@@ -166,7 +167,10 @@ def _draw_warp_bars(ax, rows, states, lines, nsteps, show_lines, hidden):
                            edgecolors="black", linewidth=0.4, hatch=hatch)
             if (show_lines and line and state != "exited"
                     and length >= max(2, nsteps / 40)):
-                ax.text(start + length / 2, y, f"L{line}", ha="center", va="center",
+                # "line 8" where the bar has room, else the bare number (the legend says
+                # that numbers on bars are source lines)
+                text = f"line {line}" if length >= max(3, nsteps / 18) else f"{line}"
+                ax.text(start + length / 2, y, text, ha="center", va="center",
                         fontsize=7, color="black",
                         bbox=dict(boxstyle="round,pad=0.1", fc="white", ec="none", alpha=0.8))
         for s in range(len(row_states)):
@@ -233,6 +237,8 @@ def _trace_legend(fig, used_states, arrivals, releases, figsize):
                               label="arrives at barrier"))
     if releases:
         handles.append(Line2D([], [], linestyle="--", color="black", label="barrier released"))
+    handles.append(Patch(facecolor="white", edgecolor="none",
+                         label="numbers on bars: the kernel's source line"))
     ncol = min(3, max(1, len(handles)))
     fig.legend(handles=handles, fontsize=8, loc="lower center", ncol=ncol, frameon=False)
     legend_rows = -(-len(handles) // ncol)

@@ -39,8 +39,8 @@ from simcore.compare import array_difference
 
 from barrier_course.faults import report_section, run_kernel
 
-__all__ = ["Outcome", "run_case", "launch_explorer",
-           "BLOCK_SIZES", "SCHEDULES", "CHECKS"]
+__all__ = ["Outcome", "run_case", "launch_explorer", "kernel_editor", "controls_row", "figure_image",
+           "show_as_text", "BLOCK_SIZES", "SCHEDULES", "CHECKS"]
 
 BLOCK_SIZES = (32, 64, 128, 256, 512, 1024)
 SCHEDULES = ("lockstep", "round_robin", "random", "adversarial")
@@ -131,6 +131,88 @@ def _first_line(error):
     return text[0] if text else ""
 
 
+# --------------------------------------------------------------------- layout
+# Controls sit in a row that wraps: at 800 px (a laptop with the file browser open) they
+# stack, each with a full-width track; at 1600 px they share a line. Labels take the width
+# they need ("skew (cycles)", never "skew (cyc…").
+
+def readable(control, min_width="240px"):
+    """Give a control a full label and a track that grows with the row."""
+    import ipywidgets as W
+
+    try:
+        control.style.description_width = "initial"
+    except AttributeError:                 # a control without a description style
+        pass
+    control.layout = W.Layout(flex="1 1 300px", min_width=min_width, max_width="560px",
+                              width="auto")
+    return control
+
+
+def controls_row(controls):
+    """A wrapping row of controls (each made ``readable``)."""
+    import ipywidgets as W
+
+    return W.Box([readable(c) for c in controls],
+                 layout=W.Layout(display="flex", flex_flow="row wrap", width="100%",
+                                 align_items="center", grid_gap="4px 16px"))
+
+
+def figure_image(fig=None):
+    """A matplotlib figure as an ``ipywidgets.Image`` that scales with the window.
+
+    A picture widget instead of an ``Output`` capturing ``plt.show()``: nothing depends on
+    which output the kernel is writing to when a slider moves, and the figure is closed."""
+    import ipywidgets as W
+
+    image = W.Image(format="png", layout=W.Layout(width="100%", max_width="1000px",
+                                                  height="auto"))
+    if fig is not None:
+        set_figure(image, fig)
+    return image
+
+
+def set_figure(image, fig):
+    import io
+
+    import matplotlib.pyplot as plt
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
+    plt.close(fig)
+    image.value = buf.getvalue()
+
+
+def show_as_text(box, describe):
+    """Where no widget can be shown (a handout, nbconvert, a plain console), show the
+    widget's *current* state: ``describe()`` -> plain text, and an HTML version with its
+    picture. JupyterLab still shows the live widget."""
+    import base64
+
+    widget_bundle = box._repr_mimebundle_
+
+    def bundle(**kwargs):
+        data = dict(widget_bundle(**kwargs) or {})
+        text = describe()
+        data["text/plain"] = text
+        pictures = "".join(
+            f'<img alt="figure" style="max-width:100%" src="data:image/png;base64,'
+            f'{base64.b64encode(child.value).decode()}"/>'
+            for child in _walk(box) if child.__class__.__name__ == "Image" and child.value)
+        data["text/html"] = (f'<pre class="widget-summary">{html.escape(text)}</pre>'
+                             + pictures)
+        return data
+
+    box._repr_mimebundle_ = bundle       # IPython looks the method up on the instance
+    return box
+
+
+def _walk(widget):
+    yield widget
+    for child in getattr(widget, "children", ()):
+        yield from _walk(child)
+
+
 def launch_explorer(source, kernel_name, make_args, reference, *, output=1,
                     block_sizes=BLOCK_SIZES, schedules=SCHEDULES, checks=CHECKS,
                     toggle=None, options=(), backend="sim", block=None,
@@ -164,10 +246,12 @@ def launch_explorer(source, kernel_name, make_args, reference, *, output=1,
     if toggle is not None:
         toggle_w = W.Checkbox(value=True, description=toggle[0], indent=False)
         controls.append(toggle_w)
-    result = W.HTML()
+    result = W.HTML(layout=W.Layout(width="100%"))
     header = [W.HTML(f"<b>{html.escape(title)}</b>")] if title else []
-    box = W.VBox(header + [W.HBox(controls[:2]), W.HBox(controls[2:]), result])
+    box = W.VBox(header + [controls_row(controls), result], layout=W.Layout(width="100%"))
     box.last_outcome = None
+    show_as_text(box, lambda: ((title + "\n") if title else "")
+                 + (box.last_outcome.summary() if box.last_outcome else ""))
 
     def current_kernel():
         if toggle_w is None:
@@ -193,3 +277,83 @@ def launch_explorer(source, kernel_name, make_args, reference, *, output=1,
     box.run = run
     run()
     return box
+
+
+def kernel_editor(source, kernel_name, make_args, reference, *, output=1,
+                  block_sizes=BLOCK_SIZES, schedules=SCHEDULES, block=None,
+                  schedule="lockstep", title=None, picture=True, rows=None, **sim_options):
+    """The kernel's source in an editable box, with a verdict and a picture that follow it.
+
+    The student edits ``source`` (CUDA C, the ``__global__`` function ``kernel_name``),
+    presses "run on the simulator" (or changes the block size or schedule), and sees the
+    simulator's verdict (``run_case``: correct / wrong / fault / compile error, on the
+    simulator with every check on) and, with ``picture``, the launch's trace as a
+    ``pictures.trace_figure``. Always the simulator: the verdict and the trace are its own.
+
+    Returns an ``ipywidgets.VBox`` with ``.run()`` (rerun the current text and settings and
+    return the ``Outcome``), ``.editor`` (the text box) and ``.last_outcome``.
+    """
+    import ipywidgets as W
+    import simcore
+
+    lines = source.strip("\n").count("\n") + 1
+    editor = W.Textarea(value=source.strip("\n") + "\n",
+                        layout=W.Layout(width="100%", height=f"{1.45 * (rows or min(lines + 1, 30)):.1f}em",
+                                        font_family="monospace"))
+    editor.add_class("barrier-course-kernel-editor")
+    block_w = W.Dropdown(options=list(block_sizes), value=block or block_sizes[0],
+                         description="block size")
+    sched_w = W.Dropdown(options=list(schedules), value=schedule, description="schedule")
+    button = W.Button(description="run on the simulator", button_style="primary",
+                      icon="play")
+    result = W.HTML(layout=W.Layout(width="100%"))
+    image = figure_image() if picture else None
+    header = [W.HTML(f"<b>{html.escape(title)}</b>")] if title else []
+    hint = W.HTML("<i>Edit the kernel, then press the button: the verdict and the picture "
+                  "below are the simulator's, for the text as it stands.</i>")
+    children = header + [hint, editor, controls_row([block_w, sched_w, button]), result]
+    if image is not None:
+        children.append(image)
+    box = W.VBox(children, layout=W.Layout(width="100%"))
+    box.editor = editor
+    box.last_outcome = None
+    show_as_text(box, lambda: ((title + "\n") if title else "")
+                 + (box.last_outcome.summary() if box.last_outcome else ""))
+
+    def run(*_):
+        text = editor.value
+        try:
+            kern = simcore.RawModule(code=text, backend="sim").get_function(kernel_name)
+        except simcore.CompileError as err:
+            out = Outcome("error", block=block_w.value, schedule=sched_w.value, checks=True,
+                          kernel=kernel_name, kind=type(err).__name__,
+                          first_line=_first_line(err), fault=err)
+            kern = None
+        else:
+            out = run_case(kern, block_w.value, make_args, reference, schedule=sched_w.value,
+                           checks=True, output=output, trace=picture, **sim_options)
+        box.last_outcome = out
+        result.value = out._repr_html_()
+        if image is not None:
+            _show_trace(image, kern, out)
+        return out
+
+    for w in (block_w, sched_w):
+        w.observe(run, names="value")
+    button.on_click(run)
+    box.run = run
+    run()
+    return box
+
+
+def _show_trace(image, kern, outcome):
+    """The launch's trace in ``image``; emptied when there is none (a compile error)."""
+    from barrier_course import pictures
+
+    trace = getattr(getattr(kern, "last_launch", None), "trace", None)
+    if kern is None or trace is None or not getattr(trace, "steps", None):
+        image.value = b""
+        return
+    end = outcome.kind if outcome.status == "fault" else None
+    set_figure(image, pictures.trace_figure(trace, title=f"{outcome.kernel}: {outcome.status}",
+                                            end_label=end, max_rows=16))

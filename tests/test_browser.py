@@ -79,14 +79,13 @@ def lab(tmp_path_factory):
         PATH=os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")]),
     )
     env.pop("SIMCORE_BACKEND", None)
-    # The same course settings `tasks.py course` installs (news off, windowing, ...).
-    course_settings = ROOT / "binder" / "jupyterlab-overrides.json"
-    extra = []
-    if course_settings.exists():
-        app_settings = base / "app-settings"
-        app_settings.mkdir()
-        shutil.copy(course_settings, app_settings / "overrides.json")
-        extra.append(f"--LabApp.app_settings_dir={app_settings}")
+    # The course's JupyterLab settings as `tasks.py course` gives them to a student.
+    app_settings = base / "app-settings"
+    app_settings.mkdir()
+    shutil.copy(ROOT / "lab-settings" / "overrides.json", app_settings / "overrides.json")
+    shutil.copy(ROOT / "lab-settings" / "student-page_config.json",
+                app_settings / "page_config.json")
+    extra = [f"--LabApp.app_settings_dir={app_settings}"]
     cmd = [sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={port}",
            "--ServerApp.ip=127.0.0.1", f"--ServerApp.token={TOKEN}",
            f"--ServerApp.root_dir={work}", "--LabApp.expose_app_in_browser=True",
@@ -142,15 +141,34 @@ def shots(tmp_path_factory):
 
 # --- in the page ---------------------------------------------------------------------------
 
-OPEN_AND_RUN = """async (path) => {
+OPEN = """async (path) => {
     const app = window.jupyterapp;
     await app.started; await app.restored;
     const panel = await app.commands.execute('docmanager:open', {path, factory: 'Notebook'});
     await panel.context.ready;
     await panel.sessionContext.ready;
     app.shell.activateById(panel.id);
-    await app.commands.execute('notebook:run-all-cells');
     return panel.id;
+}"""
+
+RUN_ALL = """async () => {
+    const app = window.jupyterapp;
+    await app.commands.execute('notebook:run-all-cells');
+}"""
+
+DIRTY = "() => window.jupyterapp.shell.currentWidget.context.model.dirty"
+
+# What a student must not be shown (lab-settings/): the news pop-up, the instructor's panel,
+# nbgrader's Validate button on a lesson.
+CLUTTER = """() => {
+    const text = document.body.innerText;
+    return {
+        news: text.includes('official Jupyter news'),
+        createAssignment: [...document.querySelectorAll('.lm-TabBar-tabLabel, .jp-SideBar .lm-TabBar-tab')]
+            .some(e => (e.innerText || e.title || '').includes('Create Assignment')),
+        validate: [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Toolbar *')]
+            .some(e => e.childElementCount === 0 && e.innerText.trim() === 'Validate'),
+    };
 }"""
 
 CELL_STATE = """() => {
@@ -255,7 +273,12 @@ def test_lesson_in_the_browser(lab, browser, shots, lesson):
     try:
         page.goto(f"{url}/lab?token={TOKEN}&reset", wait_until="domcontentloaded")
         page.wait_for_function("window.jupyterapp !== undefined", timeout=60_000)
-        page.evaluate(OPEN_AND_RUN, f"course/{lesson}")
+        page.evaluate(OPEN, f"course/{lesson}")
+        page.wait_for_timeout(2000)           # the kernel's info arrives, settings load
+        assert not page.evaluate(DIRTY), f"{lesson} opens modified (a dot on its tab)"
+        clutter = page.evaluate(CLUTTER)
+        assert not any(clutter.values()), f"{lesson}: shown to a student: {clutter}"
+        page.evaluate(RUN_ALL)
         state = _wait_for_run(page, lesson)
         errors = _errors(state)
         assert not errors, f"{lesson}: cell {errors[0][0]} shows {errors[0][1].get('ename')}: " \
