@@ -131,37 +131,67 @@ def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def sync_working_copy(source: Path = ROOT / "course", work: Path = WORK) -> list[str]:
+def kernel_metadata(python: Path | None = None) -> dict:
+    """The notebook metadata JupyterLab writes for the course's kernel in ``python``'s
+    environment (default: .venv): kernelspec and language_info, Python version included.
+    A notebook that already carries exactly these opens unmodified (no dot on its tab)."""
+    import json
+
+    code = ("import json; from ipykernel.ipkernel import IPythonKernel as K; "
+            "print(json.dumps(dict(K.language_info)))")
+    out = subprocess.run([str(python or venv_bin("python")), "-c", code], check=True,
+                         stdout=subprocess.PIPE, text=True).stdout
+    return {"kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python",
+                           "name": "python3"},
+            "language_info": json.loads(out)}
+
+
+def sync_working_copy(source: Path = ROOT / "course", work: Path = WORK,
+                      metadata: dict | None = None) -> list[str]:
     """Copy the lessons into the working copy, where JupyterLab's autosave may write.
 
     A lesson the student has not changed since it was copied is replaced by the checkout's
     newer version (after a ``git pull``); a changed one is kept, and the new version is put
-    next to it as ``<name>.new.ipynb``. Returns what it did, one line per file.
+    next to it as ``<name>.new.ipynb``. ``metadata`` (``kernel_metadata()``) replaces the
+    notebooks' kernel metadata in the copies, so that they open unmodified. Returns what it
+    did, one line per file.
     """
     import json
 
     record_path = work / ".copied-from-course.json"
     record = json.loads(record_path.read_text()) if record_path.exists() else {}
     done = []
+
+    def copy(src, dest):
+        if metadata and src.suffix == ".ipynb":
+            nb = json.loads(src.read_text(encoding="utf-8"))
+            nb["metadata"].update(metadata)
+            dest.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n",
+                            encoding="utf-8")
+        else:
+            shutil.copyfile(src, dest)
+        return _digest(dest)
+
     for src in sorted(source.rglob("*")):
         rel = src.relative_to(source).as_posix()
         if not src.is_file() or ".ipynb_checkpoints" in src.parts or "__pycache__" in src.parts:
             continue
         dest = work / rel
         new = _digest(src)
+        seen = record.get(rel, {})
         if not dest.exists():
             dest.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(src, dest)
-        elif record.get(rel) == new:
+            record[rel] = {"source": new, "copy": copy(src, dest)}
+        elif seen.get("source") == new:
             continue
-        elif _digest(dest) in (record.get(rel), new):      # untouched by the student
-            shutil.copyfile(src, dest)
+        elif _digest(dest) == seen.get("copy"):             # untouched by the student
+            record[rel] = {"source": new, "copy": copy(src, dest)}
             done.append(f"updated {rel}")
         else:
             side = dest.with_name(dest.stem + ".new" + dest.suffix)
-            shutil.copyfile(src, side)
+            copy(src, side)
+            record[rel] = {"source": new, "copy": seen.get("copy")}
             done.append(f"kept your {rel}; the course's new version is {side.relative_to(work)}")
-        record[rel] = new
     record_path.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
     return done
 
@@ -178,7 +208,7 @@ def cmd_course(args: list[str]) -> int:
     instructor = "--instructor" in args
     args = [a for a in args if a != "--instructor"]
     ensure_installed(("course",))
-    for line in sync_working_copy():
+    for line in sync_working_copy(metadata=kernel_metadata()):
         say(line)
     cmd = [venv_bin("jupyter"), "lab", f"--LabApp.app_settings_dir={lab_settings_dir(instructor)}"]
     if not has_display():

@@ -184,7 +184,8 @@ def cost_model_explorer(model, costs):
     returns the text; the box is computed once when built."""
     import ipywidgets as W
 
-    from barrier_course.widgets import controls_row, figure_image, set_figure, show_as_text
+    from barrier_course.widgets import (controls_row, figure_image, one_at_a_time, set_figure,
+                                        show_as_text)
 
     block_w = W.SelectionSlider(options=list(TILES), value=256, description="block size")
     skew_w = W.IntSlider(value=20, min=0, max=60, step=2, description="skew (cycles)")
@@ -198,6 +199,7 @@ def cost_model_explorer(model, costs):
     show_as_text(box, lambda: f"{title}\n{shown['text']}")
     one = measured_cycles(costs, "one_block_per_sm")
 
+    @one_at_a_time
     def run(*_):
         b, s, n = block_w.value, skew_w.value, bar_w.value
         per = float(model.cycles(b, s))
@@ -226,7 +228,8 @@ def exchange_explorer(model):
     halo loads vs modelled barrier cycles per output for tiles 32..1024."""
     import ipywidgets as W
 
-    from barrier_course.widgets import controls_row, figure_image, set_figure, show_as_text
+    from barrier_course.widgets import (controls_row, figure_image, one_at_a_time, set_figure,
+                                        show_as_text)
 
     r_w = W.IntSlider(value=3, min=1, max=64, description="radius r")
     skew_w = W.IntSlider(value=20, min=0, max=60, step=2, description="skew (cycles)")
@@ -239,6 +242,7 @@ def exchange_explorer(model):
     shown = {"text": ""}
     show_as_text(box, lambda: f"{title}\n{shown['text']}")
 
+    @one_at_a_time
     def run(*_):
         rows = halo_table(r_w.value, model, skew=skew_w.value, barriers_per_tile=bar_w.value)
         lines = ["    T  blocks/SM  loads/output  barrier cycles  barrier cycles/output",

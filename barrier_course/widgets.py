@@ -30,7 +30,9 @@ The argument factory and the reference are plain functions::
 
 from __future__ import annotations
 
+import functools
 import html
+import threading
 import warnings
 from dataclasses import dataclass, field
 
@@ -131,6 +133,23 @@ def _first_line(error):
     return text[0] if text else ""
 
 
+# --------------------------------------------------------------------- callbacks
+# JupyterLab 4 may deliver widget messages on a kernel subshell, a second thread: two
+# callbacks (or a callback and a cell) can then run at the same time. Matplotlib is not
+# thread-safe (two figures drawn at once came out half drawn), so every widget callback of
+# the course runs under one lock.
+_CALLBACKS = threading.RLock()
+
+
+def one_at_a_time(callback):
+    """``callback`` run under the course's widget lock (see above)."""
+    @functools.wraps(callback)
+    def locked(*args, **kwargs):
+        with _CALLBACKS:
+            return callback(*args, **kwargs)
+    return locked
+
+
 # --------------------------------------------------------------------- layout
 # Controls sit in a row that wraps: at 800 px (a laptop with the file browser open) they
 # stack, each with a full-width track; at 1600 px they share a line. Labels take the width
@@ -159,46 +178,53 @@ def controls_row(controls):
 
 
 def figure_image(fig=None):
-    """A matplotlib figure as an ``ipywidgets.Image`` that scales with the window.
+    """A box for a matplotlib figure that scales with the window (``set_figure`` fills it).
 
-    A picture widget instead of an ``Output`` capturing ``plt.show()``: nothing depends on
-    which output the kernel is writing to when a slider moves, and the figure is closed."""
+    The picture is an ``<img>`` with the PNG inline, in an ``ipywidgets.HTML``: nothing
+    depends on which output the kernel is writing to when a slider moves (as with an
+    ``Output`` capturing ``plt.show()``), and the figure is closed once drawn."""
     import ipywidgets as W
 
-    image = W.Image(format="png", layout=W.Layout(width="100%", max_width="1000px",
-                                                  height="auto"))
+    image = W.HTML(layout=W.Layout(width="100%"))
+    image.add_class("barrier-course-figure")
+    image.png = b""
     if fig is not None:
         set_figure(image, fig)
     return image
 
 
 def set_figure(image, fig):
+    """Draw ``fig`` into a ``figure_image`` box (or empty it with ``fig=None``)."""
+    import base64
     import io
 
     import matplotlib.pyplot as plt
 
+    if fig is None:
+        image.png, image.value = b"", ""
+        return
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
     plt.close(fig)
-    image.value = buf.getvalue()
+    image.png = buf.getvalue()
+    # full width up to the figure's own size; below 600 px the text would be unreadable, so
+    # a narrow window scrolls the picture sideways instead of shrinking it further
+    image.value = ('<div style="overflow-x:auto"><img alt="figure" style="width:100%; '
+                   'max-width:1000px; min-width:600px; height:auto" '
+                   f'src="data:image/png;base64,{base64.b64encode(image.png).decode()}"/></div>')
 
 
 def show_as_text(box, describe):
     """Where no widget can be shown (a handout, nbconvert, a plain console), show the
     widget's *current* state: ``describe()`` -> plain text, and an HTML version with its
     picture. JupyterLab still shows the live widget."""
-    import base64
-
     widget_bundle = box._repr_mimebundle_
 
     def bundle(**kwargs):
         data = dict(widget_bundle(**kwargs) or {})
         text = describe()
         data["text/plain"] = text
-        pictures = "".join(
-            f'<img alt="figure" style="max-width:100%" src="data:image/png;base64,'
-            f'{base64.b64encode(child.value).decode()}"/>'
-            for child in _walk(box) if child.__class__.__name__ == "Image" and child.value)
+        pictures = "".join(child.value for child in _walk(box) if getattr(child, "png", b""))
         data["text/html"] = (f'<pre class="widget-summary">{html.escape(text)}</pre>'
                              + pictures)
         return data
@@ -258,6 +284,7 @@ def launch_explorer(source, kernel_name, make_args, reference, *, output=1,
             return kernel_name
         return toggle[1] if toggle_w.value else toggle[2]
 
+    @one_at_a_time
     def run(*_):
         try:
             kern = get(current_kernel())
@@ -320,6 +347,7 @@ def kernel_editor(source, kernel_name, make_args, reference, *, output=1,
     show_as_text(box, lambda: ((title + "\n") if title else "")
                  + (box.last_outcome.summary() if box.last_outcome else ""))
 
+    @one_at_a_time
     def run(*_):
         text = editor.value
         try:
@@ -352,7 +380,7 @@ def _show_trace(image, kern, outcome):
 
     trace = getattr(getattr(kern, "last_launch", None), "trace", None)
     if kern is None or trace is None or not getattr(trace, "steps", None):
-        image.value = b""
+        set_figure(image, None)
         return
     end = outcome.kind if outcome.status == "fault" else None
     set_figure(image, pictures.trace_figure(trace, title=f"{outcome.kernel}: {outcome.status}",

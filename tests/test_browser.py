@@ -55,6 +55,15 @@ def _need_browser():
         pytest.skip("the playwright package is missing (pip install -e '.[test]')")
 
 
+def _tasks_module():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("course_tasks", ROOT / "tasks.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def _free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -67,8 +76,11 @@ def lab(tmp_path_factory):
     _need_browser()
     base = tmp_path_factory.mktemp("lab")
     work = base / "work"
-    shutil.copytree(ROOT / "course", work / "course",
-                    ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+    # the student's working copy, made as `tasks.py course` makes it (kernel metadata of
+    # this environment, so that the notebooks open unmodified)
+    tasks = _tasks_module()
+    tasks.sync_working_copy(ROOT / "course", work / "course",
+                            metadata=tasks.kernel_metadata(Path(sys.executable)))
     port = _free_port()
     env = dict(os.environ)
     env.update(
@@ -167,7 +179,7 @@ CLUTTER = """() => {
         createAssignment: [...document.querySelectorAll('.lm-TabBar-tabLabel, .jp-SideBar .lm-TabBar-tab')]
             .some(e => (e.innerText || e.title || '').includes('Create Assignment')),
         validate: [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Toolbar *')]
-            .some(e => e.childElementCount === 0 && e.innerText.trim() === 'Validate'),
+            .some(e => e.childElementCount === 0 && (e.textContent || '').trim() === 'Validate'),
     };
 }"""
 
@@ -253,14 +265,48 @@ def _operate(page, root):
     raise AssertionError("a widget without any dropdown, slider or checkbox that can change")
 
 
+IMAGES_SHOWN = """(el) => [...el.querySelectorAll('img')].every(
+    i => i.complete && i.naturalWidth > 0)"""
+IMAGES_STATE = """(el) => [...el.querySelectorAll('img')].map(
+    i => ({src: (i.getAttribute('src') || '').slice(0, 40), complete: i.complete,
+           natural: i.naturalWidth, width: i.clientWidth, height: i.clientHeight}))"""
+
+
+# The share of dark pixels in each picture of a widget (drawn onto a canvas): a figure that
+# arrives truncated or empty shows as white.
+INK = """async (el) => Promise.all([...el.querySelectorAll('img')].map(async (i) => {
+    await i.decode().catch(() => null);
+    const c = document.createElement('canvas');
+    c.width = i.naturalWidth; c.height = i.naturalHeight;
+    if (!c.width || !c.height) return 0;
+    const x = c.getContext('2d'); x.drawImage(i, 0, 0);
+    const d = x.getImageData(0, 0, c.width, c.height).data;
+    let dark = 0;
+    for (let k = 0; k < d.length; k += 4) if (d[k] + d[k + 1] + d[k + 2] < 384) dark++;
+    return dark / (d.length / 4);
+}))"""
+
+
 def _screenshot(page, shots, lesson, size, tag):
+    """The window at ``size``, scrolled to the first widget, and that widget on its own."""
     page.set_viewport_size({"width": size[0], "height": size[1]})
-    page.wait_for_timeout(400)
-    roots = _widget_roots(page)
+    page.wait_for_timeout(600)
     stem = lesson.removesuffix(".ipynb")
+    roots = _widget_roots(page)
     if roots:
         roots[0].scroll_into_view_if_needed()
-        page.wait_for_timeout(300)
+        page.wait_for_timeout(600)
+        roots[0].scroll_into_view_if_needed()       # again: cells above may have grown
+        roots[0].wait_for_element_state("stable")
+        try:
+            page.wait_for_function(IMAGES_SHOWN, arg=roots[0], timeout=20_000)
+        except Exception:
+            raise AssertionError(f"{lesson}: a widget's picture is not shown: "
+                                 f"{roots[0].evaluate(IMAGES_STATE)}") from None
+        roots[0].evaluate("(el) => Promise.all([...el.querySelectorAll('img')].map("
+                          "i => i.decode().catch(() => null)))")
+        page.wait_for_timeout(1500)
+        roots[0].screenshot(path=str(shots / f"{stem}-widget-{tag}.png"))
     page.screenshot(path=str(shots / f"{stem}-{tag}.png"))
 
 
@@ -303,6 +349,10 @@ def test_lesson_in_the_browser(lab, browser, shots, lesson):
                 assert time.time() < deadline, \
                     f"{lesson}: widget {k}: {what}, but what it shows did not change"
                 page.wait_for_timeout(250)
+            page.wait_for_timeout(500)
+            ink = root.evaluate(INK)
+            assert all(share > 0.01 for share in ink), \
+                f"{lesson}: widget {k}: a picture is (nearly) blank after {what}: {ink}"
 
         _screenshot(page, shots, lesson, NARROW, "narrow")
         _screenshot(page, shots, lesson, WIDE, "wide")
