@@ -316,7 +316,7 @@ def read_map_figure(read_from, *, warp_size=32, title=None, max_arrows=64, figsi
                        fontsize=8)
     ax.set_ylim(-0.25, 1.55)
     ax.set_xlim(-0.5, n - 0.5)
-    ax.set_xlabel("thread index in the block (threadIdx.x)")
+    ax.set_xlabel("thread index in the block (threadIdx.x)", loc="left")
     sub = f"{n} threads, {nwarps} warp{'s' if nwarps != 1 else ''}; " \
           f"{crossing} of {n} reads cross a warp boundary"
     if step > 1:
@@ -325,7 +325,8 @@ def read_map_figure(read_from, *, warp_size=32, title=None, max_arrows=64, figsi
     ax.legend(handles=[
         Line2D([], [], color="#0072B2", linestyle="-", label="read inside own warp"),
         Line2D([], [], color="#D55E00", linestyle="--", label="read from another warp")],
-        fontsize=8, loc="lower right", bbox_to_anchor=(1.0, 1.12), ncol=2, frameon=False)
+        # on the x label's line, right of it: above the panel it covered the title
+        fontsize=8, loc="upper right", bbox_to_anchor=(1.0, -0.11), ncol=2, frameon=False)
 
     # warp-to-warp matrix
     m = np.zeros((nwarps, nwarps), dtype=int)
@@ -389,9 +390,13 @@ def barrier_cost_figure(data=None, *, figsize=(10, 4.2)):
             name = "all warps arrive together" if skew == 0 else \
                 f"warp w arrives {skew}*w cycles late"
             ax.plot(xs, ys, label=name, **styles.get(skew, dict(marker="^")))
+            # on-time values below their points, late ones above: the two curves meet at
+            # small blocks, and labels on the same side would sit on the other curve's marks
+            below = skew == 0
             for x, y in pts:
-                ax.annotate(f"{y:.0f}", (x, y), textcoords="offset points", xytext=(0, 6),
-                            ha="center", fontsize=7)
+                ax.annotate(f"{y:.0f}", (x, y), textcoords="offset points",
+                            xytext=(0, -9 if below else 7), ha="center",
+                            va="top" if below else "bottom", fontsize=7)
         ax.set_xscale("log", base=2)
         xt = sorted({r["block"] for r in rows})
         ax.set_xticks(xt)
@@ -400,6 +405,8 @@ def barrier_cost_figure(data=None, *, figsize=(10, 4.2)):
         ax.set_title(label, fontsize=10)
         ax.grid(True, which="major", linestyle=":", linewidth=0.6)
         ax.legend(fontsize=8, loc="upper left")
+    lo, hi = axes[0].get_ylim()                 # room for the labels above the top points
+    axes[0].set_ylim(min(0, lo), hi + 0.1 * (hi - lo))
     axes[0].set_ylabel("cycles per __syncthreads()")
     fig.suptitle(f"Barrier cost MEASURED on an {device}: median cycles per barrier",
                  fontsize=11)
