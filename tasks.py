@@ -5,6 +5,7 @@
     python3 tasks.py course --instructor   # the same, with nbgrader's instructor tools shown
     python3 tasks.py test [ARGS...]    # .venv with course+test extras, then python -m pytest ARGS
     python3 tasks.py release           # regenerate exercises/ from solutions/ (nbgrader)
+    python3 tasks.py handouts [--no-pdf]   # handouts/: executed HTML + PDF per lesson, workshop bundle
 
 The virtual environment is .venv at the repository root. Installing is skipped when a stamp
 file in .venv records the same pyproject.toml and extras (delete .venv to start over).
@@ -251,6 +252,20 @@ def cmd_release(args: list[str]) -> int:
 
 
 COMMANDS = {"course": cmd_course, "test": cmd_test, "release": cmd_release}
+
+
+def cmd_handouts(args: list[str]) -> int:
+    """Printable handouts from the lessons: executed HTML per lesson, a one-file workshop
+    bundle, and their PDFs (barrier_course/handouts.py says how and why)."""
+    ensure_installed(("course",))
+    if not any(a == "--out" or a.startswith("--out=") for a in args):
+        args = ["--out", str(ROOT / "handouts"), *args]
+    cmd = [venv_bin("python"), "-m", "barrier_course.handouts", *args]
+    say("$ " + " ".join(str(c) for c in cmd))
+    return subprocess.call([str(c) for c in cmd], cwd=ROOT, env=venv_env())
+
+
+COMMANDS["handouts"] = cmd_handouts
 
 
 def main(argv: list[str]) -> int:
