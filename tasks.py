@@ -209,7 +209,12 @@ def cmd_course(args: list[str]) -> int:
     instructor = "--instructor" in args
     args = [a for a in args if a != "--instructor"]
     ensure_installed(("course",))
-    for line in sync_working_copy(metadata=kernel_metadata()):
+    try:
+        metadata = kernel_metadata()
+    except (OSError, subprocess.CalledProcessError) as err:    # only the clean open is lost
+        say(f"could not ask the kernel for its metadata ({err}); notebooks may open modified")
+        metadata = None
+    for line in sync_working_copy(metadata=metadata):
         say(line)
     cmd = [venv_bin("jupyter"), "lab", f"--LabApp.app_settings_dir={lab_settings_dir(instructor)}"]
     if not has_display():

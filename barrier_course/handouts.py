@@ -48,8 +48,7 @@ PRINT_CSS = """
   /* handouts: readable on paper and on screen */
   body { max-width: 1100px; margin: 0 auto; }
   .jp-OutputArea-output img { max-width: 100%; height: auto; }
-  .barrier-course-lesson { break-before: page; page-break-before: always; }
-  .barrier-course-lesson:first-of-type { break-before: auto; page-break-before: auto; }
+  .celltag_lesson-start { break-before: page; page-break-before: always; }
   pre.widget-summary { border-left: 4px solid #555; padding-left: 6px; }
   @media print {
     .jp-Cell, .jp-OutputArea-output, img { break-inside: avoid; page-break-inside: avoid; }
@@ -181,11 +180,11 @@ def bundle(notebooks):
     import nbformat
 
     whole = nbformat.v4.new_notebook(metadata=copy.deepcopy(notebooks[0][1].metadata))
-    for name, nb in notebooks:
-        marker = nbformat.v4.new_markdown_cell(
-            f'<div class="barrier-course-lesson" id="{name}"></div>')
-        whole.cells.append(marker)
-        whole.cells.extend(copy.deepcopy(nb.cells))
+    for k, (name, nb) in enumerate(notebooks):
+        cells = copy.deepcopy(nb.cells)
+        if k and cells:          # nbconvert writes tags as classes: celltag_lesson-start
+            cells[0].metadata["tags"] = [*cells[0].metadata.get("tags", []), "lesson-start"]
+        whole.cells.extend(cells)
     return whole
 
 

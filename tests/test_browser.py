@@ -87,6 +87,7 @@ def lab(tmp_path_factory):
         JUPYTERLAB_SETTINGS_DIR=str(base / "settings"),
         JUPYTERLAB_WORKSPACES_DIR=str(base / "workspaces"),
         JUPYTER_RUNTIME_DIR=str(base / "runtime"),
+        JUPYTER_CONFIG_DIR=str(base / "config"),          # no user-level config
         PYTHONPATH=os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep),
         PATH=os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")]),
     )
