@@ -4,8 +4,9 @@ without a GPU (tests/test_lessons_gpu_backend.py puts this folder first on PYTHO
 It behaves the way the GPU backend matters to a lesson: kernels run (on simcore's simulator,
 with every check off, as a GPU does not check), device arrays are numpy copies, and nothing
 of the simulator's own (trace, schedule, fault reports) reaches the notebook through
-simcore's ``backend="cupy"``. It is not CuPy and implements only what simcore's CuPy backend
-calls.
+simcore's ``backend="cupy"``. It reports no device (``getDeviceCount() == 0``), so the
+optional cells that measure or compare on a real GPU skip, as they do without one. It is not
+CuPy and implements only what simcore's CuPy backend calls.
 """
 
 import numpy as np
