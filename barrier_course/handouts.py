@@ -96,8 +96,12 @@ def static_widgets(nb):
             data = out.get("data")
             if data and WIDGET_VIEW in data:
                 data.pop(WIDGET_VIEW)
-                if not data:
-                    data["text/plain"] = "(an interactive widget: open the notebook to use it)"
+                if not ({"text/html", "image/png"} & set(data)):
+                    # a widget without a static form (widgets.show_as_text): its text is only
+                    # its repr, "VBox(children=...)"; say what stands there instead
+                    data.clear()
+                    data["text/plain"] = ("(an interactive widget: open the notebook in "
+                                          "JupyterLab to use it)")
     nb.metadata.pop("widgets", None)
     return nb
 
