@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Course tasks, standard library only.
 
-    python3 tasks.py course            # .venv with the course extra, then JupyterLab on course/00_start.ipynb
+    python3 tasks.py course            # .venv with the course extra, then JupyterLab on my-course/00_start.ipynb
+    python3 tasks.py course --instructor   # the same, with nbgrader's instructor tools shown
     python3 tasks.py test [ARGS...]    # .venv with course+test extras, then python -m pytest ARGS
     python3 tasks.py release           # regenerate exercises/ from solutions/ (nbgrader)
     python3 tasks.py grade ASSIGNMENT [--jobs N] [--cpu-s S] [--wall-s S] [--memory-mb M]
                                        # grade submitted/ in isolation, update gradebook.db
+    python3 tasks.py handouts [--no-pdf]   # handouts/: executed HTML + PDF per lesson, workshop bundle
 
 The virtual environment is .venv at the repository root. Installing is skipped when a stamp
 file in .venv records the same pyproject.toml and extras (delete .venv to start over).
@@ -109,23 +111,123 @@ def has_display() -> bool:
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
-def cmd_course(args: list[str]) -> int:
-    """JupyterLab opened on course/00_start.ipynb.
+LAB_SETTINGS = ROOT / "lab-settings"
+WORK = ROOT / "my-course"          # the student's working copy of course/ (git ignores it)
 
-    The server's root is the repository, so that the file browser reaches exercises/ as well
-    as course/, and nbgrader (assignment list, formgrader) finds nbgrader_config.py.
+
+def lab_settings_dir(instructor: bool) -> Path:
+    """The JupyterLab application settings of the course (lab-settings/README.md), assembled
+    under .venv for the role: overrides.json for everyone, the student page config (the
+    instructor's nbgrader panels off) unless ``instructor``."""
+    target = VENV / "lab-settings" / ("instructor" if instructor else "student")
+    target.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(LAB_SETTINGS / "overrides.json", target / "overrides.json")
+    page_config = target / "page_config.json"
+    if instructor:
+        page_config.unlink(missing_ok=True)
+    else:
+        shutil.copyfile(LAB_SETTINGS / "student-page_config.json", page_config)
+    return target
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def kernel_metadata(python: Path | None = None) -> dict:
+    """The notebook metadata JupyterLab writes for the course's kernel in ``python``'s
+    environment (default: .venv): kernelspec and language_info, Python version included.
+    A notebook that already carries exactly these opens unmodified (no dot on its tab)."""
+    import json
+
+    code = ("import json; from ipykernel.ipkernel import IPythonKernel as K; "
+            "print(json.dumps(dict(K.language_info)))")
+    out = subprocess.run([str(python or venv_bin("python")), "-c", code], check=True,
+                         stdout=subprocess.PIPE, text=True).stdout
+    return {"kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python",
+                           "name": "python3"},
+            "language_info": json.loads(out)}
+
+
+def sync_working_copy(source: Path = ROOT / "course", work: Path = WORK,
+                      metadata: dict | None = None) -> list[str]:
+    """Copy the lessons into the working copy, where JupyterLab's autosave may write.
+
+    A lesson the student has not changed since it was copied is replaced by the checkout's
+    newer version (after a ``git pull``); a changed one is kept, and the new version is put
+    next to it as ``<name>.new.ipynb``. ``metadata`` (``kernel_metadata()``) replaces the
+    notebooks' kernel metadata in the copies, so that they open unmodified. Returns what it
+    did, one line per file.
     """
+    import json
+
+    record_path = work / ".copied-from-course.json"
+    record = json.loads(record_path.read_text()) if record_path.exists() else {}
+    done = []
+
+    def copy(src, dest):
+        if metadata and src.suffix == ".ipynb":
+            nb = json.loads(src.read_text(encoding="utf-8"))
+            nb["metadata"].update(metadata)
+            dest.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n",
+                            encoding="utf-8")
+        else:
+            shutil.copyfile(src, dest)
+        return _digest(dest)
+
+    for src in sorted(source.rglob("*")):
+        rel = src.relative_to(source).as_posix()
+        if not src.is_file() or ".ipynb_checkpoints" in src.parts or "__pycache__" in src.parts:
+            continue
+        dest = work / rel
+        new = _digest(src)
+        seen = record.get(rel, {})
+        if not dest.exists():
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            record[rel] = {"source": new, "copy": copy(src, dest)}
+        elif seen.get("source") == new:
+            continue
+        elif _digest(dest) == seen.get("copy"):             # untouched by the student
+            record[rel] = {"source": new, "copy": copy(src, dest)}
+            done.append(f"updated {rel}")
+        else:
+            side = dest.with_name(dest.stem + ".new" + dest.suffix)
+            copy(src, side)
+            record[rel] = {"source": new, "copy": seen.get("copy")}
+            done.append(f"kept your {rel}; the course's new version is {side.relative_to(work)}")
+    record_path.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
+    return done
+
+
+def cmd_course(args: list[str]) -> int:
+    """JupyterLab opened on the working copy's 00_start.ipynb.
+
+    The lessons open from my-course/, a copy of course/ that git ignores, so that running and
+    autosaving them never dirties the checkout (``git pull`` keeps working). The server's
+    root is the repository, so that the file browser reaches exercises/ as well, and nbgrader
+    (assignment list, formgrader) finds nbgrader_config.py. ``--instructor`` shows nbgrader's
+    Create Assignment panel and Validate button (lab-settings/README.md).
+    """
+    instructor = "--instructor" in args
+    args = [a for a in args if a != "--instructor"]
     ensure_installed(("course",))
-    cmd = [venv_bin("jupyter"), "lab"]
+    try:
+        metadata = kernel_metadata()
+    except (OSError, subprocess.CalledProcessError) as err:    # only the clean open is lost
+        say(f"could not ask the kernel for its metadata ({err}); notebooks may open modified")
+        metadata = None
+    for line in sync_working_copy(metadata=metadata):
+        say(line)
+    cmd = [venv_bin("jupyter"), "lab", f"--LabApp.app_settings_dir={lab_settings_dir(instructor)}"]
     if not has_display():
         cmd.append("--no-browser")
         say("no display found: open the URL that JupyterLab prints below in a browser")
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         cmd.append("--allow-root")  # containers, Binder-like machines, CI
     cmd += args
-    start = Path("course") / "00_start.ipynb"
+    start = WORK.relative_to(ROOT) / "00_start.ipynb"
     if (ROOT / start).exists():
-        # also the URL printed without a browser: /lab/tree/course/00_start.ipynb?token=...
+        # also the URL printed without a browser: /lab/tree/my-course/00_start.ipynb?token=...
         cmd.append(f"--LabApp.default_url=/lab/tree/{start.as_posix()}")
     say("$ " + " ".join(str(c) for c in cmd))
     try:
@@ -173,6 +275,20 @@ def cmd_grade(args: list[str]) -> int:
 
 
 COMMANDS = {"course": cmd_course, "test": cmd_test, "release": cmd_release, "grade": cmd_grade}
+
+
+def cmd_handouts(args: list[str]) -> int:
+    """Printable handouts from the lessons: executed HTML per lesson, a one-file workshop
+    bundle, and their PDFs (barrier_course/handouts.py says how and why)."""
+    ensure_installed(("course",))
+    if not any(a == "--out" or a.startswith("--out=") for a in args):
+        args = ["--out", str(ROOT / "handouts"), *args]
+    cmd = [venv_bin("python"), "-m", "barrier_course.handouts", *args]
+    say("$ " + " ".join(str(c) for c in cmd))
+    return subprocess.call([str(c) for c in cmd], cwd=ROOT, env=venv_env())
+
+
+COMMANDS["handouts"] = cmd_handouts
 
 
 def main(argv: list[str]) -> int:

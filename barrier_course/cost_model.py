@@ -183,17 +183,23 @@ def cost_model_explorer(model, costs):
     prediction next to the H200 measurement where there is one. ``.run()`` recomputes and
     returns the text; the box is computed once when built."""
     import ipywidgets as W
-    import matplotlib.pyplot as plt
+
+    from barrier_course.widgets import (controls_row, figure_image, one_at_a_time, set_figure,
+                                        show_as_text)
 
     block_w = W.SelectionSlider(options=list(TILES), value=256, description="block size")
     skew_w = W.IntSlider(value=20, min=0, max=60, step=2, description="skew (cycles)")
     bar_w = W.IntSlider(value=2, min=1, max=12, description="barriers/tile")
     text = W.HTML()
-    plot = W.Output()
-    box = W.VBox([W.HTML("<b>Barrier cost MODEL (fitted to H200 measurements)</b>"),
-                  W.HBox([block_w, skew_w, bar_w]), text, plot])
+    plot = figure_image()
+    title = "Barrier cost MODEL (fitted to H200 measurements)"
+    box = W.VBox([W.HTML(f"<b>{title}</b>"), controls_row([block_w, skew_w, bar_w]), text,
+                  plot], layout=W.Layout(width="100%"))
+    shown = {"text": ""}
+    show_as_text(box, lambda: f"{title}\n{shown['text']}")
     one = measured_cycles(costs, "one_block_per_sm")
 
+    @one_at_a_time
     def run(*_):
         b, s, n = block_w.value, skew_w.value, bar_w.value
         per = float(model.cycles(b, s))
@@ -206,11 +212,9 @@ def cost_model_explorer(model, costs):
         else:
             lines.append("  (no H200 measurement at this skew: the model extrapolates)")
         text.value = _text_block(lines)
-        plot.clear_output(wait=True)
-        with plot:
-            fig = cost_model_figure(model, costs, block=b, skew=s, barriers_per_tile=n)
-            plt.show(fig)
-        return "\n".join(lines)
+        set_figure(plot, cost_model_figure(model, costs, block=b, skew=s, barriers_per_tile=n))
+        shown["text"] = "\n".join(lines)
+        return shown["text"]
 
     for w in (block_w, skew_w, bar_w):
         w.observe(run, names="value")
@@ -223,16 +227,22 @@ def exchange_explorer(model):
     """Sliders for stencil radius, per-warp skew and barriers per tile; shows the table of
     halo loads vs modelled barrier cycles per output for tiles 32..1024."""
     import ipywidgets as W
-    import matplotlib.pyplot as plt
+
+    from barrier_course.widgets import (controls_row, figure_image, one_at_a_time, set_figure,
+                                        show_as_text)
 
     r_w = W.IntSlider(value=3, min=1, max=64, description="radius r")
     skew_w = W.IntSlider(value=20, min=0, max=60, step=2, description="skew (cycles)")
     bar_w = W.IntSlider(value=2, min=1, max=12, description="barriers/tile")
     text = W.HTML()
-    plot = W.Output()
-    box = W.VBox([W.HTML("<b>Halo loads vs barrier cost (barrier cost is a MODEL)</b>"),
-                  W.HBox([r_w, skew_w, bar_w]), text, plot])
+    plot = figure_image()
+    title = "Halo loads vs barrier cost (barrier cost is a MODEL)"
+    box = W.VBox([W.HTML(f"<b>{title}</b>"), controls_row([r_w, skew_w, bar_w]), text, plot],
+                 layout=W.Layout(width="100%"))
+    shown = {"text": ""}
+    show_as_text(box, lambda: f"{title}\n{shown['text']}")
 
+    @one_at_a_time
     def run(*_):
         rows = halo_table(r_w.value, model, skew=skew_w.value, barriers_per_tile=bar_w.value)
         lines = ["    T  blocks/SM  loads/output  barrier cycles  barrier cycles/output",
@@ -241,10 +251,9 @@ def exchange_explorer(model):
             lines.append(f"{r['T']:5d}  {r['blocks']:9d}  {r['loads_per_output']:12.3f}"
                          f"  {r['barrier_cycles']:14.0f}  {r['barrier_cycles_per_output']:21.3f}")
         text.value = _text_block(lines)
-        plot.clear_output(wait=True)
-        with plot:
-            plt.show(exchange_figure(rows, radius=r_w.value, skew=skew_w.value))
-        return "\n".join(lines)
+        set_figure(plot, exchange_figure(rows, radius=r_w.value, skew=skew_w.value))
+        shown["text"] = "\n".join(lines)
+        return shown["text"]
 
     for w in (r_w, skew_w, bar_w):
         w.observe(run, names="value")

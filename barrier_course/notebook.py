@@ -8,14 +8,23 @@
 
 ``setup()`` shows figures inline, and prints where ``simcore`` was imported from and which
 backend a ``simcore.RawModule`` without ``backend=`` uses here, so that a student (or a
-teacher reading a screenshot) knows what ran the kernels.
+teacher reading a screenshot) knows what ran the kernels. It also registers the ``%%cuda``
+cell magic::
+
+    %%cuda SOURCE
+    extern "C" __global__ void k(float *x) { ... }
+
+which stores the cell's body (CUDA C, not a Python string, so not one red string in the
+editor) in the variable ``SOURCE``. JupyterLab 4 highlights the body with the notebook's
+Python highlighter (it does not switch language per cell magic: jupyterlab/jupyterlab#15324);
+the handouts (``tasks.py handouts``) highlight ``%%cuda`` cells as CUDA.
 """
 
 from __future__ import annotations
 
 import os
 
-__all__ = ["setup", "backend_note"]
+__all__ = ["setup", "backend_note", "cuda_magic"]
 
 
 def backend_note():
@@ -25,6 +34,15 @@ def backend_note():
         return "kernels run on the simulator (set SIMCORE_BACKEND=cupy to use a GPU)"
     return (f"SIMCORE_BACKEND={chosen}: kernels without backend= may run on the GPU; the "
             "cells that need the simulator's checks and traces ask for backend=\"sim\"")
+
+
+def cuda_magic(line, cell, namespace):
+    """``%%cuda NAME``: ``namespace[NAME] = cell`` (the kernel source, CUDA C)."""
+    name = line.strip()
+    if not name.isidentifier():
+        raise ValueError(f"%%cuda needs the name of the variable to store the source in, "
+                         f"e.g. '%%cuda SOURCE'; got {line.strip()!r}")
+    namespace[name] = cell if cell.startswith("\n") else "\n" + cell
 
 
 def setup():
@@ -38,4 +56,7 @@ def setup():
         shell = None
     if shell is not None:
         shell.run_line_magic("matplotlib", "inline")
+        shell.register_magic_function(
+            lambda line, cell: cuda_magic(line, cell, shell.user_ns),
+            magic_kind="cell", magic_name="cuda")
     print("simcore from", os.path.dirname(simcore.__file__), "|", backend_note())

@@ -109,7 +109,8 @@ def trace_figure(trace, *, title="Warps over time", blocks=None, max_rows=48,
     """Draw a trace as warps (rows) x trace steps (columns).
 
     Each row is one warp, labelled ``block b / warp w``. Bars are coloured *and* hatched
-    by the warp's state; where a bar is wide enough it carries the source line (``L12``).
+    by the warp's state; where a bar is wide enough it carries the source line (``line 12``,
+    or ``12`` on a short bar; the legend says so).
     A black triangle marks the step where a warp arrives at a block barrier; a dashed
     vertical line marks a step where a barrier released (its arrival count fell back).
     The top panel shows each barrier's arrival count over time. ``end_label`` (e.g. the
@@ -166,7 +167,10 @@ def _draw_warp_bars(ax, rows, states, lines, nsteps, show_lines, hidden):
                            edgecolors="black", linewidth=0.4, hatch=hatch)
             if (show_lines and line and state != "exited"
                     and length >= max(2, nsteps / 40)):
-                ax.text(start + length / 2, y, f"L{line}", ha="center", va="center",
+                # "line 8" where the bar has room, else the bare number (the legend says
+                # that numbers on bars are source lines)
+                text = f"line {line}" if length >= max(3, nsteps / 18) else f"{line}"
+                ax.text(start + length / 2, y, text, ha="center", va="center",
                         fontsize=7, color="black",
                         bbox=dict(boxstyle="round,pad=0.1", fc="white", ec="none", alpha=0.8))
         for s in range(len(row_states)):
@@ -233,6 +237,8 @@ def _trace_legend(fig, used_states, arrivals, releases, figsize):
                               label="arrives at barrier"))
     if releases:
         handles.append(Line2D([], [], linestyle="--", color="black", label="barrier released"))
+    handles.append(Patch(facecolor="white", edgecolor="none",
+                         label="numbers on bars: the kernel's source line"))
     ncol = min(3, max(1, len(handles)))
     fig.legend(handles=handles, fontsize=8, loc="lower center", ncol=ncol, frameon=False)
     legend_rows = -(-len(handles) // ncol)
@@ -310,7 +316,7 @@ def read_map_figure(read_from, *, warp_size=32, title=None, max_arrows=64, figsi
                        fontsize=8)
     ax.set_ylim(-0.25, 1.55)
     ax.set_xlim(-0.5, n - 0.5)
-    ax.set_xlabel("thread index in the block (threadIdx.x)")
+    ax.set_xlabel("thread index in the block (threadIdx.x)", loc="left")
     sub = f"{n} threads, {nwarps} warp{'s' if nwarps != 1 else ''}; " \
           f"{crossing} of {n} reads cross a warp boundary"
     if step > 1:
@@ -319,7 +325,8 @@ def read_map_figure(read_from, *, warp_size=32, title=None, max_arrows=64, figsi
     ax.legend(handles=[
         Line2D([], [], color="#0072B2", linestyle="-", label="read inside own warp"),
         Line2D([], [], color="#D55E00", linestyle="--", label="read from another warp")],
-        fontsize=8, loc="lower right", bbox_to_anchor=(1.0, 1.12), ncol=2, frameon=False)
+        # on the x label's line, right of it: above the panel it covered the title
+        fontsize=8, loc="upper right", bbox_to_anchor=(1.0, -0.11), ncol=2, frameon=False)
 
     # warp-to-warp matrix
     m = np.zeros((nwarps, nwarps), dtype=int)
@@ -383,9 +390,13 @@ def barrier_cost_figure(data=None, *, figsize=(10, 4.2)):
             name = "all warps arrive together" if skew == 0 else \
                 f"warp w arrives {skew}*w cycles late"
             ax.plot(xs, ys, label=name, **styles.get(skew, dict(marker="^")))
+            # on-time values below their points, late ones above: the two curves meet at
+            # small blocks, and labels on the same side would sit on the other curve's marks
+            below = skew == 0
             for x, y in pts:
-                ax.annotate(f"{y:.0f}", (x, y), textcoords="offset points", xytext=(0, 6),
-                            ha="center", fontsize=7)
+                ax.annotate(f"{y:.0f}", (x, y), textcoords="offset points",
+                            xytext=(0, -9 if below else 7), ha="center",
+                            va="top" if below else "bottom", fontsize=7)
         ax.set_xscale("log", base=2)
         xt = sorted({r["block"] for r in rows})
         ax.set_xticks(xt)
@@ -394,6 +405,8 @@ def barrier_cost_figure(data=None, *, figsize=(10, 4.2)):
         ax.set_title(label, fontsize=10)
         ax.grid(True, which="major", linestyle=":", linewidth=0.6)
         ax.legend(fontsize=8, loc="upper left")
+    lo, hi = axes[0].get_ylim()                 # room for the labels above the top points
+    axes[0].set_ylim(min(0, lo), hi + 0.1 * (hi - lo))
     axes[0].set_ylabel("cycles per __syncthreads()")
     fig.suptitle(f"Barrier cost MEASURED on an {device}: median cycles per barrier",
                  fontsize=11)

@@ -30,7 +30,9 @@ The argument factory and the reference are plain functions::
 
 from __future__ import annotations
 
+import functools
 import html
+import threading
 import warnings
 from dataclasses import dataclass, field
 
@@ -39,8 +41,8 @@ from simcore.compare import array_difference
 
 from barrier_course.faults import report_section, run_kernel
 
-__all__ = ["Outcome", "run_case", "launch_explorer",
-           "BLOCK_SIZES", "SCHEDULES", "CHECKS"]
+__all__ = ["Outcome", "run_case", "launch_explorer", "kernel_editor", "controls_row", "figure_image",
+           "show_as_text", "BLOCK_SIZES", "SCHEDULES", "CHECKS"]
 
 BLOCK_SIZES = (32, 64, 128, 256, 512, 1024)
 SCHEDULES = ("lockstep", "round_robin", "random", "adversarial")
@@ -131,6 +133,112 @@ def _first_line(error):
     return text[0] if text else ""
 
 
+# --------------------------------------------------------------------- callbacks
+# JupyterLab 4 may deliver widget messages on a kernel subshell, a second thread: two
+# callbacks (or a callback and a cell) can then run at the same time. Matplotlib is not
+# thread-safe (two figures drawn at once came out half drawn), so every widget callback of
+# the course runs under one lock.
+_CALLBACKS = threading.RLock()
+
+
+def one_at_a_time(callback):
+    """``callback`` run under the course's widget lock (see above)."""
+    @functools.wraps(callback)
+    def locked(*args, **kwargs):
+        with _CALLBACKS:
+            return callback(*args, **kwargs)
+    return locked
+
+
+# --------------------------------------------------------------------- layout
+# Controls sit in a row that wraps: at 800 px (a laptop with the file browser open) they
+# stack, each with a full-width track; at 1600 px they share a line. Labels take the width
+# they need ("skew (cycles)", never "skew (cyc…").
+
+def readable(control, min_width="240px"):
+    """Give a control a full label and a track that grows with the row."""
+    import ipywidgets as W
+
+    try:
+        control.style.description_width = "initial"
+    except AttributeError:                 # a control without a description style
+        pass
+    control.layout = W.Layout(flex="1 1 300px", min_width=min_width, max_width="560px",
+                              width="auto")
+    return control
+
+
+def controls_row(controls):
+    """A wrapping row of controls (each made ``readable``)."""
+    import ipywidgets as W
+
+    return W.Box([readable(c) for c in controls],
+                 layout=W.Layout(display="flex", flex_flow="row wrap", width="100%",
+                                 align_items="center", grid_gap="4px 16px"))
+
+
+def figure_image(fig=None):
+    """A box for a matplotlib figure that scales with the window (``set_figure`` fills it).
+
+    The picture is an ``<img>`` with the PNG inline, in an ``ipywidgets.HTML``: nothing
+    depends on which output the kernel is writing to when a slider moves (as with an
+    ``Output`` capturing ``plt.show()``), and the figure is closed once drawn."""
+    import ipywidgets as W
+
+    image = W.HTML(layout=W.Layout(width="100%"))
+    image.add_class("barrier-course-figure")
+    image.png = b""
+    if fig is not None:
+        set_figure(image, fig)
+    return image
+
+
+def set_figure(image, fig):
+    """Draw ``fig`` into a ``figure_image`` box (or empty it with ``fig=None``)."""
+    import base64
+    import io
+
+    import matplotlib.pyplot as plt
+
+    if fig is None:
+        image.png, image.value = b"", ""
+        return
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
+    plt.close(fig)
+    image.png = buf.getvalue()
+    # full width up to the figure's own size; below 600 px the text would be unreadable, so
+    # a narrow window scrolls the picture sideways instead of shrinking it further
+    image.value = ('<div style="overflow-x:auto"><img alt="figure" style="width:100%; '
+                   'max-width:1000px; min-width:600px; height:auto" '
+                   f'src="data:image/png;base64,{base64.b64encode(image.png).decode()}"/></div>')
+
+
+def show_as_text(box, describe):
+    """Where no widget can be shown (a handout, nbconvert, a plain console), show the
+    widget's *current* state: ``describe()`` -> plain text, and an HTML version with its
+    picture. JupyterLab still shows the live widget."""
+    widget_bundle = box._repr_mimebundle_
+
+    def bundle(**kwargs):
+        data = dict(widget_bundle(**kwargs) or {})
+        text = describe()
+        data["text/plain"] = text
+        pictures = "".join(child.value for child in _walk(box) if getattr(child, "png", b""))
+        data["text/html"] = (f'<pre class="widget-summary">{html.escape(text)}</pre>'
+                             + pictures)
+        return data
+
+    box._repr_mimebundle_ = bundle       # IPython looks the method up on the instance
+    return box
+
+
+def _walk(widget):
+    yield widget
+    for child in getattr(widget, "children", ()):
+        yield from _walk(child)
+
+
 def launch_explorer(source, kernel_name, make_args, reference, *, output=1,
                     block_sizes=BLOCK_SIZES, schedules=SCHEDULES, checks=CHECKS,
                     toggle=None, options=(), backend="sim", block=None,
@@ -164,16 +272,19 @@ def launch_explorer(source, kernel_name, make_args, reference, *, output=1,
     if toggle is not None:
         toggle_w = W.Checkbox(value=True, description=toggle[0], indent=False)
         controls.append(toggle_w)
-    result = W.HTML()
+    result = W.HTML(layout=W.Layout(width="100%"))
     header = [W.HTML(f"<b>{html.escape(title)}</b>")] if title else []
-    box = W.VBox(header + [W.HBox(controls[:2]), W.HBox(controls[2:]), result])
+    box = W.VBox(header + [controls_row(controls), result], layout=W.Layout(width="100%"))
     box.last_outcome = None
+    show_as_text(box, lambda: ((title + "\n") if title else "")
+                 + (box.last_outcome.summary() if box.last_outcome else ""))
 
     def current_kernel():
         if toggle_w is None:
             return kernel_name
         return toggle[1] if toggle_w.value else toggle[2]
 
+    @one_at_a_time
     def run(*_):
         try:
             kern = get(current_kernel())
@@ -193,3 +304,84 @@ def launch_explorer(source, kernel_name, make_args, reference, *, output=1,
     box.run = run
     run()
     return box
+
+
+def kernel_editor(source, kernel_name, make_args, reference, *, output=1,
+                  block_sizes=BLOCK_SIZES, schedules=SCHEDULES, block=None,
+                  schedule="lockstep", title=None, picture=True, rows=None, **sim_options):
+    """The kernel's source in an editable box, with a verdict and a picture that follow it.
+
+    The student edits ``source`` (CUDA C, the ``__global__`` function ``kernel_name``),
+    presses "run on the simulator" (or changes the block size or schedule), and sees the
+    simulator's verdict (``run_case``: correct / wrong / fault / compile error, on the
+    simulator with every check on) and, with ``picture``, the launch's trace as a
+    ``pictures.trace_figure``. Always the simulator: the verdict and the trace are its own.
+
+    Returns an ``ipywidgets.VBox`` with ``.run()`` (rerun the current text and settings and
+    return the ``Outcome``), ``.editor`` (the text box) and ``.last_outcome``.
+    """
+    import ipywidgets as W
+    import simcore
+
+    lines = source.strip("\n").count("\n") + 1
+    editor = W.Textarea(value=source.strip("\n") + "\n",
+                        layout=W.Layout(width="100%", height=f"{1.45 * (rows or min(lines + 1, 30)):.1f}em",
+                                        font_family="monospace"))
+    editor.add_class("barrier-course-kernel-editor")
+    block_w = W.Dropdown(options=list(block_sizes), value=block or block_sizes[0],
+                         description="block size")
+    sched_w = W.Dropdown(options=list(schedules), value=schedule, description="schedule")
+    button = W.Button(description="run on the simulator", button_style="primary",
+                      icon="play")
+    result = W.HTML(layout=W.Layout(width="100%"))
+    image = figure_image() if picture else None
+    header = [W.HTML(f"<b>{html.escape(title)}</b>")] if title else []
+    hint = W.HTML("<i>Edit the kernel, then press the button: the verdict and the picture "
+                  "below are the simulator's, for the text as it stands.</i>")
+    children = header + [hint, editor, controls_row([block_w, sched_w, button]), result]
+    if image is not None:
+        children.append(image)
+    box = W.VBox(children, layout=W.Layout(width="100%"))
+    box.editor = editor
+    box.last_outcome = None
+    show_as_text(box, lambda: ((title + "\n") if title else "")
+                 + (box.last_outcome.summary() if box.last_outcome else ""))
+
+    @one_at_a_time
+    def run(*_):
+        text = editor.value
+        try:
+            kern = simcore.RawModule(code=text, backend="sim").get_function(kernel_name)
+        except simcore.CompileError as err:
+            out = Outcome("error", block=block_w.value, schedule=sched_w.value, checks=True,
+                          kernel=kernel_name, kind=type(err).__name__,
+                          first_line=_first_line(err), fault=err)
+            kern = None
+        else:
+            out = run_case(kern, block_w.value, make_args, reference, schedule=sched_w.value,
+                           checks=True, output=output, trace=picture, **sim_options)
+        box.last_outcome = out
+        result.value = out._repr_html_()
+        if image is not None:
+            _show_trace(image, kern, out)
+        return out
+
+    for w in (block_w, sched_w):
+        w.observe(run, names="value")
+    button.on_click(run)
+    box.run = run
+    run()
+    return box
+
+
+def _show_trace(image, kern, outcome):
+    """The launch's trace in ``image``; emptied when there is none (a compile error)."""
+    from barrier_course import pictures
+
+    trace = getattr(getattr(kern, "last_launch", None), "trace", None)
+    if kern is None or trace is None or not getattr(trace, "steps", None):
+        set_figure(image, None)
+        return
+    end = outcome.kind if outcome.status == "fault" else None
+    set_figure(image, pictures.trace_figure(trace, title=f"{outcome.kernel}: {outcome.status}",
+                                            end_label=end, max_rows=16))

@@ -47,7 +47,11 @@ def _strip_magics(src: str) -> str:
 
 
 def _kernel_strings(cell_source: str):
-    """(string, options) for each string literal with __global__ in one code cell."""
+    """(string, options) for each string literal with __global__ in one code cell, or the
+    body of a ``%%cuda NAME`` cell (barrier_course.notebook.cuda_magic)."""
+    if cell_source.lstrip().startswith("%%cuda"):
+        body = cell_source.lstrip().split("\n", 1)[1] if "\n" in cell_source.strip() else ""
+        return [(body, ())] if "__global__" in body else []
     try:
         tree = ast.parse(_strip_magics(cell_source))
     except SyntaxError:

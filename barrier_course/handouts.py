@@ -1,0 +1,259 @@
+"""Printable handouts built from the lesson notebooks: ``python3 tasks.py handouts``.
+
+For every lesson in ``course/`` (the same notebooks the students open):
+
+1. execute it top to bottom in a fresh kernel (nbclient, through nbconvert);
+2. where a widget stands, keep its static form: the course's widgets also offer an HTML
+   rendition of their current state (``widgets.show_as_text``: the summary and the picture),
+   and the live widget view is dropped, so a handout never shows ``VBox(...)`` or needs a
+   kernel;
+3. highlight kernels as CUDA: ``%%cuda`` cells with Pygments' CUDA lexer, and in a Python cell
+   the ``r\"\"\"...\"\"\"`` string holding a ``__global__`` kernel is shown as its own CUDA
+   block between the Python before and after it;
+4. write ``<out>/<lesson>.html`` (one self-contained file, figures inline) and the one-file
+   workshop bundle ``<out>/workshop.html`` (every lesson, each on a new page when printed);
+5. print each HTML file to PDF with headless Chromium (``--print-to-pdf``).
+
+Why Chromium for the PDF: it works offline, prints exactly the HTML a student would see,
+and is what the browser test already uses. nbconvert's ``webpdf`` exporter downloads its own
+Chromium through Playwright at first use, and its LaTeX route needs a TeX installation
+(xelatex) of several hundred MB; neither is available on an offline class machine. Without
+Chromium the HTML handouts are still built and the PDF step says why it was skipped.
+
+Black and white: the pictures (``barrier_course.pictures``, ``cost_model``) tell states
+and series apart by hatching, markers and line styles as well as colour.
+
+Run inside the course environment: ``python -m barrier_course.handouts --out handouts``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import copy
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+__all__ = ["build_handouts", "lesson_paths", "find_chromium"]
+
+ROOT = Path(__file__).resolve().parent.parent
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+PRINT_CSS = """
+<style>
+  /* handouts: readable on paper and on screen */
+  body { max-width: 1100px; margin: 0 auto; }
+  .jp-OutputArea-output img { max-width: 100%; height: auto; }
+  .celltag_lesson-start { break-before: page; page-break-before: always; }
+  pre.widget-summary { border-left: 4px solid #555; padding-left: 6px; }
+  @media print {
+    .jp-Cell, .jp-OutputArea-output, img { break-inside: avoid; page-break-inside: avoid; }
+    .jp-InputPrompt, .jp-OutputPrompt { display: none; }
+  }
+</style>
+"""
+
+
+def lesson_paths(course=ROOT / "course"):
+    return sorted(p for p in Path(course).glob("[0-9][0-9]_*.ipynb"))
+
+
+def find_chromium():
+    for cand in (os.environ.get("CHROMIUM"), shutil.which("chromium"),
+                 shutil.which("chromium-browser"), shutil.which("google-chrome"),
+                 "/usr/bin/chromium"):
+        if cand and Path(cand).exists():
+            return cand
+    return None
+
+
+# --------------------------------------------------------------------- notebooks
+
+def execute(path, timeout=600):
+    """The lesson executed in a fresh kernel, run in its own folder."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(str(path), as_version=4)
+    env_backend = os.environ.pop("SIMCORE_BACKEND", None)   # handouts show the simulator
+    try:
+        NotebookClient(nb, timeout=timeout, kernel_name="python3",
+                       resources={"metadata": {"path": str(Path(path).parent)}}).execute()
+    finally:
+        if env_backend is not None:
+            os.environ["SIMCORE_BACKEND"] = env_backend
+    return nb
+
+
+def static_widgets(nb):
+    """Drop live widget views (their HTML/text rendition stays) and the widget state."""
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            data = out.get("data")
+            if data and WIDGET_VIEW in data:
+                data.pop(WIDGET_VIEW)
+                if not ({"text/html", "image/png"} & set(data)):
+                    # a widget without a static form (widgets.show_as_text): its text is only
+                    # its repr, "VBox(children=...)"; say what stands there instead
+                    data.clear()
+                    data["text/plain"] = ("(an interactive widget: open the notebook in "
+                                          "JupyterLab to use it)")
+    nb.metadata.pop("widgets", None)
+    return nb
+
+
+_KERNEL_STRING = re.compile(r'(?P<open>\b[A-Za-z_]\w*\s*=\s*r?""")(?P<body>.*?__global__.*?)(?P<close>""")',
+                            re.S)
+
+
+def split_kernel_strings(nb):
+    """Show the CUDA inside a Python cell as its own highlighted block.
+
+    ``NAME = r\"\"\"<kernel>\"\"\"`` in a code cell becomes three consecutive blocks: the
+    Python up to the opening quotes, the kernel (highlighted as CUDA), and the closing quotes
+    with the rest of the cell. Outputs stay with the last block. ``%%cuda`` cells are
+    highlighted as CUDA by nbconvert's magics preprocessor (configured in ``to_html``).
+    """
+    import nbformat
+
+    cells = []
+    for cell in nb.cells:
+        src = cell.source
+        if cell.cell_type != "code" or "__global__" not in src or src.lstrip().startswith("%%"):
+            cells.append(cell)
+            continue
+        try:
+            ast.parse(src)
+        except SyntaxError:
+            cells.append(cell)
+            continue
+        pieces, pos = [], 0
+        for m in _KERNEL_STRING.finditer(src):
+            pieces.append(("python", src[pos:m.end("open")]))
+            pieces.append(("cuda", m.group("body").strip("\n")))
+            pos = m.start("close")
+        if not pieces:
+            cells.append(cell)
+            continue
+        pieces.append(("python", src[pos:]))
+        pieces = [(kind, text) for kind, text in pieces if text.strip()]
+        for k, (kind, text) in enumerate(pieces):
+            last = k == len(pieces) - 1
+            part = nbformat.v4.new_code_cell(text.strip("\n"))
+            part.metadata = copy.deepcopy(cell.metadata)
+            if kind == "cuda":
+                part.metadata["magics_language"] = "cuda"
+            part.outputs = cell.outputs if last else []
+            part.execution_count = cell.execution_count if last else None
+            cells.append(part)
+    nb.cells = cells
+    return nb
+
+
+def to_html(nb, title):
+    from nbconvert import HTMLExporter
+    from traitlets.config import Config
+
+    config = Config()
+    config.HighlightMagicsPreprocessor.enabled = True
+    config.HighlightMagicsPreprocessor.languages = {"%%cuda": "cuda"}
+    exporter = HTMLExporter(config=config, template_name="lab")
+    nb.metadata["title"] = title
+    body, _ = exporter.from_notebook_node(nb)
+    # nothing from the network: the handout is one file that works offline (no widget
+    # manager, no require.js; the lessons use no LaTeX maths)
+    body = re.sub(r'<script[^>]*src="https?://[^"]*"[^>]*>\s*</script>', "", body)
+    body = re.sub(r'<script type="text/x-mathjax-config">.*?</script>', "", body, flags=re.S)
+    return body.replace("</head>", PRINT_CSS + "</head>", 1)
+
+
+def lesson_notebook(path):
+    """A lesson executed and prepared for print (static widgets, CUDA blocks)."""
+    nb = execute(path)
+    static_widgets(nb)
+    split_kernel_strings(nb)
+    return nb
+
+
+def bundle(notebooks):
+    """One notebook with every lesson, each starting a new printed page."""
+    import nbformat
+
+    whole = nbformat.v4.new_notebook(metadata=copy.deepcopy(notebooks[0][1].metadata))
+    for k, (name, nb) in enumerate(notebooks):
+        cells = copy.deepcopy(nb.cells)
+        if k and cells:          # nbconvert writes tags as classes: celltag_lesson-start
+            cells[0].metadata["tags"] = [*cells[0].metadata.get("tags", []), "lesson-start"]
+        whole.cells.extend(cells)
+    return whole
+
+
+# --------------------------------------------------------------------- PDF
+
+def print_to_pdf(html_path, pdf_path, chromium, timeout=300):
+    """Headless Chromium prints ``html_path`` to ``pdf_path`` (A4-ish, no header/footer)."""
+    with tempfile.TemporaryDirectory() as profile:
+        cmd = [chromium, "--headless", "--no-sandbox", "--disable-gpu",
+               "--disable-background-networking", "--disable-component-update",
+               "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
+               f"--user-data-dir={profile}", "--no-pdf-header-footer",
+               "--run-all-compositor-stages-before-draw", "--virtual-time-budget=20000",
+               f"--print-to-pdf={pdf_path}", Path(html_path).resolve().as_uri()]
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              text=True, timeout=timeout)
+    if not Path(pdf_path).exists() or Path(pdf_path).stat().st_size == 0:
+        raise RuntimeError(f"Chromium did not write {pdf_path}:\n{proc.stdout[-2000:]}")
+
+
+# --------------------------------------------------------------------- all of it
+
+def build_handouts(out, lessons=None, pdf=True, log=print):
+    """Build every handout into ``out``; returns {name: Path} of what was written."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    written, prepared = {}, []
+    for path in lessons or lesson_paths():
+        name = Path(path).stem
+        log(f"executing {Path(path).name}")
+        nb = lesson_notebook(path)
+        prepared.append((name, nb))
+        target = out / f"{name}.html"
+        target.write_text(to_html(nb, name.replace("_", " ")), encoding="utf-8")
+        written[name] = target
+    bundle_path = out / "workshop.html"
+    bundle_path.write_text(to_html(bundle(prepared), "GPU barriers: the workshop"),
+                           encoding="utf-8")
+    written["workshop"] = bundle_path
+    if pdf:
+        chromium = find_chromium()
+        if chromium is None:
+            log("PDF skipped: no Chromium found (Debian: apt-get install chromium; or set "
+                "$CHROMIUM); the HTML handouts print from any browser")
+        else:
+            for name, html_path in list(written.items()):
+                pdf_path = html_path.with_suffix(".pdf")
+                log(f"printing {pdf_path.name}")
+                print_to_pdf(html_path, pdf_path, chromium)
+                written[name + ".pdf"] = pdf_path
+    return written
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--out", default=str(ROOT / "handouts"), help="output folder")
+    parser.add_argument("--no-pdf", action="store_true", help="HTML only")
+    parser.add_argument("lessons", nargs="*", help="lesson notebooks (default: all)")
+    args = parser.parse_args(argv)
+    written = build_handouts(args.out, [Path(p) for p in args.lessons] or None,
+                             pdf=not args.no_pdf)
+    for name, path in written.items():
+        print(f"{name}: {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,366 @@
+"""The course as a student meets it: JupyterLab in a real (headless Chromium) browser.
+
+One JupyterLab server from this environment, on a free localhost port, with its own
+settings, workspace and runtime folders and a throw-away copy of course/ (so that the
+browser's autosave never writes into the checkout). For every lesson the test opens the
+notebook, runs all cells, and checks in the page that
+
+* no cell shows an error (the notebook model's outputs, as JupyterLab holds them);
+* widgets render as widgets (``.jupyter-widgets`` elements), never as their ``VBox(...)``
+  text fallback or "Error displaying widget";
+* operating the first control of each widget (choose another dropdown entry, move a slider,
+  click a checkbox) changes what the widget shows;
+
+and writes screenshots at a narrow (800 px) and a wide (1600 px) window into
+``$BROWSER_SCREENSHOTS`` (default: pytest's tmp folder), for a human to look at.
+
+Needs the Debian ``chromium`` (or ``$CHROMIUM``) and the ``playwright`` package (the test
+extra). Playwright drives the system browser; it never downloads one. Skips, saying which is
+missing, otherwise.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from course_testing import ROOT
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run",
+                 "--disable-dev-shm-usage"]
+LESSONS = sorted(p.name for p in (ROOT / "course").glob("[0-9][0-9]_*.ipynb"))
+NARROW, WIDE = (800, 900), (1600, 1000)
+TOKEN = "browser-test"
+
+
+def _need_browser():
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"no Chromium at {CHROMIUM} (Debian: apt-get install chromium; or set "
+                    "$CHROMIUM): the browser test cannot run")
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        pytest.skip("the playwright package is missing (pip install -e '.[test]')")
+
+
+def _tasks_module():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("course_tasks", ROOT / "tasks.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    """A running JupyterLab serving a copy of course/; yields (base_url, work_dir)."""
+    _need_browser()
+    base = tmp_path_factory.mktemp("lab")
+    work = base / "work"
+    # the student's working copy, made as `tasks.py course` makes it (kernel metadata of
+    # this environment, so that the notebooks open unmodified)
+    tasks = _tasks_module()
+    tasks.sync_working_copy(ROOT / "course", work / "course",
+                            metadata=tasks.kernel_metadata(Path(sys.executable)))
+    port = _free_port()
+    env = dict(os.environ)
+    env.update(
+        JUPYTERLAB_SETTINGS_DIR=str(base / "settings"),
+        JUPYTERLAB_WORKSPACES_DIR=str(base / "workspaces"),
+        JUPYTER_RUNTIME_DIR=str(base / "runtime"),
+        JUPYTER_CONFIG_DIR=str(base / "config"),          # no user-level config
+        PYTHONPATH=os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep),
+        PATH=os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")]),
+    )
+    env.pop("SIMCORE_BACKEND", None)
+    # The course's JupyterLab settings as `tasks.py course` gives them to a student.
+    app_settings = base / "app-settings"
+    app_settings.mkdir()
+    shutil.copy(ROOT / "lab-settings" / "overrides.json", app_settings / "overrides.json")
+    shutil.copy(ROOT / "lab-settings" / "student-page_config.json",
+                app_settings / "page_config.json")
+    extra = [f"--LabApp.app_settings_dir={app_settings}"]
+    cmd = [sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={port}",
+           "--ServerApp.ip=127.0.0.1", f"--ServerApp.token={TOKEN}",
+           f"--ServerApp.root_dir={work}", "--LabApp.expose_app_in_browser=True",
+           "--ServerApp.disable_check_xsrf=False", *extra]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        cmd.append("--allow-root")
+    log = open(base / "jupyter.log", "w")
+    proc = subprocess.Popen(cmd, cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.time() + 90
+        while True:
+            try:
+                urllib.request.urlopen(f"{url}/api/status?token={TOKEN}", timeout=2)
+                break
+            except OSError:
+                if proc.poll() is not None or time.time() > deadline:
+                    log.flush()
+                    raise AssertionError("JupyterLab did not start:\n"
+                                         + (base / "jupyter.log").read_text()[-4000:])
+                time.sleep(0.5)
+        yield url, work
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    _need_browser()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS,
+                                      headless=True)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory):
+    where = os.environ.get("BROWSER_SCREENSHOTS")
+    path = Path(where) if where else tmp_path_factory.mktemp("screenshots")
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+# --- in the page ---------------------------------------------------------------------------
+
+OPEN = """async (path) => {
+    const app = window.jupyterapp;
+    await app.started; await app.restored;
+    const panel = await app.commands.execute('docmanager:open', {path, factory: 'Notebook'});
+    await panel.context.ready;
+    await panel.sessionContext.ready;
+    app.shell.activateById(panel.id);
+    return panel.id;
+}"""
+
+RUN_ALL = """async () => {
+    const app = window.jupyterapp;
+    await app.commands.execute('notebook:run-all-cells');
+}"""
+
+DIRTY = "() => window.jupyterapp.shell.currentWidget.context.model.dirty"
+
+# What a student must not be shown (lab-settings/): the news pop-up, the instructor's panel,
+# nbgrader's Validate button on a lesson.
+CLUTTER = """() => {
+    const text = document.body.innerText;
+    return {
+        news: text.includes('official Jupyter news'),
+        createAssignment: [...document.querySelectorAll('.lm-TabBar-tabLabel, .jp-SideBar .lm-TabBar-tab')]
+            .some(e => (e.innerText || e.title || '').includes('Create Assignment')),
+        validate: [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Toolbar *')]
+            .some(e => e.childElementCount === 0 && (e.textContent || '').trim() === 'Validate'),
+    };
+}"""
+
+CELL_STATE = """() => {
+    const panel = window.jupyterapp.shell.currentWidget;
+    const model = panel.content.model;
+    const cells = [];
+    for (let i = 0; i < model.cells.length; i++) {
+        const c = model.cells.get(i);
+        if (c.type !== 'code') continue;
+        cells.push({index: i, count: c.executionCount, outputs: c.outputs.toJSON()});
+    }
+    const status = panel.sessionContext.session?.kernel?.status;
+    return {cells, status, dirty: panel.context.model.dirty};
+}"""
+
+# The rendered outputs of the current notebook, with how each widget's view reads.
+RENDERED = """() => {
+    const panel = window.jupyterapp.shell.currentWidget;
+    const outs = [...panel.node.querySelectorAll('.jp-OutputArea-output')];
+    return {
+        texts: outs.map(o => o.innerText.slice(0, 300)),
+        widgets: panel.node.querySelectorAll('.jupyter-widgets.widget-container, .jupyter-widgets.widget-box').length,
+        controls: panel.node.querySelectorAll('.widget-dropdown, .widget-slider, .widget-checkbox, .widget-toggle-button, .widget-textarea, .widget-button').length,
+    };
+}"""
+
+
+def _wait_for_run(page, lesson, timeout=600):
+    """Poll until every code cell has an execution count and the kernel is idle."""
+    deadline = time.time() + timeout
+    while True:
+        state = page.evaluate(CELL_STATE)
+        pending = [c["index"] for c in state["cells"] if not c["count"]]
+        if not pending and state["status"] == "idle":
+            return state
+        errors = _errors(state)
+        if errors:          # run-all stops at the first error: report it now
+            return state
+        if time.time() > deadline:
+            raise AssertionError(f"{lesson}: cells {pending[:10]} did not run within "
+                                 f"{timeout} s (kernel {state['status']})")
+        time.sleep(1)
+
+
+def _errors(state):
+    return [(c["index"], o) for c in state["cells"] for o in c["outputs"]
+            if o.get("output_type") == "error"]
+
+
+def _widget_roots(page):
+    """Output areas that hold a widget, as element handles."""
+    return page.query_selector_all(
+        ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-OutputArea-output:has(.jupyter-widgets)")
+
+
+def _shown(root):
+    """What a widget shows besides its controls: its HTML text, outputs and pictures."""
+    return root.evaluate("""(el) => [...el.querySelectorAll(
+        '.widget-html-content, .widget-output, img')].map(
+        e => e.tagName === 'IMG' ? e.src.slice(-200) : e.innerText).join('\\n')""")
+
+
+def _operate(page, root):
+    """Change the first control of a widget that can change; returns what was done."""
+    for select in root.query_selector_all(".widget-dropdown select"):
+        values = select.evaluate("s => [...s.options].map(o => o.value)")
+        current = select.evaluate("s => s.value")
+        others = [v for v in values if v != current]
+        if others:
+            select.select_option(others[-1])
+            return f"dropdown -> option {others[-1]}"
+    handle = root.query_selector(".widget-slider .noUi-handle")
+    if handle is not None:
+        handle.focus()
+        for _ in range(3):
+            page.keyboard.press("ArrowRight")
+        return "slider moved three steps"
+    box = root.query_selector(".widget-checkbox input")
+    if box is not None:
+        box.click()
+        return "checkbox clicked"
+    raise AssertionError("a widget without any dropdown, slider or checkbox that can change")
+
+
+IMAGES_SHOWN = """(el) => [...el.querySelectorAll('img')].every(
+    i => i.complete && i.naturalWidth > 0)"""
+IMAGES_STATE = """(el) => [...el.querySelectorAll('img')].map(
+    i => ({src: (i.getAttribute('src') || '').slice(0, 40), complete: i.complete,
+           natural: i.naturalWidth, width: i.clientWidth, height: i.clientHeight}))"""
+
+
+# The share of dark pixels in each picture of a widget (drawn onto a canvas): a figure that
+# arrives truncated or empty shows as white.
+INK = """async (el) => Promise.all([...el.querySelectorAll('img')].map(async (i) => {
+    await i.decode().catch(() => null);
+    const c = document.createElement('canvas');
+    c.width = i.naturalWidth; c.height = i.naturalHeight;
+    if (!c.width || !c.height) return 0;
+    const x = c.getContext('2d'); x.drawImage(i, 0, 0);
+    const d = x.getImageData(0, 0, c.width, c.height).data;
+    let dark = 0;
+    for (let k = 0; k < d.length; k += 4) if (d[k] + d[k + 1] + d[k + 2] < 384) dark++;
+    return dark / (d.length / 4);
+}))"""
+
+
+def _screenshot(page, shots, lesson, size, tag):
+    """The window at ``size``, scrolled to the first widget, and that widget on its own."""
+    page.set_viewport_size({"width": size[0], "height": size[1]})
+    page.wait_for_timeout(600)
+    stem = lesson.removesuffix(".ipynb")
+    roots = _widget_roots(page)
+    if roots:
+        roots[0].scroll_into_view_if_needed()
+        page.wait_for_timeout(600)
+        roots[0].scroll_into_view_if_needed()       # again: cells above may have grown
+        roots[0].wait_for_element_state("stable")
+        try:
+            page.wait_for_function(IMAGES_SHOWN, arg=roots[0], timeout=20_000)
+        except Exception:
+            raise AssertionError(f"{lesson}: a widget's picture is not shown: "
+                                 f"{roots[0].evaluate(IMAGES_STATE)}") from None
+        roots[0].evaluate("(el) => Promise.all([...el.querySelectorAll('img')].map("
+                          "i => i.decode().catch(() => null)))")
+        page.wait_for_timeout(1500)
+        roots[0].screenshot(path=str(shots / f"{stem}-widget-{tag}.png"))
+    page.screenshot(path=str(shots / f"{stem}-{tag}.png"))
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_lesson_in_the_browser(lab, browser, shots, lesson):
+    url, work = lab
+    page = browser.new_page(viewport={"width": WIDE[0], "height": WIDE[1]})
+    console_errors = []
+    page.on("pageerror", lambda exc: console_errors.append(str(exc)))
+    try:
+        page.goto(f"{url}/lab?token={TOKEN}&reset", wait_until="domcontentloaded")
+        page.wait_for_function("window.jupyterapp !== undefined", timeout=60_000)
+        page.evaluate(OPEN, f"course/{lesson}")
+        page.wait_for_timeout(2000)           # the kernel's info arrives, settings load
+        assert not page.evaluate(DIRTY), f"{lesson} opens modified (a dot on its tab)"
+        clutter = page.evaluate(CLUTTER)
+        assert not any(clutter.values()), f"{lesson}: shown to a student: {clutter}"
+        page.evaluate(RUN_ALL)
+        state = _wait_for_run(page, lesson)
+        errors = _errors(state)
+        assert not errors, f"{lesson}: cell {errors[0][0]} shows {errors[0][1].get('ename')}: " \
+                           f"{errors[0][1].get('evalue')}"
+
+        page.wait_for_timeout(1000)          # widget views render after the outputs arrive
+        rendered = page.evaluate(RENDERED)
+        fallback = [t for t in rendered["texts"]
+                    if t.lstrip().startswith(("VBox(", "HBox(", "interactive(", "Box("))
+                    or "Error displaying widget" in t]
+        assert not fallback, f"{lesson}: widgets shown as text: {fallback[:2]}"
+        assert rendered["controls"] >= 1, f"{lesson}: no control (slider, dropdown, ...) to operate"
+
+        roots = _widget_roots(page)
+        assert roots, f"{lesson}: no rendered widget"
+        for k, root in enumerate(roots):
+            root.scroll_into_view_if_needed()
+            before = _shown(root)
+            what = _operate(page, root)
+            deadline = time.time() + 20
+            while _shown(root) == before:
+                assert time.time() < deadline, \
+                    f"{lesson}: widget {k}: {what}, but what it shows did not change"
+                page.wait_for_timeout(250)
+            page.wait_for_timeout(500)
+            ink = root.evaluate(INK)
+            assert all(share > 0.01 for share in ink), \
+                f"{lesson}: widget {k}: a picture is (nearly) blank after {what}: {ink}"
+
+        _screenshot(page, shots, lesson, NARROW, "narrow")
+        _screenshot(page, shots, lesson, WIDE, "wide")
+        assert not console_errors, f"{lesson}: errors in the page: {console_errors[:3]}"
+    finally:
+        try:
+            page.evaluate("window.jupyterapp.shell.currentWidget?.sessionContext?.shutdown()")
+        except Exception:
+            pass
+        page.close()

@@ -1,0 +1,80 @@
+"""`tasks.py handouts` (barrier_course.handouts): from the lesson notebooks, an executed HTML
+handout per lesson with every figure (a static picture where a widget stands), kernels
+highlighted as CUDA, a one-file workshop bundle, and PDFs printed by headless Chromium."""
+
+import json
+import re
+
+import pytest
+
+from barrier_course import handouts
+from course_testing import ROOT
+
+pytestmark = pytest.mark.slow
+
+LESSONS = handouts.lesson_paths(ROOT / "course")
+# what puts a picture into a lesson's output: a figure function, or a widget with a picture
+# (the kernel editor's trace, the cost-model explorers' plots; launch_explorer has none)
+PICTURE_CALL = re.compile(r"(_figure\(|kernel_editor\(|cost_model_explorer\(|exchange_explorer\()")
+EMBEDDED_PNG = re.compile(r'<img[^>]*src="data:image/png;base64,')
+
+
+def _expected_pictures(path):
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    return sum(1 for c in nb["cells"] if c["cell_type"] == "code"
+               and PICTURE_CALL.search("".join(c["source"]))
+               and not "".join(c["source"]).lstrip().startswith("def "))
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    out = tmp_path_factory.mktemp("handouts")
+    return out, handouts.build_handouts(out, LESSONS, pdf=handouts.find_chromium() is not None,
+                                        log=lambda *_: None)
+
+
+def test_every_lesson_has_a_handout_with_its_figures(built):
+    out, written = built
+    total = 0
+    for path in LESSONS:
+        html = written[path.stem].read_text(encoding="utf-8")
+        want = _expected_pictures(path)
+        got = len(EMBEDDED_PNG.findall(html))
+        assert got >= want, f"{path.name}: {got} pictures in the handout, expected at least {want}"
+        assert "VBox(" not in html and "HBox(" not in html, f"{path.name}: a widget shown as text"
+        assert 'src="http' not in html, f"{path.name}: the handout loads something from the network"
+        total += got
+    bundle = written["workshop"].read_text(encoding="utf-8")
+    assert len(EMBEDDED_PNG.findall(bundle)) == total
+    # each lesson after the first starts a new printed page
+    starts = re.findall(r'class="[^"]*celltag_lesson-start', bundle)
+    assert len(starts) == len(LESSONS) - 1
+    text = re.sub(r"<[^>]+>", "", bundle)
+    for path in LESSONS:                      # every lesson, with its title, in the bundle
+        title = json.loads(path.read_text())["cells"][0]["source"][0].lstrip("# ").strip()
+        assert title.split(" — ")[-1].replace("`", "") in text, path.name
+
+
+def test_kernels_are_highlighted_as_cuda(built):
+    _, written = built
+    html = written["01_barrier_guarantees"].read_text(encoding="utf-8")
+    # Pygments' CUDA lexer: __global__ a reserved keyword (kr), float a type (kt); the Python
+    # lexer would leave the kernel one string (s2/sd)
+    assert '<span class="kr">__global__</span>' in html
+    assert '<span class="kt">float</span>' in html
+    html7 = written["07_cost_and_block_size"].read_text(encoding="utf-8")
+    assert '<span class="kr">__global__</span>' in html7      # a kernel inside a Python string
+
+
+def test_pdfs_are_printed(built):
+    _, written = built
+    if handouts.find_chromium() is None:
+        pytest.skip("no Chromium: the PDF step is skipped (the HTML handouts are built)")
+    for name in [p.stem for p in LESSONS] + ["workshop"]:
+        data = written[name + ".pdf"].read_bytes()
+        assert data.startswith(b"%PDF"), name
+    def pages(name):
+        return len(re.findall(rb"/Type\s*/Page[^s]", written[name + ".pdf"].read_bytes()))
+
+    # each lesson starts a new page: the bundle has exactly the lessons' pages
+    assert pages("workshop") == sum(pages(p.stem) for p in LESSONS)
