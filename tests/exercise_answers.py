@@ -7,7 +7,9 @@ the instructor notebook's trusted cells (the locked setup cells and every grade 
 tests included) and returns ``{grade_id: (points, failure message or None)}``.
 
 Scoring goes through the isolated scorer ``barrier_course.autograde.score_answer``, the one
-behind ``nbgrader autograde``.
+behind ``nbgrader autograde``. Scores are deterministic (the same source and notebook give the
+same score), so :func:`grade` keeps each one for the session: a test that looks again at an
+answer another test graded (partial credit of a wrong answer, say) costs nothing.
 """
 
 from __future__ import annotations
@@ -34,20 +36,16 @@ def solution_notebook(assignment: str) -> Path:
 
 def _cells(path: Path) -> list:
     nb = json.loads(path.read_text(encoding="utf-8"))
-    out = []
-    for cell in nb["cells"]:
-        src = cell["source"]
-        out.append((cell["cell_type"], cell.get("metadata", {}).get("nbgrader", {}),
-                    "".join(src) if isinstance(src, list) else src))
-    return out
+    return [(c["cell_type"], c.get("metadata", {}).get("nbgrader", {}),
+             "".join(c["source"]) if isinstance(c["source"], list) else c["source"])
+            for c in nb["cells"]]
 
 
 def answer_template(path: Path) -> str:
     """The instructor's kernel source (the answer cell's string, solution region included)."""
     for kind, meta, src in _cells(path):
         if kind == "code" and meta.get("solution"):
-            tree = ast.parse(src)
-            return ast.literal_eval(tree.body[0].value)
+            return ast.literal_eval(ast.parse(src).body[0].value)
     raise AssertionError(f"{path}: no answer cell")
 
 
@@ -56,18 +54,24 @@ def kernel_with(path: Path, answer: str) -> str:
     template = answer_template(path)
     m = REGION.search(template)
     assert m, f"{path}: the answer cell has no solution region"
-    indent = m["indent"]
-    body = "".join((indent + line if line.strip() else line) + "\n"
+    body = "".join((m["indent"] + line if line.strip() else line) + "\n"
                    for line in answer.strip("\n").splitlines())
     return template[: m.start()] + body + template[m.end():]
+
+
+_SCORES: dict = {}
 
 
 def grade(path: Path, kernel_source: str) -> dict:
     """{grade_id: (points, failure message or None)} for one kernel source, graded by the
     isolated scorer (the instructor notebook's trusted cells in a fresh interpreter)."""
-    result = score_answer(path, kernel_source)
-    assert result.fault is None, f"the grading run itself failed: {result.fault}"
-    return {c.grade_id: (float(c.points), c.error) for c in result.cells}
+    path = Path(path)
+    key = (str(path.resolve()), path.stat().st_mtime_ns, kernel_source)
+    if key not in _SCORES:
+        result = score_answer(path, kernel_source)
+        assert result.fault is None, f"the grading run itself failed: {result.fault}"
+        _SCORES[key] = {c.grade_id: (float(c.points), c.error) for c in result.cells}
+    return dict(_SCORES[key])
 
 
 def assert_own_mistake_first(message: str, kernel_name: str) -> None:
@@ -75,7 +79,8 @@ def assert_own_mistake_first(message: str, kernel_name: str) -> None:
     wrong numbers with the launch -- not the grader's traceback, not "not done yet"."""
     assert message, "a failing grade cell without a message"
     head = message.lstrip()
-    assert head.startswith("========= simcore:") or head.startswith(f"Kernel '{kernel_name}'"), head[:500]
+    assert head.startswith(("========= simcore:", f"Kernel '{kernel_name}'")), head[:500]
+    assert "Traceback" not in message, message[:500]
 
 
 def max_points(path: Path) -> dict:
