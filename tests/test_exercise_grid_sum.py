@@ -7,8 +7,9 @@ solutions/ex07_grid_wide_sum: the end of the kernel, after the block's own sum i
 
 import pytest
 
-from exercise_answers import (assert_own_mistake_first, find_nvcc, grade, kernel_with, max_points,
-                              nvcc_errors, solution_notebook)
+from exercise_answers import (answer_template, assert_own_mistake_first, find_nvcc, grade,
+                              grade_together, kernel_with, max_points, nvcc_errors,
+                              solution_notebook)
 
 NOTEBOOK = solution_notebook("ex07_grid_wide_sum")
 KERNEL = "grid_sum"
@@ -148,10 +149,17 @@ if (__syncthreads_or(mine_last) && t == 0) {""" + SUM_PARTIALS + "}\n",
 }
 
 FULL = max_points(NOTEBOOK)
+# every answer of this file is graded in one scorer run (the same scores as one by one)
+grade_together(NOTEBOOK, WRONG, RIGHT)
 
 
 def test_the_exercise_is_worth_ten_points():
     assert sum(FULL.values()) == 10
+
+
+def test_solution_full_marks():
+    scores = grade(NOTEBOOK, answer_template(NOTEBOOK))
+    assert {k: p for k, (p, _) in scores.items()} == FULL, scores
 
 
 @pytest.mark.parametrize("name", sorted(WRONG))

@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from exercise_answers import (answer_template, assert_own_mistake_first, find_nvcc, grade,
-                              kernel_with, max_points, nvcc_errors, solution_notebook)
+                              grade_together, kernel_with, max_points, nvcc_errors,
+                              solution_notebook)
 
 NOTEBOOK = solution_notebook("ex08_tune_block_sum")
 KERNEL = "sum_all"
@@ -163,6 +164,8 @@ RIGHT = {
 }
 
 FULL = max_points(NOTEBOOK)
+# every answer of this file is graded in one scorer run (the same scores as one by one)
+grade_together(NOTEBOOK, WRONG, RIGHT)
 
 
 def test_the_exercise_is_worth_ten_points():
