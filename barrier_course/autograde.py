@@ -52,6 +52,7 @@ __all__ = [
     "extract_answers",
     "extract_answer",
     "score_answer",
+    "score_answers",
     "score_submission",
     "macro_expansion_bound",
     "NOT_DONE",
@@ -420,27 +421,80 @@ def score_answer(notebook_path, source, *, limits: Limits | None = None) -> Answ
     """
     limits = limits or Limits()
     program = trusted_program(notebook_path)
-    names = list(dict.fromkeys(program.answer_cells.values()))
-    if isinstance(source, Mapping):
-        answers = dict(source)
-        missing = [n for n in names if n not in answers]
-        if missing:
-            raise ValueError(f"no answer given for {missing}")
-    else:
-        if len(names) != 1:
-            raise ValueError(f"the exercise has answer cells {names}: pass a dict")
-        answers = {names[0]: source}
+    answers = _answer_dicts(program, [source])[0]
     refusal = _check_answers(answers, limits)
     if refusal:
         return _refused(program, *refusal)
+    done, returncode, timed_out, log_tail, wall = _run_interpreter(program, {"answers": answers}, limits)
+    return _collect(program, done, returncode, timed_out, log_tail, limits, wall)
 
+
+def _answer_dicts(program: TrustedProgram, sources) -> list:
+    names = list(dict.fromkeys(program.answer_cells.values()))
+    out = []
+    for source in sources:
+        if isinstance(source, Mapping):
+            missing = [n for n in names if n not in source]
+            if missing:
+                raise ValueError(f"no answer given for {missing}")
+            out.append(dict(source))
+        else:
+            if len(names) != 1:
+                raise ValueError(f"the exercise has answer cells {names}: pass a dict")
+            out.append({names[0]: source})
+    return out
+
+
+def score_answers(notebook_path, sources, *, limits: Limits | None = None) -> list:
+    """Grade several answers of one exercise; the same scores as :func:`score_answer` on each.
+
+    For grading many answers of one exercise (the course's own tests, a class): the answers
+    run one after another in ONE grading interpreter, so the interpreter, the imports and the
+    setup cells before the answer cell are paid once; each answer then runs the remaining
+    trusted cells in its own copy of the setup's namespace (the trusted cells must not change
+    what the setup built in place; the course's test cells only call ``check_kernel``). The
+    interpreter's limits are those of one answer times the number of answers. When that run
+    stops early (a limit hit, a crash), every answer it did not finish is graded again on its
+    own with :func:`score_answer`, so one hung answer never costs another its points.
+    """
+    limits = limits or Limits()
+    program = trusted_program(notebook_path)
+    all_answers = _answer_dicts(program, sources)
+    scores: list = [None] * len(all_answers)
+    todo = []
+    for k, answers in enumerate(all_answers):
+        refusal = _check_answers(answers, limits)
+        if refusal:
+            scores[k] = _refused(program, *refusal)
+        else:
+            todo.append(k)
+    if todo:
+        batch = [all_answers[k] for k in todo]
+        scaled = Limits(**{**asdict(limits), "cpu_s": limits.cpu_s * len(batch),
+                           "wall_s": limits.wall_s * len(batch)})
+        done, returncode, timed_out, log_tail, wall = _run_interpreter(program, {"batch": batch}, scaled)
+        runs = done.get("runs", [])
+        for j, k in enumerate(todo):
+            run = runs[j] if j < len(runs) else None
+            if done.get("setup_error"):
+                scores[k] = _collect(program, done, returncode, timed_out, log_tail, limits, wall)
+            elif run is not None and run.get("done"):
+                scores[k] = _collect(program, run, 0, False, "", limits, wall / len(todo))
+            else:   # the shared run stopped before this answer was finished: grade it alone
+                scores[k] = score_answer(notebook_path, all_answers[k], limits=limits)
+    return scores
+
+
+def _run_interpreter(program: TrustedProgram, answers_job: dict, limits: Limits) -> tuple:
+    """Run the trusted program in a fresh limited interpreter; -> (result dict, exit status,
+    timed out, log tail, wall seconds)."""
     start = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="barrier-grade-") as tmp:
         work = Path(tmp)
         job_path = work / "job.json"
         result_path = work / "result.json"
         job = {"paths": [_copy_packages(work / "packages")], "steps": program.steps,
-               "answers": answers,
+               **answers_job,
                "result": str(result_path), "output_bytes": limits.output_bytes,
                "output_lines": limits.output_lines}
         job_path.write_text(json.dumps(job), encoding="utf-8")
@@ -465,8 +519,7 @@ def score_answer(notebook_path, source, *, limits: Limits | None = None) -> Answ
                 done = {}
         log_tail = _tail(log_path, 2000)
         _make_writable(work / "packages")
-        wall = time.monotonic() - start
-        return _collect(program, done, proc.returncode, timed_out, log_tail, limits, wall)
+        return done, proc.returncode, timed_out, log_tail, time.monotonic() - start
 
 
 def _kill(proc) -> None:

@@ -102,24 +102,15 @@ def _public_name(exc: BaseException) -> str:
     return type(exc).__name__
 
 
-def main(job: dict) -> None:
+def _run_steps(steps, namespace: dict, answers: dict, job: dict, result: dict, save) -> bool:
+    """Run trusted steps in `namespace`, appending each grade cell's result to
+    result["cells"] (saved after every cell). False when a setup cell failed."""
     limit = int(job["output_bytes"])
-    result = {"cells": [], "setup_error": None}
-    result_path = job["result"]
-
-    def save():
-        tmp = result_path + ".tmp"
-        with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(result, f)
-        os.replace(tmp, result_path)
-
-    namespace = {"__name__": "__main__", "__builtins__": __builtins__}
     real_out, real_err = sys.stdout, sys.stderr
-    save()
-    for k, step in enumerate(job["steps"]):
+    for k, step in steps:
         kind = step[0]
         if kind == "answer":
-            namespace[step[1]] = job["answers"][step[1]]
+            namespace[step[1]] = answers[step[1]]
             continue
         capture = _CappedText(limit, int(job.get("output_lines", 10**9)))
         sys.stdout = sys.stderr = capture
@@ -141,7 +132,7 @@ def main(job: dict) -> None:
             if error is not None:
                 result["setup_error"] = "".join(tb)[-4000:]
                 save()
-                return
+                return False
             continue
         _, gid, _, max_points = step
         cell = {"grade_id": gid, "output": capture.text(),
@@ -160,4 +151,47 @@ def main(job: dict) -> None:
             status = "not done" if name == "NotImplementedError" else "failed"
             cell.update(points=0.0, status=status, error=text, error_name=name)
         result["cells"].append(cell)
+        save()
+    return True
+
+
+def _saver(result: dict, result_path: str):
+    def save():
+        tmp = result_path + ".tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(result, f)
+        os.replace(tmp, result_path)
+    return save
+
+
+def main(job: dict) -> None:
+    if "batch" in job:
+        return main_batch(job)
+    result = {"cells": [], "setup_error": None}
+    save = _saver(result, job["result"])
+    namespace = {"__name__": "__main__", "__builtins__": __builtins__}
+    save()
+    _run_steps(list(enumerate(job["steps"])), namespace, job["answers"], job, result, save)
+
+
+def main_batch(job: dict) -> None:
+    """Several answers of one exercise: the setup cells before the first answer cell run once;
+    each answer runs the remaining steps in its own copy of that namespace. Result file:
+    {"runs": [{"cells": [...], "setup_error": ...}, ...], "setup_error": ...}."""
+    steps = list(enumerate(job["steps"]))
+    first = next((i for i, (_, s) in enumerate(steps) if s[0] != "setup"), len(steps))
+    result = {"runs": [], "setup_error": None}
+    save = _saver(result, job["result"])
+    base = {"__name__": "__main__", "__builtins__": __builtins__}
+    save()
+    shared = {"cells": [], "setup_error": None}
+    if not _run_steps(steps[:first], base, {}, job, shared, save):
+        result["setup_error"] = shared["setup_error"]
+        save()
+        return
+    for answers in job["batch"]:
+        run = {"cells": [], "setup_error": None, "done": False}
+        result["runs"].append(run)
+        _run_steps(steps[first:], dict(base), answers, job, run, save)
+        run["done"] = True
         save()

@@ -4,6 +4,9 @@
     p = player.show(kernel, (2,), (64,), (out, x, np.int32(n)))     # runs it, returns the widget
     p                                                              # (display it in Jupyter)
 
+    player.show_source(source, "block_sum", make_args=block_sum_args, n=100, block=64)
+                                        # an exercise's kernel as source, its launch from make_args
+
     kernel(grid, block, args, trace=True)                          # or: from a traced launch
     player.from_launch(kernel.last_launch)
 
@@ -25,7 +28,7 @@ import numpy as np
 
 from simcore import replay as R
 
-__all__ = ["show", "from_launch", "Player", "render_frame", "snapshot_html"]
+__all__ = ["show", "show_source", "from_launch", "Player", "render_frame", "snapshot_html"]
 
 STATE_CLASS = {R.RUNNING: "run", R.READY: "rdy", R.WAIT_BARRIER: "bar", R.WAIT_WARP: "wsy",
                R.RECONVERGE: "rcv", R.PARKED: "prk", R.EXITED: "ext", R.NO_THREAD: "non"}
@@ -319,6 +322,10 @@ def record(kernel, grid, block, args, shared_mem=0, **launch_options):
     """Run `kernel` on the simulator with a recording; -> simcore.replay.Recording (fault attached)."""
     import simcore
     from simcore.errors import KernelFault
+    if isinstance(kernel, str):
+        raise TypeError("player.show needs a compiled kernel, not its source: use "
+                        "player.show_source(source, kernel_name, make_args=..., n=..., block=...), or "
+                        "simcore.RawModule(code=source).get_function(kernel_name)")
     if not isinstance(kernel, simcore.Kernel):
         raise TypeError(f"player.show needs a kernel from simcore.RawModule(...).get_function(name), "
                         f"not {type(kernel).__name__}")
@@ -345,6 +352,55 @@ def show(kernel, grid, block, args, shared_mem=0, **launch_options):
     """Run the kernel on the simulator and return a Player widget over the recorded launch.
     `launch_options` are those of a launch: checks=, schedule=, model=, seed=, max_steps=."""
     return Player(record(kernel, grid, block, args, shared_mem=shared_mem, **launch_options))
+
+
+NOTHING_TO_SHOW = "Nothing to show yet."
+
+
+def show_source(source, kernel_name, *, make_args, n, block, seed=0, options=(), **launch_options):
+    """The player over one launch of a kernel given as CUDA source: an exercise's "watch it" cell.
+
+    The launch is built as the exercise's tests build theirs: ``make_args(n, block, rng)``
+    returns ``(grid, args)`` or ``(grid, args, shared_mem)`` (see
+    :func:`barrier_course.grading.check_kernel`). ``block`` is the threads per block, or a
+    function ``block(source, kernel_name)`` for kernels that choose their own block size (e.g.
+    :func:`barrier_course.speed_grading.chosen_block_size`). ``launch_options`` as for
+    :func:`show` (``schedule=``, ``model=``, ``checks=``, ...).
+
+    Never raises for a student's mistake: an unfinished answer (the ``__simcore_todo`` stub)
+    prints one "Nothing to show yet" line, a kernel that does not compile prints the compiler's
+    report, and a launch that cannot start prints why; each returns None. A kernel that faults
+    while running opens the player at the fault.
+    """
+    import simcore
+    from .grading import KernelCheckFailed, _build_case, _fresh_args, _stub_check
+    if not isinstance(source, str):
+        print(f"{NOTHING_TO_SHOW} The player needs the kernel's CUDA source as a string, "
+              f"not {type(source).__name__}.")
+        return None
+    try:
+        _stub_check(source, kernel_name)
+        if callable(block):
+            block = block(source, kernel_name)
+    except NotImplementedError as exc:
+        reason = str(exc).split("\n")[0].replace("Exercise not done yet: ", "")
+        print(f"{NOTHING_TO_SHOW} {reason[:1].upper()}{reason[1:]}")
+        return None
+    except KernelCheckFailed as exc:
+        print(exc)
+        return None
+    try:
+        kernel = simcore.RawModule(code=source, options=tuple(options), backend="sim").get_function(kernel_name)
+    except simcore.CompileError as exc:
+        print(f"Kernel '{kernel_name}' does not compile:\n{exc}")
+        return None
+    case = _build_case(make_args, lambda args, n, block: {}, n, block, seed)
+    try:
+        return show(kernel, case.grid, (case.block,), _fresh_args(case), shared_mem=case.shared_mem,
+                    **launch_options)
+    except simcore.LaunchError as exc:
+        print(f"The launch did not start: {exc}")
+        return None
 
 
 def from_launch(launch):

@@ -7,7 +7,12 @@ the instructor notebook's trusted cells (the locked setup cells and every grade 
 tests included) and returns ``{grade_id: (points, failure message or None)}``.
 
 Scoring goes through the isolated scorer ``barrier_course.autograde.score_answer``, the one
-behind ``nbgrader autograde``.
+behind ``nbgrader autograde``. Scores are deterministic (the same source and notebook give the
+same score), so :func:`grade` keeps each one for the session: a test that looks again at an
+answer another test graded (partial credit of a wrong answer, say) costs nothing. A test module
+announces its answers with :func:`grade_together`; the first :func:`grade` of that exercise then
+grades them all in one scorer run (``score_answers``: the same scores as one by one, with the
+interpreter, the imports and the setup cells paid once).
 """
 
 from __future__ import annotations
@@ -19,9 +24,10 @@ import re
 import shutil
 import subprocess
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from barrier_course.autograde import score_answer
+from barrier_course.autograde import score_answers
 
 ROOT = Path(__file__).resolve().parent.parent
 REGION = re.compile(r"^(?P<indent>[ \t]*)// ### BEGIN SOLUTION[^\n]*\n.*?^[ \t]*// ### END SOLUTION[^\n]*\n",
@@ -34,20 +40,16 @@ def solution_notebook(assignment: str) -> Path:
 
 def _cells(path: Path) -> list:
     nb = json.loads(path.read_text(encoding="utf-8"))
-    out = []
-    for cell in nb["cells"]:
-        src = cell["source"]
-        out.append((cell["cell_type"], cell.get("metadata", {}).get("nbgrader", {}),
-                    "".join(src) if isinstance(src, list) else src))
-    return out
+    return [(c["cell_type"], c.get("metadata", {}).get("nbgrader", {}),
+             "".join(c["source"]) if isinstance(c["source"], list) else c["source"])
+            for c in nb["cells"]]
 
 
 def answer_template(path: Path) -> str:
     """The instructor's kernel source (the answer cell's string, solution region included)."""
     for kind, meta, src in _cells(path):
         if kind == "code" and meta.get("solution"):
-            tree = ast.parse(src)
-            return ast.literal_eval(tree.body[0].value)
+            return ast.literal_eval(ast.parse(src).body[0].value)
     raise AssertionError(f"{path}: no answer cell")
 
 
@@ -56,16 +58,42 @@ def kernel_with(path: Path, answer: str) -> str:
     template = answer_template(path)
     m = REGION.search(template)
     assert m, f"{path}: the answer cell has no solution region"
-    indent = m["indent"]
-    body = "".join((indent + line if line.strip() else line) + "\n"
+    body = "".join((m["indent"] + line if line.strip() else line) + "\n"
                    for line in answer.strip("\n").splitlines())
     return template[: m.start()] + body + template[m.end():]
+
+
+_SCORES: dict = {}     # (notebook, mtime, kernel source) -> AnswerScore
+_PENDING: dict = {}    # (notebook, mtime) -> kernel sources announced by grade_together
+
+
+def _notebook_key(path: Path) -> tuple:
+    path = Path(path)
+    return (str(path.resolve()), path.stat().st_mtime_ns)
+
+
+def grade_together(path: Path, wrong: dict, right: dict) -> None:
+    """Announce the answers a test module will grade: the solution, every wrong answer
+    (``{name: (answer, what must fail)}``) and every right answer (``{name: answer}``). Nothing
+    runs now; the first :func:`grade` of this exercise grades them all in one scorer run."""
+    sources = [answer_template(path)]
+    sources += [kernel_with(path, answer) for answer, _ in wrong.values()]
+    sources += [kernel_with(path, answer) for answer in right.values()]
+    _PENDING.setdefault(_notebook_key(path), []).extend(sources)
 
 
 def grade(path: Path, kernel_source: str) -> dict:
     """{grade_id: (points, failure message or None)} for one kernel source, graded by the
     isolated scorer (the instructor notebook's trusted cells in a fresh interpreter)."""
-    result = score_answer(path, kernel_source)
+    notebook = _notebook_key(path)
+    key = (*notebook, kernel_source)
+    if key not in _SCORES:
+        batch = [s for s in dict.fromkeys(_PENDING.pop(notebook, [])) if (*notebook, s) not in _SCORES]
+        if kernel_source not in batch:
+            batch.append(kernel_source)
+        for source, result in zip(batch, score_answers(path, batch)):
+            _SCORES[(*notebook, source)] = result
+    result = _SCORES[key]
     assert result.fault is None, f"the grading run itself failed: {result.fault}"
     return {c.grade_id: (float(c.points), c.error) for c in result.cells}
 
@@ -75,7 +103,8 @@ def assert_own_mistake_first(message: str, kernel_name: str) -> None:
     wrong numbers with the launch -- not the grader's traceback, not "not done yet"."""
     assert message, "a failing grade cell without a message"
     head = message.lstrip()
-    assert head.startswith("========= simcore:") or head.startswith(f"Kernel '{kernel_name}'"), head[:500]
+    assert head.startswith(("========= simcore:", f"Kernel '{kernel_name}'")), head[:500]
+    assert "Traceback" not in message, message[:500]
 
 
 def max_points(path: Path) -> dict:
@@ -91,16 +120,19 @@ def find_nvcc() -> str | None:
 
 
 def nvcc_errors(sources: dict) -> dict:
-    """{name: compiler output} for every source that ``nvcc -ptx -arch=sm_90`` refuses."""
+    """{name: compiler output} for every source that ``nvcc -ptx -arch=sm_90`` refuses
+    (the compilers run side by side, one per CPU core)."""
     nvcc = find_nvcc()
     assert nvcc, "nvcc not found"
-    bad = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for name, code in sources.items():
+        def compile_one(item):
+            name, code = item
             cu = Path(tmp) / f"{name}.cu"
             cu.write_text(code)
             p = subprocess.run([nvcc, "-ptx", "-arch=sm_90", str(cu), "-o", str(cu.with_suffix(".ptx"))],
                                capture_output=True, text=True, timeout=300)
-            if p.returncode:
-                bad[name] = (p.stdout + p.stderr).strip()
-    return bad
+            return name, (p.stdout + p.stderr).strip() if p.returncode else None
+
+        with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+            results = list(pool.map(compile_one, sources.items()))
+    return {name: output for name, output in results if output is not None}

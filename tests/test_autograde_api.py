@@ -9,7 +9,7 @@ import pytest
 
 from barrier_course.autograde import (AnswerError, Limits, NOT_DONE, extract_answer,
                                       extract_answers, macro_expansion_bound, score_answer,
-                                      score_submission, trusted_program)
+                                      score_answers, score_submission, trusted_program)
 from course_testing import ASSIGNMENT, ROOT
 
 SOLUTION = ROOT / "solutions" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
@@ -195,3 +195,34 @@ def test_memory_limit_where_a_gpu_may_run(monkeypatch):
     graded = score_answer(nb, "x", limits=Limits(memory_mb=512))
     assert [c.points for c in graded.cells] == [0, 1]
     assert graded.cells[0].error_name == "MemoryError"
+
+
+# ------------------------------------------------------------------ several answers, one interpreter
+def _cells_seen(score):
+    return [(c.grade_id, c.points, c.status, c.error) for c in score.cells]
+
+
+def test_batch_gives_the_scores_of_one_by_one(right):
+    no_barrier = right.replace("__syncthreads();                    // unconditional", "//")
+    blank = 'extern "C" __global__ void block_sum() { __simcore_todo("x"); }'
+    answers = [right, no_barrier, blank, "not C at all"]
+    batch = score_answers(SOLUTION, answers)
+    alone = [score_answer(SOLUTION, a) for a in answers]
+    assert [_cells_seen(b) for b in batch] == [_cells_seen(a) for a in alone]
+    assert [b.total for b in batch] == [10, alone[1].total, 0, 0] and alone[1].total < 10
+    assert all(b.fault is None for b in batch)
+
+
+def test_batch_answers_do_not_see_each_other():
+    nb = _toy_notebook(["assert 'seen' not in globals()\nseen = source"])
+    assert [s.total for s in score_answers(nb, ["x", "y", "x"])] == [1, 1, 1]
+
+
+def test_a_hung_answer_in_a_batch_costs_only_its_own_points():
+    nb = _toy_notebook(["assert source != 'wrong'", "if source == 'hang':\n    time.sleep(60)"])
+    start = time.monotonic()
+    scores = score_answers(nb, ["x", "hang", "wrong", "x"], limits=Limits(wall_s=2))
+    assert time.monotonic() - start < 30
+    assert [[c.points for c in s.cells] for s in scores] == [[1, 1], [1, 0], [0, 1], [1, 1]]
+    assert scores[1].timed_out and scores[1].cells[1].status == "timeout"
+    assert not any(s.timed_out for k, s in enumerate(scores) if k != 1)

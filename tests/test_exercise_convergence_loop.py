@@ -8,7 +8,8 @@ solutions/ex03_convergence_loop (after the first barrier, before the store to ``
 import pytest
 
 from exercise_answers import (answer_template, assert_own_mistake_first, find_nvcc, grade,
-                              kernel_with, max_points, nvcc_errors, solution_notebook)
+                              grade_together, kernel_with, max_points, nvcc_errors,
+                              solution_notebook)
 
 NOTEBOOK = solution_notebook("ex03_convergence_loop")
 
@@ -158,6 +159,8 @@ while (true) {
 }
 
 FULL = max_points(NOTEBOOK)
+# every answer of this file is graded in one scorer run (the same scores as one by one)
+grade_together(NOTEBOOK, WRONG, RIGHT)
 
 
 def test_solution_full_marks():

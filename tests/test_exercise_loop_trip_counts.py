@@ -8,7 +8,8 @@ solutions/ex02_loop_trip_counts (after ``int acc = 0;``, before the store to ``o
 import pytest
 
 from exercise_answers import (answer_template, assert_own_mistake_first, find_nvcc, grade,
-                               kernel_with, max_points, nvcc_errors, solution_notebook)
+                              grade_together, kernel_with, max_points, nvcc_errors,
+                              solution_notebook)
 
 NOTEBOOK = solution_notebook("ex02_loop_trip_counts")
 
@@ -165,6 +166,8 @@ int rounds = block_max;
 }
 
 FULL = max_points(NOTEBOOK)
+# every answer of this file is graded in one scorer run (the same scores as one by one)
+grade_together(NOTEBOOK, WRONG, RIGHT)
 
 
 def test_solution_full_marks():

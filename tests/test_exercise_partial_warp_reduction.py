@@ -13,7 +13,8 @@ inspect how the answer is written.
 import pytest
 
 from exercise_answers import (answer_template, assert_own_mistake_first, find_nvcc, grade,
-                              kernel_with, max_points, nvcc_errors, solution_notebook)
+                              grade_together, kernel_with, max_points, nvcc_errors,
+                              solution_notebook)
 
 NOTEBOOK = solution_notebook("ex04_partial_warp_reduction")
 LANES = "int lanes_here = min(32, (int)blockDim.x - warp * 32);\n"
@@ -189,6 +190,8 @@ __syncthreads();
 }
 
 FULL = max_points(NOTEBOOK)
+# every answer of this file is graded in one scorer run (the same scores as one by one)
+grade_together(NOTEBOOK, WRONG, RIGHT)
 
 
 def test_solution_full_marks():

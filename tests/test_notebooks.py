@@ -30,6 +30,20 @@ def _describe(errors):
         for k, cell, out in errors)
 
 
+WIDGET = "application/vnd.jupyter.widget-view+json"
+
+
+def _watch_cell_outputs(nb, path):
+    """The outputs of the exercise's "watch it" cell: the step-through player on `source`,
+    right after the try-it cell (issue 12: every exercise offers the player)."""
+    ids = [c.get("metadata", {}).get("nbgrader", {}).get("grade_id") for c in nb.cells]
+    assert "watch_it" in ids, f"{path.relative_to(ROOT)}: no 'watch_it' cell (the player on your kernel)"
+    k = ids.index("watch_it")
+    assert ids[k - 1] == "try_it", f"{path.relative_to(ROOT)}: the 'watch_it' cell must follow 'try_it'"
+    assert "player.show_source(source," in nb.cells[k].source
+    return nb.cells[k].get("outputs", [])
+
+
 def test_there_are_notebooks():
     assert EXERCISES, "no released exercise under exercises/"
     assert SOLUTIONS, "no exercise source under solutions/"
@@ -56,6 +70,9 @@ def test_solution_passes_its_own_tests(path):
     nb = execute(path, allow_errors=True)
     errors = error_outputs(nb)
     assert not errors, f"{path.relative_to(ROOT)} raised:\n{_describe(errors)}"
+    watched = _watch_cell_outputs(nb, path)
+    assert any(WIDGET in out.get("data", {}) for out in watched), (
+        f"{path.relative_to(ROOT)}: the 'watch_it' cell did not open the player on the solution: {watched}")
 
 
 @pytest.mark.parametrize("path", EXERCISES, ids=_ids(EXERCISES))
@@ -74,3 +91,7 @@ def test_released_exercise_runs_to_the_end(path):
         f"grade cells {grade_cells}, failed {failed}")
     # the released notebook executed every cell (nothing stopped it half way)
     assert all(c.get("execution_count") for c in nb.cells if c.cell_type == "code")
+    # the player on the blank answer says so in one line instead of raising
+    from barrier_course.player import NOTHING_TO_SHOW
+    text = "".join(out.get("text", "") for out in _watch_cell_outputs(nb, path))
+    assert text.startswith(NOTHING_TO_SHOW) and text.count("\n") <= 1, text

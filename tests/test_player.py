@@ -363,3 +363,67 @@ __global__ void peek(int *stamp, int *seen)
     p = player.show(kern(src, "peek"), (2,), (32,), (np.zeros(64, np.int32), np.zeros(64, np.int32)))
     assert p.rec.fault.kind == "race" and p.frame.race is None
     assert "between blocks" in p.report.value and "no shared memory" in p.memory.value
+
+
+# ===================================================================== an exercise's kernel, as source
+TILE_SUM = r"""
+extern "C" __global__ void tile_sum(const float *in, float *out, int n)
+{
+    __shared__ float s[64];
+    int t = threadIdx.x;
+    int i = blockIdx.x * blockDim.x + t;
+    if (i < n) {
+        s[t] = in[i];
+        __syncthreads();
+    }
+    if (t == 0)
+        out[blockIdx.x] = s[0] + s[1];
+}
+"""
+
+
+def tile_args(n, block, rng):
+    """An exercise's make_args: (grid, args, shared_mem), as check_kernel takes it."""
+    grid = (n + block - 1) // block
+    return (grid,), (rng.random(n).astype(np.float32), np.full(grid, np.nan, np.float32), np.int32(n)), 0
+
+
+def test_show_source_builds_the_launch_from_make_args():
+    good = TILE_SUM.replace("if (i < n) {", "{").replace("s[t] = in[i];", "s[t] = (i < n) ? in[i] : 0.0f;")
+    p = player.show_source(good, "tile_sum", make_args=tile_args, n=40, block=64)
+    assert p.rec.fault is None and p.rec.launch.num_blocks == 1 and p.rec.tpb == 64
+    assert "tile_sum" in p.header.value
+
+
+def test_show_source_opens_at_the_fault_of_the_students_kernel():
+    p = player.show_source(TILE_SUM, "tile_sum", make_args=tile_args, n=40, block=64)
+    assert p.rec.fault is not None and p.k == p.rec.fault_frame and "THE FAULT" in p.header.value
+
+
+def test_show_source_on_the_unfinished_exercise_prints_one_line(capsys):
+    stub = TILE_SUM.replace("s[t] = in[i];", '__simcore_todo("YOUR CODE HERE: replace this line with your code");')
+    assert player.show_source(stub, "tile_sum", make_args=tile_args, n=40, block=64) is None
+    out = capsys.readouterr().out.strip()
+    assert out.startswith(player.NOTHING_TO_SHOW) and "__simcore_todo(...)" in out and "\n" not in out
+
+
+def test_show_source_reports_a_compile_error_without_raising(capsys):
+    bad = TILE_SUM.replace("s[t] = in[i];", "s[t] = ;")
+    assert player.show_source(bad, "tile_sum", make_args=tile_args, n=40, block=64) is None
+    out = capsys.readouterr().out
+    assert "does not compile" in out and "line 8" in out
+
+
+def test_show_source_takes_the_block_size_the_kernel_chooses(capsys):
+    from barrier_course.speed_grading import chosen_block_size
+    chosen = "#define BLOCK_SIZE 32\n" + TILE_SUM.replace("if (i < n) {", "{").replace("s[t] = in[i];", "s[t] = (i < n) ? in[i] : 0.0f;")
+    p = player.show_source(chosen, "tile_sum", make_args=tile_args, n=40, block=chosen_block_size)
+    assert p.rec.tpb == 32 and p.rec.launch.num_blocks == 2
+    missing = TILE_SUM
+    assert player.show_source(missing, "tile_sum", make_args=tile_args, n=40, block=chosen_block_size) is None
+    assert "#define BLOCK_SIZE" in capsys.readouterr().out
+
+
+def test_show_with_a_source_string_names_show_source():
+    with pytest.raises(TypeError, match="show_source"):
+        player.show(REVERSE, (1,), (32,), ())

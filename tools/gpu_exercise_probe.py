@@ -31,18 +31,23 @@ from tools.gpu_conformance import find_sanitizer, run_limited  # noqa: E402
 
 
 # ------------------------------------------------------------------------- notebook cells
-def _cells(notebook: Path) -> list[str]:
+def _cells(notebook: Path) -> list[tuple[str, str]]:
+    """[(nbgrader grade_id or "", source)] of the notebook's code cells."""
     nb = json.loads(notebook.read_text(encoding="utf-8"))
-    return ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
+    return [((c.get("metadata") or {}).get("nbgrader", {}).get("grade_id", ""), "".join(c["source"]))
+            for c in nb["cells"] if c["cell_type"] == "code"]
 
 
 def _setup_and_demo(notebook: Path) -> tuple[str, str] | None:
-    """(setup cell, demo cell) of an exercise notebook, or None when it has no demo."""
+    """(setup cell, demo cell) of an exercise notebook, or None when it has no demo.
+    The setup is the cell nbgrader calls "setup" (else the first code cell); the demo is the
+    cell that assigns ``broken_source``."""
     cells = _cells(notebook)
-    demo = next((c for c in cells if re.search(r"^broken_source\s*=", c, re.M)), None)
+    demo = next((src for _, src in cells if re.search(r"^broken_source\s*=", src, re.M)), None)
     if demo is None:
         return None
-    return cells[0], demo
+    setup = next((src for gid, src in cells if gid == "setup"), cells[0][1])
+    return setup, demo
 
 
 def _captured_launch(notebook: Path) -> dict:
@@ -64,21 +69,26 @@ def _outcome(launch: dict, backend: str, seeds: range) -> dict:
     import numpy as np
 
     import simcore
+    from barrier_course.grading import _build_case, _fresh_args
 
     kernel = simcore.RawModule(code=launch["source"], backend=backend).get_function(launch["name"])
     names = [p.name for p in kernel.params] if hasattr(kernel, "params") else []
     n, block = launch["n"], launch["block"]
+    reference = launch.get("reference") or (lambda args, n, block: {})
     wrong = 0
     for seed in seeds:
-        grid, args, shared_mem = launch["make_args"](n, block, np.random.default_rng(seed))
-        args = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
-        opts = {"checks": True, "schedule": launch.get("schedule", "lockstep")} if backend == "sim" else {}
+        # the launch exactly as try_kernel builds it (seed 0 is the launch the student sees);
+        # make_args may return (grid, args), (grid, args, shared_mem) or a dict
+        case = _build_case(launch["make_args"], reference, n, block, seed)
+        args = _fresh_args(case)
+        opts = {"checks": launch.get("checks", True), "schedule": launch.get("schedule", "lockstep")}
+        if launch.get("model"):
+            opts["model"] = launch["model"]
         try:
-            kernel(grid, (block,), args, shared_mem=shared_mem, **opts)
+            kernel(case.grid, (case.block,), args, shared_mem=case.shared_mem, **(opts if backend == "sim" else {}))
         except simcore.KernelFault as fault:
             return {"fault": fault.kind, "line": fault.line, "launches": seed - seeds.start + 1}
-        expected = launch["reference"](args, n, block) if launch.get("reference") else {}
-        for key, want in expected.items():
+        for key, want in case.expected.items():
             pos = key if isinstance(key, int) else names.index(key)
             got = np.asarray(args[pos]).reshape(-1)[: np.asarray(want).size]
             if not np.allclose(got.astype(np.float64), np.asarray(want, np.float64).reshape(-1),
