@@ -113,7 +113,6 @@ c.JupyterHub.cookie_secret_file = {str(tmp / "hub" / "cookie_secret")!r}
 
 # what a test hub cannot do like a production one: log in and run as OS accounts
 c.JupyterHub.authenticator_class = "dummy"
-c.DummyAuthenticator.password = "test-password"
 c.JupyterHub.spawner_class = "simple"
 c.SimpleLocalProcessSpawner.home_dir_template = {str(tmp / "homes")!r} + "/{{username}}"
 c.Spawner.cmd = {python!r}
