@@ -51,6 +51,19 @@ def test_one_machine_uses_the_course_exchange(course):
     assert config.ExchangeCollect.check_owner is False
 
 
+def test_formgrader_and_assignment_list_find_the_exchange(course):
+    """What the Formgrader asks before it shows "The exchange directory ... does not exist"."""
+    if _machine_exchange_configured():
+        pytest.skip("this machine's own nbgrader config names an exchange (a shared server)")
+    from nbgrader.apps.api import NbGraderAPI
+    from nbgrader.coursedir import CourseDirectory
+
+    config = _load(course)
+    api = NbGraderAPI(CourseDirectory(config=config), config=config)
+    assert api.exchange_root == str(course / "exchange")
+    assert api.exchange_is_functional, "the Formgrader would say the exchange does not exist"
+
+
 def test_a_server_exchange_wins(course, monkeypatch):
     machine = course / "etc-jupyter"
     machine.mkdir()
