@@ -8,7 +8,8 @@ differs from a production hub is only what a test cannot have: the DummyAuthenti
 the SimpleLocalProcessSpawner (every user is the same OS account, homes in a temporary
 folder), and the course service runs as that account too.
 
-Through the proxy, as each user would: the instructor generates and releases exercise 1 from
+Through the proxy, as each user would: alice logs in on the login page and lands in her
+JupyterLab, someone not on the class list is refused; the instructor generates and releases exercise 1 from
 the Formgrader of the course service (/services/gpu-barriers/); alice and bob (students,
 group nbgrader-gpu-barriers) see the course in their Assignment List, fetch it, write an
 answer (alice right, bob without the barrier) and submit; a student cannot open the
@@ -194,6 +195,15 @@ class Hub:
         assert r.status_code == 201, (r.status_code, r.text)
         self.user_tokens[user] = r.json()["token"]
 
+    def browser_login(self, user: str):
+        """Log in on the hub's login page as a browser does; return the last response."""
+        browser = self.requests.Session()
+        page = browser.get(self.url + "/hub/login", timeout=60)
+        assert page.status_code == 200, (page.status_code, page.text[:500])
+        form = {"username": user, "password": "any", "_xsrf": browser.cookies.get("_xsrf", "")}
+        # follows the redirects: the user's server, then its OAuth round trip with the hub
+        return browser.post(self.url + "/hub/login?next=/hub/", data=form, timeout=120)
+
     def stop(self) -> None:
         """SIGTERM: the hub stops the servers, the course service and the proxy; then make sure."""
         if self.proc.poll() is None:
@@ -267,6 +277,10 @@ def class_on_a_hub(tmp_path_factory):
             "GET", f"{service}/formgrader/api/status").status_code == 200)
         for user in (INSTRUCTOR, *ANSWERS):
             hub.start_server(user)
+        landing = hub.browser_login("alice")
+        steps["alice logs in"] = (landing.status_code, landing.url.replace(hub.url, ""))
+        refused = hub.browser_login("mallory")  # not on the class list
+        steps["mallory logs in"] = (refused.status_code, refused.url.replace(hub.url, ""))
 
         # a student cannot open the Formgrader; the instructor can
         steps["student formgrader status"] = hub.request(
@@ -325,6 +339,13 @@ def test_students_see_the_course_through_hub_groups(class_on_a_hub):
     for student in ANSWERS:
         assert steps[f"courses {student}"]["value"] == [COURSE_ID], steps[f"courses {student}"]
         assert (COURSE_ID, ASSIGNMENT, "released") in steps[f"listed {student}"]
+
+
+def test_a_student_logs_in_and_lands_in_jupyterlab(class_on_a_hub):
+    status, path = class_on_a_hub["steps"]["alice logs in"]
+    assert status == 200 and path.startswith("/user/alice/lab"), (status, path)
+    status, path = class_on_a_hub["steps"]["mallory logs in"]
+    assert status == 403 and "/user/" not in path, (status, path)
 
 
 def test_a_student_cannot_open_the_formgrader(class_on_a_hub):
