@@ -8,6 +8,8 @@ with student_id "." for the source and release steps, so there is no course-id l
     submitted/<student>/<assignment>/<notebook>.ipynb       collected work
     autograded/<student>/<assignment>/...                   after `nbgrader autograde`
     feedback/<student>/<assignment>/...                     after `nbgrader generate_feedback`
+    exchange/gpu-barriers/{outbound,inbound,feedback}/      nbgrader's exchange on one machine
+                                                            (a shared server names its own)
 
 Grading is isolated (barrier_course/autograde.py): `nbgrader autograde` does not run the
 submitted notebook. IsolatedExecute (in place of nbgrader's Execute) reads the kernel source
@@ -23,11 +25,15 @@ NotImplementedError("Exercise not done yet: ..."). See solutions/AUTHORING.md.
 """
 
 import os
+import warnings
 
 from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
-from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, GetGrades,
-                                    IgnorePattern, LimitOutput, SaveAutoGrades)
+from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, ClearOutput,
+                                    DeduplicateIds, GetGrades, IgnorePattern, LimitOutput,
+                                    OverwriteCells, OverwriteKernelspec, SaveAutoGrades)
 
+from barrier_course.nbgrader_exchange import course_exchange_root, machine_exchange_root
+from barrier_course.nbgrader_hidden_tests import RestoreHiddenTests
 from barrier_course.nbgrader_isolation import FeedbackCleanup, IsolatedExecute
 
 c = get_config()  # noqa: F821 (provided by traitlets when it loads this file)
@@ -43,6 +49,17 @@ c.CourseDirectory.autograded_directory = "autograded"
 c.CourseDirectory.feedback_directory = "feedback"
 c.CourseDirectory.db_url = "sqlite:///" + os.path.join(_ROOT, "gradebook.db")
 
+# The exchange (release -> fetch -> submit -> collect -> feedback). On a shared server the
+# machine-wide nbgrader_config.py names one for every course and student (deploy/jupyterhub/);
+# it is used as is. Otherwise (one machine) the exchange is this course's exchange/ folder,
+# ignored by git and created here, so the Assignment List and the Formgrader work from the
+# first start instead of looking for /usr/local/share/nbgrader/exchange.
+if machine_exchange_root(_ROOT) is None:
+    c.Exchange.root = course_exchange_root(_ROOT)
+    # One OS account plays every student here (`nbgrader submit --student alice`), so a
+    # submission is always "owned" by the instructor: that is not a cheating attempt.
+    c.ExchangeCollect.check_owner = False
+
 # Only the notebooks: never copy checkpoints or build junk into the release.
 c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", ".*"]
 
@@ -55,6 +72,19 @@ c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 # and `// ### BEGIN SOLUTION` (inside CUDA source) work.
 c.ClearSolutions.begin_solution_delimeter = "BEGIN SOLUTION"
 c.ClearSolutions.end_solution_delimeter = "END SOLUTION"
+
+# Autograde, first pass (nbgrader's "sanitize" list, RestoreHiddenTests added): test cells
+# the student did not touch get their hidden tests back before OverwriteCells compares
+# checksums, so "Attribute 'checksum' ... has changed!" is logged only for a locked cell the
+# student really edited (see barrier_course/nbgrader_hidden_tests.py).
+c.Autograde.sanitize_preprocessors = [
+    ClearOutput,
+    DeduplicateIds,
+    OverwriteKernelspec,
+    RestoreHiddenTests,
+    OverwriteCells,
+    CheckCellMetadata,
+]
 
 # Autograde: nbgrader's default list with Execute replaced by the isolated grader. Its
 # limits per submission (defaults in barrier_course.autograde.Limits, stated in the README)
@@ -76,3 +106,11 @@ c.Execute.timeout = 600
 
 # Students exist in the gradebook as soon as their submission is autograded.
 c.Autograde.create_student = True
+
+# nbgrader 0.9's Gradebook builds a new submission's rows before adding them to the
+# session, and SQLAlchemy 2 says so on every first autograde of a student ("SAWarning:
+# Object of type <SubmittedAssignment> not in session, add operation along
+# 'Student.submissions' will not proceed"). The rows are added right after and the scores
+# are stored (tests/test_exchange_workflow.py reads them back), so the warning is noise.
+warnings.filterwarnings("ignore", message=r"Object of type <Submitted\w+> not in session",
+                        module=r"nbgrader\.api")

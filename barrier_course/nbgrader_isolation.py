@@ -35,7 +35,7 @@ from pathlib import Path
 from nbformat.notebooknode import NotebookNode, from_dict
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import NbGraderPreprocessor
-from traitlets import Float, Integer, Unicode
+from traitlets import Float, Integer, List, Unicode
 
 from .autograde import (AnswerError, AnswerScore, Limits, extract_answers, score_answer,
                         trusted_program)
@@ -177,6 +177,12 @@ class FeedbackCleanup(NbGraderPreprocessor):
     """Feedback shows the student's results, never the hidden tests or the instructor's files."""
 
     begin_hidden = Unicode("BEGIN HIDDEN TESTS").tag(config=True)
+    # nbconvert's HTML exporter configures display_data_priority for every preprocessor;
+    # nbgrader's base class declares it without config=True (GetGrades re-declares it the
+    # same way), so without this line generate_feedback warns "Config option
+    # `display_data_priority` not recognized by `FeedbackCleanup`".
+    display_data_priority = List(["text/html", "application/pdf", "text/latex", "image/svg+xml",
+                                  "image/png", "image/jpeg", "text/plain"]).tag(config=True)
     end_hidden = Unicode("END HIDDEN TESTS").tag(config=True)
     wrap_width = Integer(100, help="longest output line in feedback").tag(config=True)
     max_output_chars = Integer(_DEFAULTS.output_bytes, help="longest output kept per "
