@@ -252,12 +252,6 @@ class Context:
         for hook in self.plugins.undefined_use:
             hook(t, L, site, what)
 
-    def check_stored_value(self, taint, region, L, site):
-        if not taint.any():
-            return
-        for hook in self.plugins.undefined_store:
-            hook(taint, region, L, site)
-
     # ---- faults found while a block runs: straight to the reporter, or to the check that owns them
     def fault_local_bounds(self, idx, length, L, site):
         for hook in self.plugins.local_out_of_bounds:

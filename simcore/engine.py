@@ -83,7 +83,7 @@ class Engine:
         self.took_all = False
         self.max_steps = self.opt.max_steps or (
             20_000 if self.schedule == "lockstep" else 20_000 + 500 * w.nwarps)
-        self.memory.new_wave(nblk, self.plugins.tracks_shared_writes, self.prog.shared_access_size)
+        self.memory.new_wave(w, self.plugins.tracks_shared_writes, self.prog.shared_access_size)
         self.plugins.start_wave(w)
         self.loop(w)
 

@@ -17,6 +17,7 @@ FIRST_GLOBAL_REGION = 256
 GARBAGE_BYTE = 0xCD     # what never-written shared memory holds: visibly wrong, deterministic
 
 UNDEF_SHUFFLE, UNDEF_SHARED, UNDEF_LOCAL = 1, 2, 4
+DEFINED = np.uint8(0)       # the taint of a defined value
 
 
 def run_starts(keys):
@@ -69,12 +70,16 @@ class Region:
     dtype: np.dtype      # element type as declared (for messages)
     storage: np.ndarray = None   # uint8 bytes; shared: (blocks in wave, nbytes)
     readonly: bool = False       # a numpy array passed with writeable=False
+    const: bool = False          # every parameter that points into it points to const
     init: np.ndarray = None      # shared: which granules hold a written value (uninitialized check)
 
 
 class Memory:
-    def __init__(self, ctx, report, plugins):
-        self.ctx = ctx
+    def __init__(self, report, plugins):
+        # Memory knows the running wave (which slot is in which block), not the context: the
+        # context calls memory, never the other way round, so a launch leaves no reference
+        # cycle behind and its arrays go as soon as the launch returns.
+        self.wave = None
         self.regions = {}
         self._views = {}
         self.report = report         # report.Reporter: raises the faults found here
@@ -82,17 +87,20 @@ class Memory:
 
     # ---- set-up
     def add_globals(self, args):
-        """args: [(name, array)] for the pointer parameters -> the address each one starts at.
+        """args: [(name, array, points to const)] for the pointer parameters -> the address each
+        one starts at.
 
         Arrays whose bytes overlap (the same array twice, or two views of one buffer) share one
         region, as on a GPU, so values and races follow the real memory."""
         addresses = [None] * len(args)
-        for k, (members, offsets, flat) in enumerate(overlap_groups([a for _, a in args])):
+        for k, (members, offsets, flat) in enumerate(overlap_groups([a[1] for a in args])):
             rid = FIRST_GLOBAL_REGION + k
             names = "/".join(dict.fromkeys(args[i][0] for i in members))
             first = args[members[0]][1]
             readonly = not all(args[i][1].flags.writeable for i in members)
-            self.regions[rid] = Region(rid, "global", names, flat.size, first.dtype, flat, readonly=readonly)
+            const = all(args[i][2] for i in members)
+            self.regions[rid] = Region(rid, "global", names, flat.size, first.dtype, flat, readonly=readonly,
+                                       const=const)
             if len(members) == 1:
                 self._views[(rid, first.dtype)] = first.reshape(-1)
             for i, off in zip(members, offsets):
@@ -102,8 +110,10 @@ class Memory:
     def add_shared(self, arr, nbytes):
         self.regions[arr.region] = Region(arr.region, "shared", arr.name, nbytes, arr.elem.dtype)
 
-    def new_wave(self, blocks, track_init, granule):
+    def new_wave(self, wave, track_init, granule):
         """Fresh shared memory for the blocks of a wave (garbage-filled, nothing written)."""
+        self.wave = wave
+        blocks = wave.nblk
         for r in self.regions.values():
             if r.kind == "shared":
                 r.storage = np.full((blocks, r.nbytes), GARBAGE_BYTE, np.uint8)
@@ -132,8 +142,7 @@ class Memory:
         """-> (region, byte offsets, lane filter or None). Faults on bad addresses.
 
         (None, None, None) means the lanes point into different arrays: the caller splits them."""
-        ctx = self.ctx
-        n = ctx.nlanes(L)
+        n = self.wave.nlanes(L)
         addr = np.asarray(addr, dtype=np.int64)
         if addr.ndim == 0:
             addr = np.broadcast_to(addr, (n,))
@@ -160,10 +169,10 @@ class Memory:
         return region, off, None
 
     def split_regions(self, addr, L):
-        n = self.ctx.nlanes(L)
+        n = self.wave.nlanes(L)
         addr = np.broadcast_to(np.asarray(addr, dtype=np.int64), (n,))
         reg = addr >> REGION_SHIFT
-        idx = self.ctx.lane_index(L)
+        idx = self.wave.lane_index(L)
         for r in np.unique(reg):
             sel = reg == r
             yield sel, addr[sel], idx[sel]
@@ -172,27 +181,27 @@ class Memory:
     def load(self, addr, dtype, L, site, want_taint, check_align=True):
         region, off, keep = self.decode(addr, dtype.itemsize, L, site, "read", check_align)
         if region is None and off is None:
-            out = np.zeros(self.ctx.nlanes(L), dtype)
-            taint = np.zeros(self.ctx.nlanes(L), np.uint8)
+            out = np.zeros(self.wave.nlanes(L), dtype)
+            taint = np.zeros(self.wave.nlanes(L), np.uint8)
             for sel, a, sub in self.split_regions(addr, L):
                 v, t = self.load(a, dtype, sub, site, True)
                 out[sel], taint[sel] = v, t
             return (out, taint) if want_taint else out
         if region is None:
-            out = np.zeros(self.ctx.nlanes(L), dtype)
-            return (out, self.ctx.DEFINED) if want_taint else out
+            out = np.zeros(self.wave.nlanes(L), dtype)
+            return (out, DEFINED) if want_taint else out
         Lk, offk = L, off
         if keep is not None:
-            Lk, offk = self.ctx.subset(L, keep), off[keep]
+            Lk, offk = self.wave.lane_index(L)[keep], off[keep]
         idx = offk // dtype.itemsize
         for hook in self.plugins.memory_access:
             hook(region, offk, dtype.itemsize, "read", Lk, site)
         view = self.view(region, dtype)
-        taint = self.ctx.DEFINED
+        taint = DEFINED
         if region.kind == "global":
             vals = view[idx]
         else:
-            rows = self.ctx.block_of(Lk)
+            rows = self.wave.slot_block[Lk]
             vals = view[rows, idx]
             if region.init is not None:
                 g = offk // self.granule
@@ -202,18 +211,18 @@ class Memory:
                 if not ok.all():
                     taint = np.where(ok, np.uint8(0), np.uint8(UNDEF_SHARED))
         if keep is not None:
-            full = np.zeros(self.ctx.nlanes(L), dtype)
+            full = np.zeros(self.wave.nlanes(L), dtype)
             full[keep] = vals
             vals = full
             if not np.isscalar(taint):
-                t = np.zeros(self.ctx.nlanes(L), np.uint8)
+                t = np.zeros(self.wave.nlanes(L), np.uint8)
                 t[keep] = taint
                 taint = t
         return (vals, taint) if want_taint else vals
 
     def store(self, addr, value, dtype, L, site, taint, check_align=True):
         region, off, keep = self.decode(addr, dtype.itemsize, L, site, "write", check_align)
-        n = self.ctx.nlanes(L)
+        n = self.wave.nlanes(L)
         value = np.broadcast_to(np.asarray(value, dtype=dtype), (n,))
         if region is None and off is None:
             for sel, a, sub in self.split_regions(addr, L):
@@ -226,10 +235,12 @@ class Memory:
             self.report.read_only(region, L, site)
         if taint is not None:
             taint = np.broadcast_to(taint, (n,))
-            self.ctx.check_stored_value(taint, region, L, site)
+            if taint.any():
+                for hook in self.plugins.undefined_store:
+                    hook(taint, region, L, site)
         Lk, offk = L, off
         if keep is not None:
-            Lk, offk, value = self.ctx.subset(L, keep), off[keep], value[keep]
+            Lk, offk, value = self.wave.lane_index(L)[keep], off[keep], value[keep]
             if taint is not None:
                 taint = taint[keep]
         for hook in self.plugins.memory_access:
@@ -239,7 +250,7 @@ class Memory:
         if region.kind == "global":
             view[idx] = value
         else:
-            rows = self.ctx.block_of(Lk)
+            rows = self.wave.slot_block[Lk]
             view[rows, idx] = value
             if region.init is not None:
                 g = offk // self.granule
@@ -249,7 +260,7 @@ class Memory:
 
     def atomic(self, op, addr, value, dtype, L, site, compare):
         region, off, keep = self.decode(addr, dtype.itemsize, L, site, "atomic")
-        n = self.ctx.nlanes(L)
+        n = self.wave.nlanes(L)
         value = np.broadcast_to(np.asarray(value, dtype=dtype), (n,)).copy()
         if compare is not None:
             compare = np.broadcast_to(np.asarray(compare, dtype=dtype), (n,)).copy()
@@ -266,7 +277,7 @@ class Memory:
             self.report.read_only(region, L, site)
         Lk, offk = L, off
         if keep is not None:
-            Lk, offk, value = self.ctx.subset(L, keep), off[keep], value[keep]
+            Lk, offk, value = self.wave.lane_index(L)[keep], off[keep], value[keep]
             compare = None if compare is None else compare[keep]
         for hook in self.plugins.memory_access:
             hook(region, offk, dtype.itemsize, "cas" if op == "cas" else "atomic", Lk, site)
@@ -275,7 +286,7 @@ class Memory:
         if region.kind == "global":
             target, key = view, idx
         else:
-            rows = self.ctx.block_of(Lk)
+            rows = self.wave.slot_block[Lk]
             target, key = view, (rows, idx)
         got = _apply_atomic(op, target, key, value, compare, dtype)
         if keep is not None:

@@ -165,6 +165,16 @@ def _check_options(options):
     return options
 
 
+def _detached(fault):
+    """A copy of a fault for the launch record. The raised fault's traceback comes to hold the
+    frames it passes through (the kernel's, the caller's), and so the record that holds it: a
+    reference cycle that would keep the launch's trace alive until the cyclic GC runs."""
+    copy = type(fault).__new__(type(fault))
+    copy.__dict__.update(fault.__dict__)
+    copy.args = fault.args
+    return copy
+
+
 def RawKernel(code, name, options=(), backend=None):
     """Like cupy.RawKernel(code, name): one kernel of a source."""
     return RawModule(code=code, options=options, backend=backend).get_function(name)
@@ -212,7 +222,7 @@ class Kernel:
             self._launch(grid, block, args, shared_mem, checks, schedule, model, seed, trace, max_steps)
         except SimcoreError as e:
             if self.last_launch is not None:
-                self.last_launch.fault = e if hasattr(e, "report") else None
+                self.last_launch.fault = _detached(e) if hasattr(e, "report") else None
                 replay = getattr(self.last_launch.trace, "replay", None)
                 if replay is not None:
                     replay.fault = self.last_launch.fault

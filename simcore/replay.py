@@ -14,7 +14,7 @@ A frame shows step k *being executed*: its running lanes and the accesses they m
 
 This module is pure Python + numpy; the widget that draws frames is barrier_course.player.
 """
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -95,7 +95,9 @@ class Recording:
         self.fault_in_step = rec.fault_in_step
         self.end_frame = rec.end_snapshot
         e = engine
-        self.launch = e.launch if e is not None else None
+        # the launch record without its trace: the launch holds this recording through its trace,
+        # and a reference back would make a cycle that only the cyclic GC frees
+        self.launch = replace(e.launch, trace=None) if e is not None else None
         self.tpb = e.tpb if e is not None else 0
         self.wpb = e.wpb if e is not None else 0
         self.spb = e.spb if e is not None else 0

@@ -16,9 +16,10 @@ def build_engine(prog, launch, values, options, extra_plugins=()):
     extra = [cls(launch, prog, report, options) for cls in extra_plugins]
     plugins = build_plugins(REGISTERED, launch, prog, report, options, extra=extra)
     ctx = Context(launch, prog, report, plugins)
-    memory = Memory(ctx, report, plugins)
+    memory = Memory(report, plugins)
     ctx.memory = memory
-    pointers = [(p.name, v) for p, v in zip(prog.params, values) if p.is_pointer]
+    pointers = [(p.name, v, p.type.startswith("const ") and p.type.count("*") == 1)
+                for p, v in zip(prog.params, values) if p.is_pointer]
     addresses = iter(memory.add_globals(pointers))
     launch.arg_values = [np.int64(next(addresses)) if p.is_pointer else v for p, v in zip(prog.params, values)]
     for arr in prog.shared:

@@ -33,6 +33,15 @@ class NamedBarriers:
         self.count = np.zeros((nblk, 16), np.int64)     # expected count of the open phase (0: none)
 
 
+class WaveShape:
+    """The geometry of a wave, without its state: what a trace keeps per snapshot (keeping the
+    wave itself would keep its registers alive as long as the trace)."""
+    __slots__ = ("first_block", "nblk", "tpb", "wpb", "spb", "S")
+
+    def __init__(self, first_block, nblk, tpb, wpb, spb, S):
+        self.first_block, self.nblk, self.tpb, self.wpb, self.spb, self.S = first_block, nblk, tpb, wpb, spb, S
+
+
 class Wave:
     def __init__(self, prog, launch, first_block, nblk, is_join, model, steps=0):
         """is_join: per basic block (plus one for 'end of kernel'), whether it is a reconvergence
@@ -44,6 +53,7 @@ class Wave:
         self.spb = self.wpb * WARP        # slots per block (threads padded to whole warps)
         self.S = S = nblk * self.spb
         self.nwarps = S // WARP
+        self.shape = WaveShape(first_block, nblk, tpb, self.wpb, self.spb, S)
         self.is_join = is_join
         self.model = model
         self.njoins = len(is_join)        # join keys: warp * njoins + reconvergence point

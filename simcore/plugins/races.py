@@ -37,12 +37,26 @@ def warp_of(field):
 
 
 class Shadow:
-    def __init__(self, n):
-        self.w_fence = np.zeros(n, np.uint8)     # global memory: the writer's fence count at the write
+    """One entry per granule: 20 bytes (16 + 2 x 2 for the sites) when the kernel has fewer than
+    8192 memory sites, plus 1 for the writer's fence count once a kernel fences."""
+
+    def __init__(self, n, nsites):
+        site_type = np.int16 if nsites * 4 < np.iinfo(np.int16).max else np.int32
+        self.w_fence = None                      # global memory: the writer's fence count at the write
         self.w = np.full(n, NONE, np.int64)      # last writer's stamp
-        self.w_site = np.zeros(n, np.int32)      # its site * 4 + (1 if atomic) + (2 if atomicCAS)
+        self.w_site = np.zeros(n, site_type)     # its site * 4 + (1 if atomic) + (2 if atomicCAS)
         self.r = np.full(n, NONE, np.int64)      # reader's stamp (see stamp())
-        self.r_site = np.zeros(n, np.int32)
+        self.r_site = np.zeros(n, site_type)
+
+    def fence_counts(self):
+        """The writers' fence counts, from the first fence on (writes before it: count 0)."""
+        if self.w_fence is None:
+            self.w_fence = np.zeros(len(self.w), np.uint8)
+        return self.w_fence
+
+    @property
+    def nbytes(self):
+        return sum(a.nbytes for a in (self.w_fence, self.w, self.w_site, self.r, self.r_site) if a is not None)
 
 
 class Stamps:
@@ -130,6 +144,11 @@ class RaceDetector(Plugin):
             granule = self.program.global_access_size
         if self.wave.nlanes(L) == 0:
             return
+        if kind == "read" and region.kind == "global" and region.id not in self.global_shadows \
+                and (region.readonly or region.const):
+            # Nobody writes a read-only array (a write through a cast starts its shadow, later
+            # reads are then checked): reads of it need no shadow at all.
+            return
         g0 = offsets // granule
         for extra in range(max(1, size // granule)):
             self._check(region, g0 + extra, granule, kind, L, site)
@@ -140,7 +159,7 @@ class RaceDetector(Plugin):
         sh = table.get(region.id)
         if sh is None:
             per = max(1, region.nbytes // granule)
-            sh = table[region.id] = Shadow(e.nblk * per if region.kind == "shared" else per)
+            sh = table[region.id] = Shadow(e.nblk * per if region.kind == "shared" else per, len(self.program.sites))
         return sh
 
     def _check(self, region, gran, granule, kind, L, site):
@@ -159,7 +178,7 @@ class RaceDetector(Plugin):
         if is_global and self.fences is not None:
             def published(otid):
                 writer = np.minimum(otid, len(self.fences) - 1)
-                return self._published(writer, st.tid[L], sh.w_fence[key])
+                return self._published(writer, st.tid[L], sh.fence_counts()[key])
         w_conf = self._unordered(w, st, L, curbar, is_global, published)
         if w_conf.any():
             if atomic:
@@ -228,7 +247,7 @@ class RaceDetector(Plugin):
         sh.w_site[key] = site * 4 + (1 if atomic else 0) + (2 if kind == "cas" else 0)
         if is_global and self.fences is not None:
             g = cur & TID_MASK
-            sh.w_fence[key] = self.fences[g]
+            sh.fence_counts()[key] = self.fences[g]
             if atomic:
                 # the lanes of one atomic instruction apply in lane order: a finer clock
                 clock = (e.steps << 27) + g + 1
@@ -257,6 +276,10 @@ class RaceDetector(Plugin):
                 both_one_warp = warp_of(back[clash] & TID_MASK) == st.warp[L][clash]
                 sh.r[key[clash]] = np.where(both_one_warp, st.several[L][clash], st.many[L][clash])
         sh.r_site[key] = site
+
+    def shadow_bytes(self):
+        """Bytes the shadows of the current wave hold (global memory's and this wave's shared)."""
+        return sum(sh.nbytes for table in (self.global_shadows, self.shared_shadows) for sh in table.values())
 
     def _report(self, hazard, region, gran, granule, other_tid, other_site, other_kind, tid, site, kind):
         e = self.wave

@@ -79,7 +79,7 @@ class ReplayRecorder(TraceRecorder):
         ids = self.barrier_ids()
         self.raw.append((w.first_block, pc, ran, w.st.copy(),
                          w.pc.astype(np.int16) if small else w.pc.copy(),
-                         w.site.astype(np.int16) if small else w.site.copy(), w,
+                         w.site.astype(np.int16) if small else w.site.copy(), w.shape,
                          ids.astype(np.int8) if (ids < 128).all() and (ids >= -1).all() else ids))
         self._extra()
 

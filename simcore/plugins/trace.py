@@ -34,7 +34,7 @@ class TraceRecorder(Plugin):
         w = self.wave
         ran = np.zeros(w.S, bool)
         ran[lanes] = True
-        self.raw.append((w.first_block, pc, ran, w.st.copy(), w.pc.copy(), w.site.copy(), w,
+        self.raw.append((w.first_block, pc, ran, w.st.copy(), w.pc.copy(), w.site.copy(), w.shape,
                          self.barrier_ids()))
 
     def barrier_ids(self):
@@ -56,7 +56,7 @@ class TraceRecorder(Plugin):
             return
         w = self.wave
         self.raw.append((w.first_block, -1 - sync.id, np.zeros(w.S, bool), w.st.copy(), w.pc.copy(),
-                         w.site.copy(), w, self.barrier_ids()))
+                         w.site.copy(), w.shape, self.barrier_ids()))
 
     def on_launch_end(self, launch):
         launch.trace = Trace(self.program, self.raw, self.truncated)
