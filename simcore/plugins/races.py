@@ -17,8 +17,10 @@ TID_BITS = 43
 TID_MASK = (1 << TID_BITS) - 1
 SEVERAL = 1 << 42              # flag in the thread field: several threads read it in this interval
 LOW = SEVERAL - 1
-MANY_TID = TID_MASK            # ... threads of several warps (warp part all ones)
-NOWARP = LOW >> 5              # the warp number MANY_TID decodes to
+WARPS = 1 << 41                # with SEVERAL: threads of several warps of one block (block in the low bits)
+BLOCK_MASK = WARPS - 1
+MANY_TID = TID_MASK            # ... threads of several blocks (all ones: block BLOCK_MASK)
+MANY_BLOCKS = BLOCK_MASK       # the block a several-blocks record decodes to
 EMASK = (1 << 10) - 1          # epochs are compared modulo 1024: plenty for one interval
 WEP_SHIFT, BAR_SHIFT = TID_BITS, TID_BITS + 10
 
@@ -33,7 +35,15 @@ def stamp(tid, bar, wep):
 
 
 def warp_of(field):
+    """The warp of a thread field; for a several-warps record a number no warp has (>= 2**36)."""
     return (field & LOW) >> 5
+
+
+def block_of(field, spb):
+    """The block of a thread field (`spb` slots a block): one thread's, or the one block that
+    several readers share, or MANY_BLOCKS when readers of several blocks are folded together."""
+    several_warps = (field & (SEVERAL | WARPS)) == (SEVERAL | WARPS)
+    return np.where(several_warps, field & BLOCK_MASK, warp_of(field) * 32 // spb)
 
 
 class Shadow:
@@ -65,6 +75,7 @@ class Stamps:
 
     def __init__(self, wave, base):
         self.tid = np.arange(wave.S, dtype=np.int64) + base
+        self.spb = wave.spb
         self.stamp = stamp(self.tid, wave.bar_epoch, wave.warp_epoch)
         self.bar = self.stamp >> BAR_SHIFT
 
@@ -81,7 +92,15 @@ class Stamps:
         return (self.stamp & ~np.int64(TID_MASK)) | SEVERAL | (self.warp << 5) | 31
 
     @cached_property
-    def many(self):
+    def block(self):
+        return self.tid // self.spb
+
+    @cached_property
+    def several_warps(self):
+        return (self.stamp & ~np.int64(TID_MASK)) | SEVERAL | WARPS | self.block
+
+    @cached_property
+    def many_blocks(self):
         return (self.stamp & ~np.int64(TID_MASK)) | MANY_TID
 
 
@@ -194,7 +213,7 @@ class RaceDetector(Plugin):
                          ws >> 2, "atomic" if ws & 1 else "write", int(cur[k] & TID_MASK), site,
                          "atomic" if atomic else kind)
         if kind == "read":
-            self._record_read(sh, key, st, L, curbar, site)
+            self._record_read(sh, key, st, L, curbar, site, is_global)
         else:
             self._record_write(sh, key, st, L, curbar, site, region, gran, granule, kind, is_global)
 
@@ -212,13 +231,13 @@ class RaceDetector(Plugin):
         same_warp = owarp == st.warp[L]
         hit &= ~(same_warp & ((other >> WEP_SHIFT) != st.wep[L]))   # ordered by __syncwarp
         if is_global:
-            spb = self.wave.spb
-            known = owarp != NOWARP            # several warps: blocks unknown, judge as same block
-            same_block = (owarp * 32 // spb) == (tid // spb)
-            cross = (other >= 0) & known & ~same_block
+            # Blocks are never ordered by a barrier: an access of another block is unordered in any
+            # interval. A record of readers of several blocks always holds one of another block.
+            same_block = block_of(otid, self.wave.spb) == st.block[L]
+            cross = (other >= 0) & ~same_block
             if published is not None:
                 cross &= ~published(otid)
-            hit = (hit & (same_block | ~known)) | cross
+            hit = (hit & same_block) | cross
         return hit
 
     def _record_write(self, sh, key, st, L, curbar, site, region, gran, granule, kind, is_global):
@@ -232,9 +251,10 @@ class RaceDetector(Plugin):
         if r_conf.any():
             k = int(np.flatnonzero(r_conf)[0])
             other = int(r[k] & TID_MASK)
+            cross = is_global and int(block_of(np.int64(other), e.spb)) != int(st.block[L][k])
             self._report("WAR", region, gran[k], granule, -1 if other & SEVERAL else other,
                          int(sh.r_site[key[k]]), "read", int(cur[k] & TID_MASK), site,
-                         "atomic" if atomic else kind)
+                         "atomic" if atomic else kind, cross=cross)
         sh.w[key] = cur
         if len(key) > 1 and not atomic:
             # two lanes of this very instruction writing one location: scatter, then read back
@@ -254,40 +274,58 @@ class RaceDetector(Plugin):
                 self.atomic_clock[g] = clock
                 np.maximum.at(self.block_atomic_clock, g // e.spb, clock)
 
-    @staticmethod
-    def _record_read(sh, key, st, L, curbar, site):
-        """A read: remember this interval's readers; several readers keep their warp when they
-        share one."""
-        cur = st.stamp[L]
-        r = sh.r[key]
-        same_bar = (r >> BAR_SHIFT) == curbar
-        if same_bar.any():
-            otid = r & TID_MASK
-            same_warp = warp_of(otid) == st.warp[L]
-            over = (otid == st.tid[L]) | (same_warp & ((r >> WEP_SHIFT) != st.wep[L]))  # the old read is over
-            new = np.where(~same_bar | over, cur, np.where(same_warp, st.several[L], st.many[L]))
-        else:
-            new = cur
+    def _record_read(self, sh, key, st, L, curbar, site, is_global):
+        """A read: remember this interval's readers, folded into one record per granule that keeps
+        their warp when they share one and their block when they share one."""
+        new = self._fold_reader(sh.r[key], st, L, curbar, is_global)
         sh.r[key] = new
         if len(key) > 1:
+            # lanes of this very instruction reading one location: scatter, then fold the losers in
             back = sh.r[key]
             clash = back != new
             if clash.any():
-                both_one_warp = warp_of(back[clash] & TID_MASK) == st.warp[L][clash]
-                sh.r[key[clash]] = np.where(both_one_warp, st.several[L][clash], st.many[L][clash])
+                lanes = np.arange(len(st.tid))[L][clash]      # L may be a slice
+                folded = self._fold_reader(back[clash], st, lanes, curbar[clash], is_global)
+                # Each loser folded against the same winner: the widest fold covers them all
+                # (one warp < several warps of one block < several blocks), so store it last.
+                f = folded & TID_MASK
+                width = (f & SEVERAL != 0).astype(np.int8) + (f & WARPS != 0) + (f == MANY_TID)
+                for w in np.unique(width):
+                    sh.r[key[clash][width == w]] = folded[width == w]
         sh.r_site[key] = site
+
+    @staticmethod
+    def _fold_reader(r, st, L, curbar, is_global):
+        """The reader record after lanes L read, given the record `r` (one per lane)."""
+        cur = st.stamp[L]
+        same_bar = (r >> BAR_SHIFT) == curbar
+        otid = r & TID_MASK
+        if is_global:
+            # In global memory a reader of another block stays unordered whatever the interval:
+            # never drop it, nor its block.
+            other_block = (r >= 0) & (block_of(otid, st.spb) != st.block[L])
+        else:
+            other_block = np.zeros(len(r), bool)
+        if not (same_bar.any() or other_block.any()):
+            return cur
+        same_warp = warp_of(otid) == st.warp[L]
+        over = (otid == st.tid[L]) | (same_warp & ((r >> WEP_SHIFT) != st.wep[L]))  # the old read is over
+        folded = np.where(same_warp, st.several[L], st.several_warps[L])
+        new = np.where(~same_bar | over, cur, folded)
+        return np.where(other_block, st.many_blocks[L], new)
 
     def shadow_bytes(self):
         """Bytes the shadows of the current wave hold (global memory's and this wave's shared)."""
         return sum(sh.nbytes for table in (self.global_shadows, self.shared_shadows) for sh in table.values())
 
-    def _report(self, hazard, region, gran, granule, other_tid, other_site, other_kind, tid, site, kind):
+    def _report(self, hazard, region, gran, granule, other_tid, other_site, other_kind, tid, site, kind, cross=None):
         e = self.wave
         elem = int(gran) * granule // max(1, region.dtype.itemsize)
         first = {"slot": other_tid, "site": other_site, "kind": other_kind,
                  "who": self._who(other_tid, region) if other_tid >= 0 else "another thread"}
         second = {"slot": tid, "site": site, "kind": kind, "who": self._who(tid, region)}
-        cross = region.kind == "global" and other_tid >= 0 and other_tid // e.spb != tid // e.spb
+        if cross is None:
+            cross = region.kind == "global" and other_tid >= 0 and other_tid // e.spb != tid // e.spb
         self.report.race(hazard, region, elem, first, second, cross_block=cross)
 
     def _who(self, tid, region):
