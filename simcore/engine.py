@@ -19,10 +19,13 @@ A lane reaching J waits there until every live warp-mate that recorded J arrives
 any other path, of the same warp too, may run. That single rule reproduces what an H200 does
 with the seed examples (see docs/semantics.md, section 7).
 """
+import time
+
 import numpy as np
 
 from .context import EXIT, RUN, WARP
 from .sync import Sync
+from .watchdog import Watchdog
 from .wave import Wave
 
 
@@ -53,6 +56,7 @@ class Engine:
         self.sync = Sync(prog, report, plugins, self.model)
         self.wave = None
         self._adv_warp, self._rr_warp = None, -1     # schedule state, kept across waves
+        self.watchdog = Watchdog(self, launch.kernel, time.monotonic(), options.time_limit)
 
     @property
     def steps(self):
@@ -81,8 +85,7 @@ class Engine:
         self.report.start_wave(w)
         self.hint = None
         self.took_all = False
-        self.max_steps = self.opt.max_steps or (
-            20_000 if self.schedule == "lockstep" else 20_000 + 500 * w.nwarps)
+        self.max_steps = self.opt.max_steps     # 0: no step limit (the watchdog decides)
         self.memory.new_wave(w, self.plugins.tracks_shared_writes, self.prog.shared_access_size)
         self.plugins.start_wave(w)
         self.loop(w)
@@ -92,7 +95,8 @@ class Engine:
         blocks = self.prog.blocks
         R, ctx, sync = w.R, self.ctx, self.sync
         step_hooks, stalled_hooks = self.plugins.step, self.plugins.stalled
-        step_limit = w.steps + self.max_steps
+        watchdog = self.watchdog
+        next_watch = watchdog.start_wave(w, self.max_steps)
         with np.errstate(all="ignore"):
             while True:
                 pick = self.hint if self.hint is not None else self.pick(w)
@@ -108,8 +112,8 @@ class Engine:
                     return
                 pc, L = pick
                 w.steps += 1
-                if w.steps > step_limit:
-                    self.report.step_limit(pc, L, self.max_steps)
+                if w.steps >= next_watch:
+                    next_watch = watchdog.tick(pc, L)      # raises on an endless loop or a limit
                 n = ctx.nlanes(L)
                 self.thread_instructions += n * max(1, len(blocks[pc].code))
                 block = blocks[pc]

@@ -73,3 +73,118 @@ def test_reads_of_several_blocks_alone_are_no_race():
     a, out = np.arange(4, dtype=np.float32), np.zeros(256, np.float32)
     simcore.RawKernel(src.replace("const ", ""), "k")((4,), (64,), (a, out))
     assert out[0] == a[0] + a[3]
+
+
+# ---------------------------------------------------------------- defect 4: a long legal kernel is
+# never called an endless loop; a real endless loop is still reported within seconds.
+
+def test_one_block_grid_stride_loop_over_4m_floats_finishes():
+    src = r"""
+    extern "C" __global__ void total(const float *x, float *out, int n)
+    {
+        float s = 0.0f;
+        for (int i = threadIdx.x; i < n; i += blockDim.x) s += x[i];   // 16,384 iterations a thread
+        out[threadIdx.x] = s;
+    }
+    """
+    n = 1 << 22
+    x, out = np.ones(n, np.float32), np.zeros(256, np.float32)
+    k = simcore.RawKernel(src, "total")
+    k((1,), (256,), (x, out, np.int32(n)))
+    assert (out == n // 256).all()
+
+
+def test_a_convergence_loop_needs_no_max_steps():
+    src = r"""
+    extern "C" __global__ void halve(float *x)
+    {
+        int iterations = 0;
+        while (x[threadIdx.x] > 1.0f) { x[threadIdx.x] *= 0.9995f; iterations++; }   // ~27,600 rounds
+        x[threadIdx.x] = iterations;
+    }
+    """
+    x = np.full(32, 1e6, np.float32)
+    simcore.RawKernel(src, "halve")((1,), (32,), (x,))
+    expected = 0
+    v = np.float32(1e6)
+    while v > 1:
+        v = np.float32(v * np.float32(0.9995))
+        expected += 1
+    assert (x == expected).all() and expected > 20_000
+
+
+ENDLESS = {
+    "while(1);": 'extern "C" __global__ void k(int *flag) { while (1); }',
+    "spin on a flag nobody sets": 'extern "C" __global__ void k(volatile int *flag) { while (flag[0] == 0); }',
+    "empty body": 'extern "C" __global__ void k(int *flag) { int n = flag[1]; while (n > 0) { } }',
+    "writes the same value": r'''extern "C" __global__ void k(int *flag)
+        { while (flag[0] == 0) { flag[1 + blockIdx.x * blockDim.x + threadIdx.x] = 7; } }''',
+}
+
+
+@pytest.mark.parametrize("schedule", ["lockstep", "round_robin", "adversarial", "random"])
+@pytest.mark.parametrize("name", list(ENDLESS))
+@pytest.mark.parametrize("block", [32, 256])
+def test_real_endless_loops_fault_within_seconds(name, schedule, block):
+    import time
+    flag = np.zeros(1 + 2 * block, np.int32)
+    flag[1] = 1
+    src = "// an endless loop\n\n" + ENDLESS[name]
+    start = time.monotonic()
+    with pytest.raises(simcore.StepLimit) as info:
+        simcore.RawKernel(src, "k")((2,), (block,), (flag,), schedule=schedule)
+    assert time.monotonic() - start < 5
+    assert "Endless loop" in str(info.value)
+    loop_line = 1 + next(i for i, text in enumerate(src.splitlines()) if "while" in text)
+    assert info.value.report["line"] == loop_line           # never "line 0" (gap c)
+
+
+def test_a_loop_whose_values_keep_changing_stops_at_the_time_limit_with_an_honest_message(monkeypatch, capsys):
+    import simcore.watchdog as watchdog
+    monkeypatch.setattr(watchdog, "PROGRESS_AFTER", 0.2)
+    src = r"""
+    extern "C" __global__ void count(int *flag)
+    {
+        int i = 0;
+        while (flag[0] == 0) i++;
+        flag[1] = i;
+    }
+    """
+    with pytest.raises(simcore.StepLimit) as info:
+        simcore.RawKernel(src, "count")((1,), (32,), (np.zeros(2, np.int32),), time_limit=1.5)
+    text = str(info.value)
+    assert "Time limit reached" in text and "time_limit=" in text and "loops forever" not in text
+    assert "still running" in capsys.readouterr().err           # the progress note
+
+
+def test_an_explicit_max_steps_still_stops_a_launch():
+    src = 'extern "C" __global__ void k(int *o) { int i = 0; while (o[0] == 0) i++; o[1] = i; }'
+    with pytest.raises(simcore.StepLimit) as info:
+        simcore.RawKernel(src, "k")((1,), (32,), (np.zeros(2, np.int32),), max_steps=2000)
+    assert "max_steps=2,000" in str(info.value)
+
+
+@pytest.mark.parametrize("bad", [0, -1, "10", True])
+def test_bad_time_limit_is_a_launch_error(bad):
+    with pytest.raises(simcore.LaunchError, match="time_limit"):
+        simcore.RawKernel('extern "C" __global__ void k(int *o) { o[0] = 1; }', "k")(
+            (1,), (1,), (np.zeros(1, np.int32),), time_limit=bad)
+
+
+LOOP_WITH_A_BRANCH = """extern "C" __global__ void k(int *flag) { int x = 0;
+    while (flag[0] == 0) {
+        if (threadIdx.x < 16) x++;
+    }
+    flag[2 + threadIdx.x] = x; }"""
+
+
+@pytest.mark.parametrize("schedule", ["lockstep", "round_robin", "adversarial", "random"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_step_limit_inside_a_loop_with_a_branch_names_a_line_of_the_loop(schedule, seed):
+    """Gap (c): the last step was the branch's reconvergence point, a block without a line of
+    its own, and the report said "at line 0"."""
+    with pytest.raises(simcore.StepLimit) as info:
+        simcore.RawKernel(LOOP_WITH_A_BRANCH, "k")((1,), (64,), (np.zeros(66, np.int32),),
+                                                  schedule=schedule, seed=seed, max_steps=2000)
+    assert info.value.report["line"] in (2, 3)
+    assert "line 0" not in str(info.value)
