@@ -19,6 +19,7 @@ A lane reaching J waits there until every live warp-mate that recorded J arrives
 any other path, of the same warp too, may run. That single rule reproduces what an H200 does
 with the seed examples (see docs/semantics.md, section 7).
 """
+import re
 import time
 
 import numpy as np
@@ -38,6 +39,35 @@ def source_lines(prog):
     return block_line, join_branch_line
 
 
+GOTO, BRANCH, OTHER = range(3)     # block terminators, for run_solo
+
+# X attributes a block may use and still run for one lane given as a plain slot number
+_LANE_FREE = re.compile(r"\bX\.(?!(?:DEFINED|UNSET|[bg]dim_[xyz])\b)")
+
+
+def scalar_blocks(prog):
+    """Per basic block: can its generated code run for a single lane given as an int slot
+    (registers then read as numpy scalars, several times cheaper than one-element arrays)? Yes
+    when it calls nothing in the context with the lanes (memory, local arrays, checks, helpers)
+    and touches no per-thread array register. A serial phase (one thread looping) runs such
+    blocks that way; results are the same values of the same dtypes."""
+    sources = {}
+    current = None
+    for line in (prog.python_source or "").splitlines():
+        if line.startswith("def b") and line.endswith("(R, L, X):"):
+            current = int(line[5:line.index("(")])
+            sources[current] = []
+        elif current is not None:
+            sources[current].append(line)
+    arrays = {name for name, var in prog.vars.items() if var.shape}
+    ok = []
+    for b in prog.blocks:
+        body = "\n".join(sources.get(b.id, ["X."]))
+        names = set(re.findall(r"R\['(?:__u_)?(\w+)'\]", body))
+        ok.append(not _LANE_FREE.search(body) and not (names & arrays))
+    return ok
+
+
 class Engine:
     def __init__(self, prog, launch, memory, ctx, options, report, plugins):
         self.prog = prog
@@ -53,6 +83,14 @@ class Engine:
         self.thread_instructions = 0
         self.block_line, _ = source_lines(prog)
         self.is_join = np.array([b.is_join for b in prog.blocks] + [False], bool)
+        self.block_cost = [max(1, len(b.code)) for b in prog.blocks]    # thread-instructions per lane
+        self.scalar_ok = scalar_blocks(prog)
+        self.is_join_list = self.is_join.tolist()
+        # per block, what run_solo needs: (code, scalar lane?, terminator kind, targets, cost)
+        self.solo_plan = [(b.fn, ok, GOTO if b.term.kind == "goto" else BRANCH if b.term.kind == "branch" else OTHER,
+                           b.term.target if b.term.kind == "goto" else b.term.if_true if b.term.kind == "branch" else -1,
+                           b.term.if_false if b.term.kind == "branch" else -1, c)
+                          for b, ok, c in zip(prog.blocks, self.scalar_ok, self.block_cost)]
         self.sync = Sync(prog, report, plugins, self.model)
         self.wave = None
         self._adv_warp, self._rr_warp = None, -1     # schedule state, kept across waves
@@ -96,7 +134,10 @@ class Engine:
         R, ctx, sync = w.R, self.ctx, self.sync
         step_hooks, stalled_hooks = self.plugins.step, self.plugins.stalled
         watchdog = self.watchdog
-        next_watch = watchdog.start_wave(w, self.max_steps)
+        self.next_watch = watchdog.start_wave(w, self.max_steps)
+        cost = self.block_cost
+        # a group of one lane at the lowest program point (a serial phase): its own fast loop
+        solo_ok = self.schedule == "lockstep" and not step_hooks
         with np.errstate(all="ignore"):
             while True:
                 pick = self.hint if self.hint is not None else self.pick(w)
@@ -111,11 +152,17 @@ class Engine:
                     sync.diagnose_stuck(w)      # raises
                     return
                 pc, L = pick
+                if isinstance(L, slice):
+                    n = L.stop - L.start
+                    if n == 1 and solo_ok:
+                        self.run_solo(w, pc, L.start)
+                        continue
+                else:
+                    n = len(L)
                 w.steps += 1
-                if w.steps >= next_watch:
-                    next_watch = watchdog.tick(pc, L)      # raises on an endless loop or a limit
-                n = ctx.nlanes(L)
-                self.thread_instructions += n * max(1, len(blocks[pc].code))
+                if w.steps >= self.next_watch:
+                    self.next_watch = watchdog.tick(pc, L)      # raises on an endless loop or a limit
+                self.thread_instructions += n * cost[pc]
                 block = blocks[pc]
                 w.running = L
                 for hook in step_hooks:
@@ -128,6 +175,73 @@ class Engine:
                     # Reconverge as soon as the last lane arrives, so the warp's lanes run on
                     # together with everyone else already at that point.
                     sync.resolve_joins(w)
+
+    def run_solo(self, w, pc, slot):
+        """Lockstep picked one lane, `slot`, at `pc` (the lowest program point of any runnable
+        lane): it runs block after block without the general step's bookkeeping, as long as its
+        next block comes before every other runnable lane's (lockstep would pick it alone again),
+        until it reaches a sync point, exits or arrives at a reconvergence point (those go the
+        general way). The same steps, in the same order, as the general loop would run: only
+        cheaper (no plugin watches steps here; the other lanes stand still meanwhile)."""
+        blocks, R, ctx, wpc = self.prog.blocks, w.R, self.ctx, w.pc
+        plan, is_join = self.solo_plan, self.is_join_list
+        L = slice(slot, slot + 1)
+        if self.took_all:
+            others_first = len(blocks)
+        else:
+            others = w.st == RUN
+            others[slot] = False
+            pcs = wpc[others]
+            others_first = int(pcs.min()) if len(pcs) else len(blocks)
+        instructions = 0
+        steps = w.steps
+        next_watch = self.next_watch
+        try:
+            while True:
+                steps += 1
+                if steps >= next_watch:
+                    w.steps = steps
+                    wpc[slot] = pc
+                    next_watch = self.next_watch = self.watchdog.tick(pc, L)
+                fn, scalar, kind, t_true, t_false, cost = plan[pc]
+                instructions += cost
+                if scalar:
+                    cond = fn(R, slot, ctx)
+                else:
+                    # the context, memory and plugins see the wave as the general loop leaves it
+                    w.steps = steps
+                    wpc[slot] = pc
+                    w.running = L
+                    cond = fn(R, L, ctx)
+                    w.running = None
+                if kind == GOTO:
+                    target = t_true
+                elif kind == BRANCH:
+                    target = t_true if cond else t_false
+                else:                       # a sync point or the exit
+                    w.steps = steps
+                    wpc[slot] = pc
+                    w.running = L
+                    w.joined = False
+                    self.advance(w, blocks[pc], L, cond)
+                    w.running = None
+                    if w.joined:
+                        self.sync.resolve_joins(w)
+                    return
+                if is_join[target]:         # it may have to wait there: the general move
+                    w.steps = steps
+                    w.joined = False
+                    self.move(w, L, target)
+                    if w.joined:
+                        self.sync.resolve_joins(w)
+                    return
+                if target >= others_first:
+                    wpc[slot] = target
+                    return                  # another group runs first (or joins this lane)
+                pc = target
+        finally:
+            w.steps = steps
+            self.thread_instructions += instructions
 
     def pick(self, w):
         """Choose (pc, lanes) to run next, or None when nothing is runnable."""
@@ -173,7 +287,10 @@ class Engine:
             self.move(w, L, term.target)
         elif kind == "branch":
             n = w.nlanes(L)
-            c = np.broadcast_to(np.asarray(cond, dtype=bool), (n,))
+            if isinstance(cond, np.ndarray) and cond.dtype == bool and cond.shape == (n,):
+                c = cond
+            else:
+                c = np.broadcast_to(np.asarray(cond, dtype=bool), (n,))
             t_target, f_target = term.if_true, term.if_false
             if c.all():
                 self.move(w, L, t_target)

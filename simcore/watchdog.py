@@ -17,6 +17,7 @@ over 2^22 floats needs millions of steps), so by default nothing stops a kernel 
 import hashlib
 import sys
 import time
+import weakref
 
 import numpy as np
 
@@ -31,7 +32,8 @@ FIRST_PROBE = 1024          # step of the wave at which the first probe starts
 
 class Watchdog:
     def __init__(self, engine, kernel_name, started, time_limit, progress=None):
-        self.engine = engine
+        # a proxy: the engine owns its watchdog, and a launch must leave no reference cycle
+        self.engine = weakref.proxy(engine)
         self.kernel = kernel_name
         self.started = started                  # time.monotonic() at the launch's start
         self.time_limit = time_limit

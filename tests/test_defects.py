@@ -117,6 +117,8 @@ ENDLESS = {
     "while(1);": 'extern "C" __global__ void k(int *flag) { while (1); }',
     "spin on a flag nobody sets": 'extern "C" __global__ void k(volatile int *flag) { while (flag[0] == 0); }',
     "empty body": 'extern "C" __global__ void k(int *flag) { int n = flag[1]; while (n > 0) { } }',
+    "one thread spins": r'''extern "C" __global__ void k(volatile int *flag)
+        { if (threadIdx.x == 0) { while (flag[0] == 0) { } } }''',
     "writes the same value": r'''extern "C" __global__ void k(int *flag)
         { while (flag[0] == 0) { flag[1 + blockIdx.x * blockDim.x + threadIdx.x] = 7; } }''',
 }
