@@ -9,6 +9,7 @@ import re
 
 import numpy as np
 
+from .livelock import CasWatch
 from .memory import UNDEF_LOCAL, run_starts
 
 WARP = 32
@@ -31,6 +32,7 @@ class Context:
         gx, gy, gz = launch.grid
         self.bdim_x, self.bdim_y, self.bdim_z = (np.uint32(v) for v in (bx, by, bz))
         self.gdim_x, self.gdim_y, self.gdim_z = (np.uint32(v) for v in (gx, gy, gz))
+        self.cas_watch = CasWatch(launch)
 
     # ---- lanes of the wave
     def set_wave(self, wave):
@@ -70,7 +72,10 @@ class Context:
         self.memory.store(addr, value, dtype, L, site, taint, check_align)
 
     def atomic(self, op, addr, value, dtype, L, site, compare):
-        return self.memory.atomic(op, addr, value, dtype, L, site, compare)
+        old = self.memory.atomic(op, addr, value, dtype, L, site, compare)
+        if op == "cas" and self.cas_watch.observe(site, old, compare):
+            self.report.cas_livelock(site, L, self.cas_watch.fails[site])
+        return old
 
     # ---- per-thread local arrays
     def lget(self, arr, idx, L, site):

@@ -491,6 +491,19 @@ class Reporter:
                       "if the kernel is just long, simulate a smaller problem or pass a larger time_limit= "
                       "(seconds); otherwise check the loop's condition and its variables.", pc)
 
+    def cas_livelock(self, site, L, failures):
+        line = self.prog.sites[site].line
+        self.raise_("step_limit", "Endless loop: an atomicCAS that can never succeed (livelock)",
+                    f"the atomicCAS at line {line} failed {failures:,} times in a row, for every thread that ran it, "
+                    "while the value at its address kept changing: each time, another atomic had already "
+                    "changed the value it compares with. A correct CAS loop fails only when another thread's "
+                    "update came first, and that thread then leaves the loop; here nobody leaves, and the "
+                    "value climbs forever (on a GPU: a hang).",
+                    "run exactly one atomicCAS per iteration of the loop, comparing with the value the "
+                    "previous attempt returned: do { assumed = old; old = atomicCAS(p, assumed, f(assumed)); } "
+                    "while (assumed != old);",
+                    [{"line": line, "text": self.prog.line_text(line), "what": "the CAS that always fails"}], None)
+
     def race(self, hazard, region, elem, first, second, cross_block=False):
         """first/second: dicts with slot, site, kind ('read'/'write'/'atomic'), plus block."""
         w = self.wave

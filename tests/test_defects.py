@@ -190,3 +190,60 @@ def test_a_step_limit_inside_a_loop_with_a_branch_names_a_line_of_the_loop(sched
                                                   schedule=schedule, seed=seed, max_steps=2000)
     assert info.value.report["line"] in (2, 3)
     assert "line 0" not in str(info.value)
+
+
+# ---------------------------------------------------------------- defect 9: bounds that fault fast
+
+CAS_LOOP = r"""
+extern "C" __global__ void count(int *counter)
+{
+    int old = *counter, assumed;
+    do {
+        assumed = old;
+        old = atomicCAS(counter, assumed, assumed + 1);
+        DUPLICATE
+    } while (assumed != old);
+}
+"""
+
+
+@pytest.mark.parametrize("schedule", ["lockstep", "random"])
+def test_a_duplicated_atomic_cas_in_a_cas_loop_faults_within_seconds(schedule):
+    import time
+    counter = np.zeros(1, np.int32)
+    src = CAS_LOOP.replace("DUPLICATE", "old = atomicCAS(counter, assumed, assumed + 1);")
+    start = time.monotonic()
+    with pytest.raises(simcore.StepLimit) as info:
+        simcore.RawKernel(src, "count")((4,), (128,), (counter,), schedule=schedule)
+    assert time.monotonic() - start < 10
+    assert "atomicCAS that can never succeed" in str(info.value)
+    assert info.value.report["line"] == 8          # the duplicate
+
+
+@pytest.mark.parametrize("schedule", ["lockstep", "round_robin", "adversarial", "random"])
+def test_a_correct_cas_loop_under_heavy_contention_counts_every_thread(schedule):
+    counter = np.zeros(1, np.int32)
+    simcore.RawKernel(CAS_LOOP.replace("DUPLICATE", ""), "count")((8,), (256,), (counter,), schedule=schedule)
+    assert counter[0] == 8 * 256
+
+
+def test_a_lock_held_through_a_long_critical_section_is_no_livelock():
+    src = r"""
+    extern "C" __global__ void locked(int *lock, float *total, const float *x, int n)
+    {
+        if (threadIdx.x == 0) {
+            while (atomicCAS(lock, 0, 1) != 0) { }          // blocks wait for the lock
+            float s = 0.0f;
+            for (int i = 0; i < n; i++) s += x[i];           // a long critical section
+            *total += s;
+            __threadfence();
+            atomicExch(lock, 0);
+        }
+    }
+    """
+    n = 3000
+    x = np.ones(n, np.float32)
+    lock, total = np.zeros(1, np.int32), np.zeros(1, np.float32)
+    simcore.RawKernel(src, "locked")((4,), (32,), (lock, total, x, np.int32(n)), schedule="round_robin",
+                                     checks={"global_race": False})
+    assert total[0] == 4 * n
