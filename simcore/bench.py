@@ -1,39 +1,49 @@
-"""simcore's benchmark: how fast the simulator runs the course's workloads, next to its peers.
+"""simcore's benchmark: how fast the simulator runs the course's workloads and the worst cases
+for its design, next to its peers, with every output checked.
 
-    python -m simcore.bench                 # 2^16 and 2^20 threads, peers where installed
-    python -m simcore.bench --quick         # 2^12 and 2^16 threads, small peer runs
+    python -m simcore.bench                 # 2^16 and 2^20 threads, worst cases, peers where installed
+    python -m simcore.bench --quick         # 2^12 and 2^16 threads, small worst cases
     python -m simcore.bench --sizes 14,18   # sizes as powers of two (or plain thread counts)
-    python -m simcore.bench --no-peers
+    python -m simcore.bench --no-peers --no-worst
 
 Workloads (CUDA C, run by simcore; the same algorithms for the peers):
   reverse   reverse a tile in shared memory, blocks of 256, one barrier;
   reduce    shared-memory tree reduction, blocks of 256, one barrier per level (9 barriers);
   shuffle   warp reduction with five __shfl_down_sync, blocks of 256;
   stencil   3-point stencil iterated K=8 times on a tile of 128 (blocks of 128), a barrier each step.
+Worst cases (what a lane-group simulator pays most for; fixed sizes):
+  serial loop   one thread runs a 10^5-iteration loop (a per-step cost, whatever the lanes);
+  grid-stride   one block of 256 threads walks 2^20 elements (4096 narrow steps);
+  barriers      blocks of 1024 threads, 65 barriers each, 2^16 threads;
+  matmul        512 x 512 tiled matrix product, 16 x 16 tiles (64 barriers per block).
 
-For each size: wall time of the launch (compilation and a warm-up launch excluded; best of 3
-launches up to 2^16 threads, one launch above), simulated
-thread-instructions per second (Launch.thread_instructions / time), with all checks on and all
-off, and the peak memory the launch allocated: tracemalloc's peak over the launch, measured in a
-separate untimed run (numpy reports its buffers to tracemalloc, so this is the simulator's
-working set, not the process RSS). Plus a lesson-sized launch (8 blocks x 256 threads), and
-the cost of one timing-model estimate (kernel.estimate) of each workload at 2^24 threads.
-Every output is checked against numpy.
+Every point is timed `--repeat` times (default 3; the first launch of a kernel is an untimed
+warm-up) and reported as the median with the range [min-max]. Every output of every run, of
+simcore and of each peer at every size, is compared with a reference computed in numpy in the
+kernel's own float32 order: "exact" means bit-for-bit equal, "allclose" within rtol=atol=1e-4
+(e.g. a peer that fuses a*b+c), "WRONG" otherwise. Thread-instructions per second =
+Launch.thread_instructions / median time. Peak memory: tracemalloc's peak over one launch
+(separate untimed run; numpy reports its buffers to it): the simulator's working set. The memory
+line: process RSS after each of 20 launches of the 2^20 reduction in a fresh process with the
+cyclic garbage collector off (a launch must free everything by reference counting alone).
 
 Peers (optional, never project dependencies; skipped with a note when missing):
   * Oclgrind, an OpenCL device simulator with a data-race detector:
         apt-get install oclgrind            (Debian/Ubuntu; provides oclgrind-kernel)
     The OpenCL C kernels are benchmarks/opencl/*.cl; each run writes a .sim file and calls
     `oclgrind-kernel [--data-races] file.sim`. Its time includes starting the process and
-    compiling the kernel (about 0.1-0.2 s). Oclgrind has no sub-group functions, so its
-    "shuffle" kernel does the five steps through local memory with barriers.
+    compiling the kernel (about 0.1-0.2 s). Timed runs let Oclgrind generate the inputs; one
+    more, untimed run per point passes the benchmark's inputs as bit patterns and dumps the
+    output, which is checked. A point predicted (or found) to exceed --peer-budget seconds is
+    run fewer times or not at all, and the table says so. Oclgrind has no sub-group
+    functions, so its "shuffle" kernel does the five steps through local memory with barriers.
   * Numba's CUDA simulator (Python threads, one per CUDA thread):
         pip install numba                   (or numba-cuda; it ships the simulator)
-    run with NUMBA_ENABLE_CUDASIM=1 in a subprocess: benchmarks/numba_kernels.py.
-    Point --numba-python at an interpreter that has numba if this one has not. It is very
-    slow, so it runs the lesson-sized launches and 2^16 threads of reverse only, and it has
-    no warp shuffles (no "shuffle" run).
-Ratios are peer time / simcore time: Oclgrind without race detection against simcore with
+    run with NUMBA_ENABLE_CUDASIM=1 in a subprocess: benchmarks/numba_kernels.py, which saves
+    its output for the check. Point --numba-python at an interpreter that has numba if this one
+    has not. It is very slow, so it runs the lesson-sized launches and 2^16 threads of reverse
+    only, and it has no warp shuffles (no "shuffle" run).
+Ratios are peer median / simcore median: Oclgrind without race detection against simcore with
 checks off, Oclgrind --data-races against simcore with checks on, Numba's simulator against
 simcore with checks off.
 """
@@ -52,6 +62,7 @@ import warnings
 import numpy as np
 
 K_STEPS = 8
+RTOL = ATOL = 1e-4
 
 SOURCE = r"""
 __global__ void reverse(float *out, const float *in)
@@ -109,6 +120,58 @@ __global__ void stencil(float *out, const float *in)
 }
 """
 
+WORST_SOURCE = r"""
+__global__ void serial_loop(unsigned *out, int n)
+{
+    if (threadIdx.x == 0 && blockIdx.x == 0) {
+        unsigned h = 1u;
+        for (int i = 0; i < n; ++i)
+            h = h * 1664525u + (unsigned)i;
+        out[0] = h;
+    }
+}
+
+__global__ void grid_stride(float *out, const float *in, int n)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+        out[i] = 2.0f * in[i] + 1.0f;
+}
+
+__global__ void barriers(float *out, const float *in)
+{
+    __shared__ float s[1024];
+    int t = threadIdx.x;
+    s[t] = in[blockIdx.x * 1024 + t];
+    __syncthreads();
+    for (int k = 0; k < 32; ++k) {
+        float v = s[(t + 1) & 1023];
+        __syncthreads();
+        s[t] = v + 1.0f;
+        __syncthreads();
+    }
+    out[blockIdx.x * 1024 + t] = s[t];
+}
+
+#define TILE 16
+__global__ void matmul(float *C, const float *A, const float *B, int n)
+{
+    __shared__ float As[TILE][TILE];
+    __shared__ float Bs[TILE][TILE];
+    int tx = threadIdx.x, ty = threadIdx.y;
+    int row = blockIdx.y * TILE + ty, col = blockIdx.x * TILE + tx;
+    float acc = 0.0f;
+    for (int t = 0; t < n / TILE; ++t) {
+        As[ty][tx] = A[row * n + t * TILE + tx];
+        Bs[ty][tx] = B[(t * TILE + ty) * n + col];
+        __syncthreads();
+        for (int k = 0; k < TILE; ++k)
+            acc += As[ty][k] * Bs[k][tx];
+        __syncthreads();
+    }
+    C[row * n + col] = acc;
+}
+"""
+
 # name: (block size, output length for n threads, OpenCL file, Numba workload or None)
 WORKLOADS = {
     "reverse": (256, lambda n: n, "reverse.cl", "reverse"),
@@ -120,89 +183,157 @@ OCL_KERNEL = {"reverse": "reverse", "reduce": "reduce", "shuffle": "warp_reduce"
 LESSON = 8 * 256
 
 
-def expected(name, x):
+def reference(name, x):
+    """The workload's output computed in numpy in the kernel's own float32 order (a bit-exact
+    simulator matches it exactly)."""
+    f = np.float32
     if name == "reverse":
         return x.reshape(-1, 256)[:, ::-1].ravel()
     if name == "reduce":
-        return x.reshape(-1, 256).astype(np.float64).sum(axis=1)
+        a = x.reshape(-1, 256)
+        while a.shape[1] > 1:                   # s[t] += s[t + stride], stride = 128, 64, ...
+            h = a.shape[1] // 2
+            a = a[:, :h] + a[:, h:]
+        return a[:, 0]
     if name == "shuffle":
-        return x.reshape(-1, 32).astype(np.float64).sum(axis=1)
-    a = x.reshape(-1, 128).astype(np.float64)
+        a = x.reshape(-1, 32)
+        for d in (16, 8, 4, 2, 1):              # lane j < d: v += v of lane j + d
+            a = a[:, :d] + a[:, d:2 * d]
+        return a[:, 0]
+    a = x.reshape(-1, 128)
     for _ in range(K_STEPS):
         p = np.pad(a, ((0, 0), (1, 1)))
-        a = 0.25 * p[:, :-2] + 0.5 * p[:, 1:-1] + 0.25 * p[:, 2:]
+        a = f(0.25) * p[:, :-2] + f(0.5) * p[:, 1:-1] + f(0.25) * p[:, 2:]
     return a.ravel()
+
+
+def verdict(out, ref):
+    """'exact' (bit for bit), 'allclose' (within 1e-4) or 'WRONG'."""
+    out, ref = np.asarray(out).ravel(), np.asarray(ref).ravel()
+    if out.shape != ref.shape:
+        return "WRONG"
+    if np.array_equal(out.view(np.uint8), ref.astype(out.dtype).view(np.uint8)):
+        return "exact"
+    if np.allclose(out.astype(np.float64), ref.astype(np.float64), rtol=RTOL, atol=ATOL):
+        return "allclose"
+    return "WRONG"
+
+
+def worst_verdict(verdicts):
+    order = ["exact", "allclose", "WRONG"]
+    return max(verdicts, key=order.index) if verdicts else "-"
 
 
 def inputs(n):
     return np.random.default_rng(0).standard_normal(n).astype(np.float32)
 
 
+# ===================================================================== cases
+class Case:
+    """One launch to time: the simcore kernel, its grid, its arguments (fresh per run), which
+    argument is the output, and the same launch for Oclgrind."""
+
+    def __init__(self, label, size, kernel, grid, block, make_args, out_index, ref, ocl=None):
+        self.label, self.size, self.kernel = label, size, kernel
+        self.grid, self.block = grid, block
+        self.make_args, self.out_index, self.ref = make_args, out_index, ref
+        self.ocl = ocl      # (cl file, kernel name, global size, local size, [OpenCL argument specs])
+
+
+def course_case(name, n):
+    block, out_len, cl, _ = WORKLOADS[name]
+    x = inputs(n)
+    return Case(name, fmt_n(n), name, (n // block,), (block,),
+                lambda: [np.zeros(out_len(n), np.float32), x], 0, reference(name, x),
+                (cl, OCL_KERNEL[name], (n, 1, 1), (block, 1, 1), [("out", np.float32, out_len(n)), ("in", x)]))
+
+
+def worst_cases(quick=False):
+    rng = np.random.default_rng(1)
+    cases = []
+    iters = 10 ** 4 if quick else 10 ** 5
+    h = 1
+    for i in range(iters):
+        h = (h * 1664525 + i) & 0xFFFFFFFF
+    cases.append(Case("serial loop", f"1 thread, {iters:,} iterations", "serial_loop", (1,), (1,),
+                      lambda iters=iters: [np.zeros(1, np.uint32), np.int32(iters)], 0, np.array([h], np.uint32),
+                      ("worst.cl", "serial_loop", (1, 1, 1), (1, 1, 1), [("out", np.uint32, 1), ("int", iters)])))
+    n = 2 ** 16 if quick else 2 ** 20
+    x = rng.standard_normal(n).astype(np.float32)
+    cases.append(Case("grid-stride", f"1 block x 256, {fmt_n(n)} elements", "grid_stride", (1,), (256,),
+                      lambda n=n, x=x: [np.zeros(n, np.float32), x, np.int32(n)], 0, np.float32(2) * x + np.float32(1),
+                      ("worst.cl", "grid_stride", (256, 1, 1), (256, 1, 1),
+                       [("out", np.float32, n), ("in", x), ("int", n)])))
+    n = 2 ** 13 if quick else 2 ** 16
+    x = rng.standard_normal(n).astype(np.float32)
+    a = x.reshape(-1, 1024)
+    for _ in range(32):
+        a = np.roll(a, -1, axis=1) + np.float32(1)
+    cases.append(Case("barriers", f"{n // 1024} blocks x 1024, 65 barriers", "barriers", (n // 1024,), (1024,),
+                      lambda n=n, x=x: [np.zeros(n, np.float32), x], 0, a.ravel(),
+                      ("worst.cl", "barriers", (n, 1, 1), (1024, 1, 1), [("out", np.float32, n), ("in", x)])))
+    m = 128 if quick else 512
+    A = rng.standard_normal((m, m)).astype(np.float32)
+    B = rng.standard_normal((m, m)).astype(np.float32)
+    C = np.zeros((m, m), np.float32)
+    for k in range(m):                       # acc += As[ty][k] * Bs[k][tx], k in order
+        C = C + A[:, k:k + 1] * B[k:k + 1, :]
+    cases.append(Case("matmul", f"{m} x {m}, 16 x 16 tiles", "matmul", (m // 16, m // 16), (16, 16),
+                      lambda m=m, A=A, B=B: [np.zeros(m * m, np.float32), A.ravel(), B.ravel(), np.int32(m)], 0,
+                      C.ravel(),
+                      ("worst.cl", "matmul", (m, m, 1), (16, 16, 1),
+                       [("out", np.float32, m * m), ("in", A.ravel()), ("in", B.ravel()), ("int", m)])))
+    return cases
+
+
 # ===================================================================== simcore
-_MODULE = None
+_MODULES = {}
 
 
-def module():
-    global _MODULE
-    if _MODULE is None:
-        import simcore
-        _MODULE = simcore.RawModule(code=SOURCE, options=(f"-DK={K_STEPS}",))
-    return _MODULE
+def module(source=None):
+    import simcore
+    source = SOURCE if source is None else source
+    if source not in _MODULES:
+        _MODULES[source] = simcore.RawModule(code=source, options=(f"-DK={K_STEPS}",))
+    return _MODULES[source]
+
+
+def kernel_of(case):
+    return module(SOURCE if case.kernel in WORKLOADS else WORST_SOURCE).get_function(case.kernel)
 
 
 _WARM = set()
 
 
-def run_simcore(name, n, checks, memory=False, repeat=None):
-    """One workload at n threads: best wall time of `repeat` launches (after a warm-up launch)."""
-    block, out_len, _, _ = WORKLOADS[name]
-    kern = module().get_function(name)
-    x = inputs(n)
-    out = np.zeros(out_len(n), np.float32)
-    if repeat is None:
-        repeat = 3 if n <= 2 ** 16 else 1
+def run_simcore(case, checks, repeat, memory=False):
+    """-> {'times': [...], 'verdict', 'thread_instructions'} (or {'peak_bytes'} with memory=True)."""
+    kern = kernel_of(case)
+    opts = dict(checks=checks, max_steps=10 ** 8)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        if (name, checks) not in _WARM:
-            _WARM.add((name, checks))
-            xs = inputs(LESSON)
-            kern((LESSON // block,), (block,), (np.zeros(out_len(LESSON), np.float32), xs), checks=checks)
+        if (case.kernel, checks) not in _WARM:       # the first launch of a kernel: untimed
+            _WARM.add((case.kernel, checks))
+            kern(case.grid, case.block, case.make_args(), **opts)
         if memory:
+            args = case.make_args()
             tracemalloc.start()
             base = tracemalloc.get_traced_memory()[0]
-            kern((n // block,), (block,), (out, x), checks=checks)
+            kern(case.grid, case.block, args, **opts)
             peak = tracemalloc.get_traced_memory()[1] - base
             tracemalloc.stop()
             return {"peak_bytes": peak}
-        seconds = float("inf")
+        times, verdicts = [], []
         for _ in range(repeat):
+            args = case.make_args()
             t0 = time.perf_counter()
-            kern((n // block,), (block,), (out, x), checks=checks)
-            seconds = min(seconds, time.perf_counter() - t0)
-    launch = kern.last_launch
-    ok = bool(np.allclose(out, expected(name, x), rtol=1e-4, atol=1e-4))
-    return {"seconds": seconds, "thread_instructions": launch.thread_instructions,
-            "tips": launch.thread_instructions / seconds if seconds else float("nan"), "ok": ok}
+            kern(case.grid, case.block, args, **opts)
+            times.append(time.perf_counter() - t0)
+            verdicts.append(verdict(args[case.out_index], case.ref))
+    return {"times": times, "verdict": worst_verdict(verdicts),
+            "thread_instructions": kern.last_launch.thread_instructions}
 
 
 # ===================================================================== peers
-ESTIMATE_N = 2 ** 24
-
-
-def run_estimate(name, n=ESTIMATE_N):
-    """Wall time of one timing-model estimate (simcore.perf, H200) of the workload at n threads:
-    a sample of the blocks is simulated, not the launch."""
-    block, out_len, _, _ = WORKLOADS[name]
-    kern = module().get_function(name)
-    x = inputs(n)
-    out = np.zeros(out_len(n), np.float32)
-    kern.estimate((n // block,), (block,), (out, x))            # warm-up (caches, imports)
-    t0 = time.perf_counter()
-    est = kern.estimate((n // block,), (block,), (out, x))
-    return {"seconds": time.perf_counter() - t0, "model_ms": est.time_ms, "bound": est.bound,
-            "sampled_blocks": len(est.sampled_blocks)}
-
-
 def benchmarks_dir():
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     d = os.path.join(here, "benchmarks")
@@ -213,31 +344,69 @@ def oclgrind_available():
     return shutil.which("oclgrind-kernel") is not None and benchmarks_dir() is not None
 
 
-def run_oclgrind(name, n, races, check=False, timeout=900):
-    block, out_len, cl, _ = WORKLOADS[name]
-    cl_path = os.path.join(benchmarks_dir(), "opencl", cl)
-    x = inputs(n)
+def _sim_file(case, check):
+    cl, name, gsize, lsize, specs = case.ocl
+    lines = [os.path.join(benchmarks_dir(), "opencl", cl), name, " ".join(map(str, gsize)),
+             " ".join(map(str, lsize)), ""]
+    for spec in specs:
+        if spec[0] == "out":
+            _, dtype, length = spec
+            # outputs dumped as bit patterns (uint), so that the check can be exact
+            lines.append(f"<size={4 * length} {'uint' if check else 'float'} fill=0{' dump' if check else ''}>")
+        elif spec[0] == "in":
+            arr = spec[1]
+            if check:       # the benchmark's inputs, bit for bit
+                lines.append(f"<size={arr.nbytes} uint>")
+                lines.append(" ".join(map(str, arr.view(np.uint32).tolist())))
+            else:           # timing runs: generated by Oclgrind, no parsing of a large text file
+                lines.append(f"<size={arr.nbytes} float range=0:1:{arr.size - 1}>")
+        else:
+            lines.append("<size=4 int>")
+            lines.append(str(spec[1]))
+    return "\n".join(lines) + "\n"
+
+
+def run_oclgrind_once(case, races, check, timeout):
+    """-> (seconds or None on timeout, verdict or None, error text or None)."""
     with tempfile.TemporaryDirectory() as tmp:
         sim = os.path.join(tmp, "run.sim")
-        if check:   # the benchmark's inputs, inline (small launches only)
-            data = f"<size={4 * n} float>\n" + " ".join(f"{v:.9g}" for v in x) + "\n"
-        else:       # timing runs: generated by Oclgrind, no parsing of a large text file
-            data = f"<size={4 * n} float range=0:1:{n - 1}>\n"
         with open(sim, "w") as f:
-            f.write(f"{cl_path}\n{OCL_KERNEL[name]}\n{n} 1 1\n{block} 1 1\n\n"
-                    f"<size={4 * out_len(n)} float fill=0{' dump' if check else ''}>\n" + data)
+            f.write(_sim_file(case, check))
         cmd = ["oclgrind-kernel", "--build-options", f"-DK={K_STEPS}"] + (["--data-races"] if races else []) + [sim]
         t0 = time.perf_counter()
-        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace",
-                              timeout=timeout)
+        try:
+            proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                  errors="replace", timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return None, None, f"timed out after {timeout:.0f} s"
         seconds = time.perf_counter() - t0
-    result = {"seconds": seconds, "ok": proc.returncode == 0 and "error" not in proc.stdout.lower()}
-    if check and result["ok"]:
-        vals = [float(line.split("=")[1]) for line in proc.stdout.splitlines() if line.strip().startswith("out[")]
-        result["ok"] = bool(np.allclose(np.array(vals), expected(name, x), rtol=1e-4, atol=1e-4))
-    if not result["ok"]:
-        result["error"] = proc.stdout[-500:]
-    return result
+    if proc.returncode != 0 or "error" in proc.stdout.lower():
+        return seconds, "WRONG", proc.stdout[-500:]
+    if not check:
+        return seconds, None, None
+    out_spec = next(s for s in case.ocl[4] if s[0] == "out")
+    # the dumped argument (only the output is dumped): lines "  name[i] = bits"
+    vals = [int(line.split("=")[1]) for line in proc.stdout.splitlines() if "] = " in line]
+    out = np.array(vals, np.uint32).view(np.float32 if out_spec[1] == np.float32 else np.uint32)
+    return seconds, verdict(out, case.ref), None
+
+
+def run_oclgrind(case, races, repeat, budget):
+    """One checked run (the benchmark's inputs, output dumped), then up to `repeat` timed runs
+    that fit in `budget` seconds."""
+    check_s, check_v, err = run_oclgrind_once(case, races, True, timeout=budget)
+    if check_s is None:
+        return {"times": [], "verdict": "-", "note": err}
+    times = []
+    runs = repeat if check_s * repeat <= budget else (1 if check_s <= budget else 0)
+    for _ in range(runs):
+        s, v, e = run_oclgrind_once(case, races, False, timeout=budget)
+        if s is None or v == "WRONG":
+            err = err or e
+            break
+        times.append(s)
+    note = err or (f"{len(times)} of {repeat} runs (over budget)" if len(times) < repeat else "")
+    return {"times": times, "verdict": check_v, "check_seconds": check_s, "note": note}
 
 
 def numba_python(arg):
@@ -251,21 +420,86 @@ def numba_python(arg):
     return None
 
 
-def run_numba(py, name, n, timeout=900):
+def run_numba(py, name, n, repeat, timeout=900):
     script = os.path.join(benchmarks_dir(), "numba_kernels.py")
     env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
-    proc = subprocess.run([py, script, "--workload", WORKLOADS[name][3], "--n", str(n)], env=env,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout)
+    times, verdicts = [], []
+    ref = reference(name, inputs(n))
+    with tempfile.TemporaryDirectory() as tmp:
+        out_path = os.path.join(tmp, "out.npy")
+        for _ in range(repeat):
+            proc = subprocess.run([py, script, "--workload", WORKLOADS[name][3], "--n", str(n), "--out", out_path],
+                                  env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout)
+            if proc.returncode != 0:
+                return {"times": times, "verdict": "WRONG", "note": proc.stderr[-300:]}
+            times.append(json.loads(proc.stdout.strip().splitlines()[-1])["seconds"])
+            verdicts.append(verdict(np.load(out_path), ref))
+    return {"times": times, "verdict": worst_verdict(verdicts)}
+
+
+# ===================================================================== memory over launches
+MEMORY_SCRIPT = r"""
+import gc, json, os, sys
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+import simcore
+from simcore.bench import SOURCE, K_STEPS
+n, launches = int(sys.argv[2]), int(sys.argv[3])
+k = simcore.RawModule(code=SOURCE, options=(f"-DK={K_STEPS}",)).get_function("reduce")
+x = np.random.default_rng(0).standard_normal(n).astype(np.float32)
+out = np.zeros(n // 256, np.float32)
+page = os.sysconf("SC_PAGE_SIZE")
+def rss():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * page
+gc.disable()
+sizes = []
+for _ in range(launches):
+    k((n // 256,), (256,), (out, x))
+    sizes.append(rss())
+print(json.dumps(sizes))
+"""
+
+
+def memory_over_launches(n, launches):
+    """RSS (bytes) after each launch of the reduction, in a fresh process with the cyclic GC off."""
+    if not os.path.exists("/proc/self/statm"):
+        return None
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    proc = subprocess.run([sys.executable, "-c", MEMORY_SCRIPT, root, str(n), str(launches)],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=1800)
     if proc.returncode != 0:
-        return {"seconds": float("nan"), "ok": False, "error": proc.stderr[-500:]}
+        return None
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
 # ===================================================================== report
 def fmt_s(s):
-    if s != s:
+    if s is None or s != s:
         return "-"
     return f"{s * 1000:.0f} ms" if s < 1 else f"{s:.2f} s"
+
+
+def median(times):
+    return float(np.median(times)) if times else float("nan")
+
+
+def fmt_stat(times):
+    """'123 ms [118-140 ms]': median and range."""
+    if not times:
+        return "-"
+    m, lo, hi = median(times), min(times), max(times)
+    if len(times) == 1:
+        return f"{fmt_s(m)} (1 run)"
+    if hi < 1:
+        return f"{fmt_s(m)} [{lo * 1000:.0f}-{hi * 1000:.0f}]"
+    return f"{fmt_s(m)} [{lo:.2f}-{hi:.2f}]"
+
+
+def fmt_ratio(peer, sim):
+    if not peer or not sim:
+        return "-"
+    return f"{median(peer) / median(sim):.1f}x"
 
 
 def fmt_n(n):
@@ -290,73 +524,87 @@ def parse_sizes(text):
 
 
 def machine():
-    return f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, numpy {np.__version__}"
+    load = ""
+    if hasattr(os, "getloadavg"):
+        load = ", load average " + " ".join(f"{v:.2f}" for v in os.getloadavg())
+    return f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, numpy {np.__version__}{load}"
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m simcore.bench", description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="sizes 2^12 and 2^16, small peer runs")
+    ap.add_argument("--quick", action="store_true", help="sizes 2^12 and 2^16, small worst cases and peer runs")
     ap.add_argument("--sizes", help="comma-separated sizes: powers of two (16,20) or thread counts")
     ap.add_argument("--no-peers", action="store_true", help="do not run Oclgrind or Numba's simulator")
+    ap.add_argument("--no-worst", action="store_true", help="skip the worst cases")
+    ap.add_argument("--no-memory", action="store_true", help="skip the memory-over-launches line")
     ap.add_argument("--workloads", default=",".join(WORKLOADS), help="comma-separated subset")
+    ap.add_argument("--repeat", type=int, default=3, help="timed runs per point (median and range; default 3)")
     ap.add_argument("--numba-python", help="python interpreter with numba installed (default: this one)")
-    ap.add_argument("--peer-budget", type=float, default=120.0,
-                    help="skip a peer run predicted to take longer than this many seconds (default 120)")
+    ap.add_argument("--peer-budget", type=float, default=300.0,
+                    help="seconds a peer may spend on one point (its runs together; default 300)")
     ap.add_argument("--json", help="also write the raw results to this file")
     a = ap.parse_args(argv)
     sizes = parse_sizes(a.sizes) if a.sizes else ([2 ** 12, 2 ** 16] if a.quick else [2 ** 16, 2 ** 20])
     names = [w for w in a.workloads.split(",") if w]
-    results = {"machine": machine(), "simcore": [], "lesson": [], "oclgrind": [], "numba": []}
+    rep = max(1, a.repeat)
+    results = {"machine": machine(), "simcore": [], "worst": [], "oclgrind": [], "numba": [], "memory": None}
     print(f"simcore benchmark on {results['machine']}")
     t0 = time.perf_counter()
     module()
-    print(f"compiling the four kernels: {fmt_s(time.perf_counter() - t0)}\n")
+    print(f"compiling the four kernels: {fmt_s(time.perf_counter() - t0)}; median of {rep} runs [range]\n")
+
+    sim = {}
+
+    def simcore_point(case):
+        key = (case.label, case.size)
+        if key not in sim:
+            sim[key] = (run_simcore(case, True, rep), run_simcore(case, False, rep))
+        return sim[key]
 
     rows = []
-    sim = {}
     for name in names:
-        for n in sizes:
-            on = run_simcore(name, n, True)
-            off = run_simcore(name, n, False)
-            mem_on = run_simcore(name, n, True, memory=True)["peak_bytes"]
-            mem_off = run_simcore(name, n, False, memory=True)["peak_bytes"]
-            sim[(name, n)] = (on, off)
+        for n in [LESSON] + sizes:
+            case = course_case(name, n)
+            on, off = simcore_point(case)
+            mem_on = run_simcore(case, True, 1, memory=True)["peak_bytes"]
+            mem_off = run_simcore(case, False, 1, memory=True)["peak_bytes"]
             results["simcore"].append({"workload": name, "n": n, "checks_on": on, "checks_off": off,
                                        "peak_bytes_on": mem_on, "peak_bytes_off": mem_off})
-            rows.append([name, fmt_n(n), fmt_s(on["seconds"]), f"{on['tips'] / 1e6:.1f}", fmt_s(off["seconds"]),
-                         f"{off['tips'] / 1e6:.1f}", f"{mem_on / 2 ** 20:.0f} / {mem_off / 2 ** 20:.0f}",
-                         "yes" if on["ok"] and off["ok"] else "NO"])
+            rows.append([name, fmt_n(n), fmt_stat(on["times"]), f"{on['thread_instructions'] / median(on['times']) / 1e6:.1f}",
+                         fmt_stat(off["times"]), f"{off['thread_instructions'] / median(off['times']) / 1e6:.1f}",
+                         f"{mem_on / 2 ** 20:.0f} / {mem_off / 2 ** 20:.0f}", f"{on['verdict']} / {off['verdict']}"])
             print(f"  ran {name} at {fmt_n(n)}", file=sys.stderr)
     print(table(["workload", "threads", "checks on", "M thr-inst/s", "checks off", "M thr-inst/s",
-                 "peak MiB on/off", "exact"], rows))
-    print("(peak MiB: tracemalloc peak of the launch, separate untimed run)\n")
+                 "peak MiB on/off", "output on/off"], rows))
+    print(f"(2^11 = the lesson-sized launch, 8 blocks; peak MiB: tracemalloc peak of one launch, untimed)\n")
 
-    rows = []
-    for name in names:
-        on = run_simcore(name, LESSON, True)
-        off = run_simcore(name, LESSON, False)
-        sim[(name, LESSON)] = (on, off)
-        results["lesson"].append({"workload": name, "n": LESSON, "checks_on": on, "checks_off": off})
-        rows.append([name, fmt_s(on["seconds"]), fmt_s(off["seconds"])])
-    print("lesson-sized launch, 8 blocks x 256 threads (stencil: 16 x 128)")
-    print(table(["workload", "checks on", "checks off"], rows))
-    print()
+    worst = [] if a.no_worst else worst_cases(a.quick)
+    if worst:
+        rows = []
+        for case in worst:
+            on, off = simcore_point(case)
+            results["worst"].append({"case": case.label, "size": case.size, "checks_on": on, "checks_off": off})
+            rows.append([case.label, case.size, fmt_stat(on["times"]), fmt_stat(off["times"]),
+                         f"{on['verdict']} / {off['verdict']}"])
+            print(f"  ran {case.label}", file=sys.stderr)
+        print("worst cases")
+        print(table(["case", "size", "checks on", "checks off", "output on/off"], rows))
+        print()
 
-    rows = []
-    results["estimate"] = []
-    for name in names:
-        r = run_estimate(name)
-        results["estimate"].append({"workload": name, "n": ESTIMATE_N} | r)
-        rows.append([name, fmt_n(ESTIMATE_N), fmt_s(r["seconds"]), str(r["sampled_blocks"]),
-                     f"{r['model_ms']:.4f}", r["bound"]])
-    print("cost of a timing-model estimate (kernel.estimate, H200; a sample of the blocks is simulated)")
-    print(table(["workload", "threads", "estimate took", "blocks simulated", "model ms", "bound"], rows))
-    print()
+    if not a.no_memory:
+        n_mem = 2 ** 16 if a.quick else 2 ** 20
+        sizes_mem = memory_over_launches(n_mem, 20)
+        results["memory"] = {"n": n_mem, "rss_bytes": sizes_mem}
+        if sizes_mem:
+            mib = [s / 2 ** 20 for s in sizes_mem]
+            print(f"memory over 20 launches of the {fmt_n(n_mem)} reduction (fresh process, cyclic GC off): RSS "
+                  f"{mib[0]:.0f} MiB after the first, {mib[-1]:.0f} MiB after the last, {max(mib):.0f} MiB at most\n")
+        else:
+            print("memory over launches: not measured (needs /proc)\n")
 
     if a.no_peers:
         return results_out(a, results)
-    bdir = benchmarks_dir()
-    if bdir is None:
+    if benchmarks_dir() is None:
         print("peers: benchmarks/ not found next to simcore (run from a source checkout)")
         return results_out(a, results)
 
@@ -365,31 +613,33 @@ def main(argv=None):
         print("Oclgrind: not installed (apt-get install oclgrind); skipped\n")
     else:
         rows = []
-        peer_sizes = [LESSON] + sizes
-        for name in names:
-            chk = run_oclgrind(name, LESSON, False, check=True)
-            last = None
-            for n in peer_sizes:
-                if (name, n) not in sim:
-                    sim[(name, n)] = (run_simcore(name, n, True), run_simcore(name, n, False))
-                on, off = sim[(name, n)]
-                if last is not None and last[1] * n / last[0] > a.peer_budget:
-                    rows.append([name, fmt_n(n), fmt_s(off["seconds"]), "skipped", "-", fmt_s(on["seconds"]),
-                                 "skipped", "-", "-"])
-                    continue
-                plain = run_oclgrind(name, n, False)
-                racy = run_oclgrind(name, n, True)
-                last = (n, max(plain["seconds"], racy["seconds"]))
-                results["oclgrind"].append({"workload": name, "n": n, "plain": plain, "data_races": racy})
-                rows.append([name, fmt_n(n), fmt_s(off["seconds"]), fmt_s(plain["seconds"]),
-                             f"{plain['seconds'] / off['seconds']:.1f}x", fmt_s(on["seconds"]),
-                             fmt_s(racy["seconds"]), f"{racy['seconds'] / on['seconds']:.1f}x",
-                             "yes" if chk["ok"] and plain["ok"] and racy["ok"] else "NO"])
-                print(f"  oclgrind {name} at {fmt_n(n)}", file=sys.stderr)
+        points = [course_case(name, n) for name in names for n in [LESSON] + sizes] + worst
+        last = {}
+        for case in points:
+            on, off = simcore_point(case)
+            prev = last.get(case.label)
+            n = case.ocl[2][0] * case.ocl[2][1]
+            if prev is not None and prev[1] * n / prev[0] * (rep + 1) > 2 * a.peer_budget:
+                rows.append([case.label, case.size, fmt_s(median(off["times"])), "skipped", "-",
+                             fmt_s(median(on["times"])), "skipped", "-", "-",
+                             f"predicted {prev[1] * n / prev[0]:.0f} s a run"])
+                continue
+            plain = run_oclgrind(case, False, rep, a.peer_budget)
+            racy = run_oclgrind(case, True, rep, a.peer_budget)
+            last[case.label] = (n, max(plain.get("check_seconds") or a.peer_budget,
+                                       racy.get("check_seconds") or a.peer_budget))
+            results["oclgrind"].append({"case": case.label, "size": case.size, "plain": plain, "data_races": racy})
+            rows.append([case.label, case.size, fmt_s(median(off["times"])), fmt_stat(plain["times"]),
+                         fmt_ratio(plain["times"], off["times"]), fmt_s(median(on["times"])),
+                         fmt_stat(racy["times"]), fmt_ratio(racy["times"], on["times"]),
+                         f"{plain['verdict']} / {racy['verdict']}",
+                         "; ".join(x for x in (plain.get("note"), racy.get("note")) if x)])
+            print(f"  oclgrind {case.label} at {case.size}", file=sys.stderr)
         print("Oclgrind (oclgrind-kernel; time includes process start and kernel compilation)")
-        print(table(["workload", "threads", "simcore off", "oclgrind", "ratio", "simcore on",
-                     "oclgrind --data-races", "ratio", "ok"], rows))
-        print("(ratio = Oclgrind time / simcore time; Oclgrind's 'shuffle' uses local memory + barriers)\n")
+        print(table(["case", "size", "simcore off", "oclgrind", "ratio", "simcore on", "oclgrind --data-races",
+                     "ratio", "output", "note"], rows))
+        print("(ratio = Oclgrind median / simcore median; Oclgrind's 'shuffle' uses local memory + barriers;\n"
+              " output: Oclgrind's own, checked in one more run per point with the benchmark's inputs)\n")
 
     # ------------------------------------------------------------------ Numba
     py = numba_python(a.numba_python)
@@ -401,19 +651,17 @@ def main(argv=None):
         if "reverse" in names:
             runs.append(("reverse", 2 ** 12 if a.quick else 2 ** 16))
         for name, n in runs:
-            if (name, n) not in sim:
-                sim[(name, n)] = (run_simcore(name, n, True), run_simcore(name, n, False))
-            on, off = sim[(name, n)]
-            r = run_numba(py, name, n)
+            on, off = simcore_point(course_case(name, n))
+            r = run_numba(py, name, n, rep)
             results["numba"].append(r | {"workload": name, "n": n})
-            rows.append([name, fmt_n(n), fmt_s(off["seconds"]), fmt_s(r["seconds"]),
-                         f"{r['seconds'] / off['seconds']:.0f}x", "yes" if r.get("ok") else "NO"])
+            rows.append([name, fmt_n(n), fmt_s(median(off["times"])), fmt_stat(r["times"]),
+                         fmt_ratio(r["times"], off["times"]), r["verdict"], r.get("note", "")])
             print(f"  numba {name} at {fmt_n(n)}", file=sys.stderr)
         if "shuffle" in names:
-            rows.append(["shuffle", "-", "-", "n/a", "-", "(no shuffles in the simulator)"])
+            rows.append(["shuffle", "-", "-", "n/a", "-", "-", "no shuffles in the simulator"])
         print(f"Numba's CUDA simulator (NUMBA_ENABLE_CUDASIM=1, {py})")
-        print(table(["workload", "threads", "simcore off", "numba sim", "ratio", "ok"], rows))
-        print("(ratio = Numba simulator time / simcore time; too slow for larger launches)")
+        print(table(["workload", "threads", "simcore off", "numba sim", "ratio", "output", "note"], rows))
+        print("(ratio = Numba simulator median / simcore median; too slow for larger launches)")
     return results_out(a, results)
 
 

@@ -119,6 +119,17 @@ class Wave:
             return slice(int(lanes[0]), int(lanes[-1]) + 1)
         return lanes
 
+    @staticmethod
+    def span(lanes):
+        """Distinct lanes in any order -> a slice when they are exactly one contiguous range (to
+        set a value for each of them), else the lanes themselves."""
+        if isinstance(lanes, slice) or len(lanes) == 0:
+            return lanes
+        first, last = lanes[0], lanes[-1]
+        if last - first + 1 == len(lanes) and lanes.min() == first and lanes.max() == last:
+            return slice(int(first), int(last) + 1)
+        return lanes
+
     def waiting_at(self, site_filter):
         """Slots waiting at a sync site for which site_filter (a bool per sync site, plus one
         False for 'none') is true: e.g. the lanes waiting at barriers, or at warp collectives."""
@@ -158,12 +169,21 @@ class Wave:
         it may have to wait to reconverge)."""
         if len(lanes) == 0:
             return
+        span = self.span(lanes)     # a whole wave or block at one barrier: a slice, cheaper
+        sites = self.site[span]
+        lo, hi = sites.min(), sites.max()
+        if lo == hi:
+            self.st[span] = RUN
+            self.site[span] = -1
+            target = sync_sites[int(lo)].next
+            self.pc[span] = target
+            self.check_join(lanes, target)
+            return
         sites = self.site[lanes]
         self.st[lanes] = RUN
         self.site[lanes] = -1
-        lo, hi = sites.min(), sites.max()
-        for s in ((lo,) if lo == hi else np.unique(sites)):
-            sel = lanes if lo == hi else lanes[sites == s]
+        for s in np.unique(sites):
+            sel = lanes[sites == s]
             target = sync_sites[int(s)].next
             self.pc[sel] = target
             self.check_join(sel, target)

@@ -34,6 +34,12 @@ def stamp(tid, bar, wep):
     return ((bar.astype(np.int64) & EMASK) << BAR_SHIFT) | ((wep.astype(np.int64) & EMASK) << WEP_SHIFT) | tid
 
 
+def _increasing(key):
+    """Keys strictly increasing with the lane (s[t], a[base + t], ...): no two lanes share a
+    granule, so the scatter needs no collision test."""
+    return bool((key[1:] > key[:-1]).all())
+
+
 def warp_of(field):
     """The warp of a thread field; for a several-warps record a number no warp has (>= 2**36)."""
     return (field & LOW) >> 5
@@ -256,7 +262,7 @@ class RaceDetector(Plugin):
                          int(sh.r_site[key[k]]), "read", int(cur[k] & TID_MASK), site,
                          "atomic" if atomic else kind, cross=cross)
         sh.w[key] = cur
-        if len(key) > 1 and not atomic:
+        if len(key) > 1 and not atomic and not _increasing(key):
             # two lanes of this very instruction writing one location: scatter, then read back
             back = sh.w[key]
             clash = back != cur
@@ -279,7 +285,7 @@ class RaceDetector(Plugin):
         their warp when they share one and their block when they share one."""
         new = self._fold_reader(sh.r[key], st, L, curbar, is_global)
         sh.r[key] = new
-        if len(key) > 1:
+        if len(key) > 1 and not _increasing(key):
             # lanes of this very instruction reading one location: scatter, then fold the losers in
             back = sh.r[key]
             clash = back != new
