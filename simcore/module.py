@@ -42,6 +42,8 @@ class Launch:
     schedule: str = "lockstep"
     model: str = "independent"
     printed: list = field(default_factory=list)    # device printf output, in execution order
+    printed_bytes: int = 0   # bytes of `printed` (device printf is capped in lines and bytes)
+    printf_full: bool = False
     fault: object = None     # the KernelFault the launch ended in, if any (a replay opens there)
 
     @property

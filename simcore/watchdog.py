@@ -39,6 +39,8 @@ class Watchdog:
         self.time_limit = time_limit
         self.progress = sys.stderr if progress is None else progress
         self.next_note = started + PROGRESS_AFTER
+        self.clock_every = CLOCK_EVERY          # fewer steps between looks when steps are slow
+        self.last_look = (started, 0)
         self.noted = False
 
     # ------------------------------------------------------------------ per wave
@@ -63,7 +65,7 @@ class Watchdog:
             return self.limit + 1
         if self.probe_end is not None:
             return s + 1
-        return min(s + CLOCK_EVERY, self.next_probe)
+        return min(s + self.clock_every, self.next_probe)
 
     def tick(self, pc, L):
         """Called before step number w.steps runs (pc, lanes L). Raises the fault that stops the
@@ -77,7 +79,7 @@ class Watchdog:
             self._start_probe()
         if self.probe_end is not None:
             self._probe(pc, L)
-        if w.steps % CLOCK_EVERY == 0 or self.probe_end is None:
+        if self.probe_end is None or w.steps % self.clock_every == 0:
             self._clock(pc, L)
         return self._next()
 
@@ -85,6 +87,12 @@ class Watchdog:
     def _clock(self, pc, L):
         now = time.monotonic()
         elapsed = now - self.started
+        t0, s0 = self.last_look
+        if now > t0 and self.w.steps > s0:
+            # look about 10 times a second
+            per_step = (now - t0) / (self.w.steps - s0)
+            self.clock_every = max(1, min(CLOCK_EVERY, int(0.1 / per_step)))
+        self.last_look = (now, self.w.steps)
         if self.time_limit and elapsed > self.time_limit:
             self.engine.report.time_limit(pc, L, self.time_limit, self.w.steps)
         if now >= self.next_note and self.progress is not None:

@@ -247,3 +247,36 @@ def test_a_lock_held_through_a_long_critical_section_is_no_livelock():
     simcore.RawKernel(src, "locked")((4,), (32,), (lock, total, x, np.int32(n)), schedule="round_robin",
                                      checks={"global_race": False})
     assert total[0] == 4 * n
+
+
+def printed_text(kernel):
+    return "".join(kernel.last_launch.printed)
+
+
+def test_device_printf_is_capped_in_bytes_and_says_so(capsys):
+    import time
+    long_format = "x" * 100_000 + " %d\\n"
+    k = simcore.RawKernel('extern "C" __global__ void k(int *o) { printf("' + long_format + '", threadIdx.x); }', "k")
+    start = time.monotonic()
+    k((1,), (64,), (np.zeros(1, np.int32),))
+    assert time.monotonic() - start < 10
+    text = printed_text(k)
+    assert len(text.encode()) < (1 << 20) + 1000
+    assert "stopped at 1,048,576 bytes" in text and "cudaLimitPrintfFifoSize" in text
+    assert text.count(" 0\n") == 1                  # whole lines before the cut, in order
+    capsys.readouterr()
+
+
+def test_device_printf_is_capped_in_lines_and_says_so(capsys):
+    k = simcore.RawKernel('extern "C" __global__ void k(int *o) { for (int j = 0; j < 100; j++) printf("%d\\n", j); }', "k")
+    k((1,), (64,), (np.zeros(1, np.int32),))
+    assert len(k.last_launch.printed) == 4096 + 1
+    assert "stopped at 4,096 lines" in k.last_launch.printed[-1]
+    capsys.readouterr()
+
+
+def test_a_huge_printf_field_width_is_cut_by_the_buffer(capsys):
+    k = simcore.RawKernel('extern "C" __global__ void k(int *o) { printf("%1000000000d\\n", 5); }', "k")
+    k((1,), (32,), (np.zeros(1, np.int32),))
+    assert "stopped at 1,048,576 bytes" in printed_text(k)
+    capsys.readouterr()
