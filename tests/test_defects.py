@@ -280,3 +280,34 @@ def test_a_huge_printf_field_width_is_cut_by_the_buffer(capsys):
     k((1,), (32,), (np.zeros(1, np.int32),))
     assert "stopped at 1,048,576 bytes" in printed_text(k)
     capsys.readouterr()
+
+
+def doubling_macros(levels, body="x", sep=" "):
+    return ("#define A0 " + body + "\n"
+            + "".join(f"#define A{i} A{i - 1}{sep}A{i - 1}\n" for i in range(1, levels + 1)))
+
+
+@pytest.mark.parametrize("sep, limit", [(" ", "work limit"), (" + ", "work limit")])
+def test_macros_that_double_22_times_stop_within_seconds_naming_the_limit(sep, limit):
+    import time
+    src = doubling_macros(22, sep=sep) + 'extern "C" __global__ void k(int *o) { int x = 1; o[0] = A22; }\n'
+    start = time.monotonic()
+    with pytest.raises(simcore.CompileError) as info:
+        simcore.RawModule(code=src, backend="sim")
+    assert time.monotonic() - start < 10
+    assert limit in str(info.value) and info.value.line == 24
+
+
+def test_a_macro_expanding_past_a_megabyte_names_the_size_limit():
+    src = ("#define A0 " + "y" * 300_000 + "\n#define A1 A0 A0\n#define A2 A1 A1\n"
+           'extern "C" __global__ void k(int *o) { A2; }\n')
+    with pytest.raises(simcore.CompileError) as info:
+        simcore.RawModule(code=src, backend="sim")
+    assert "size limit" in str(info.value) and info.value.line == 4
+
+
+def test_macros_that_double_a_few_times_still_expand():
+    src = doubling_macros(6, sep=" + ") + 'extern "C" __global__ void k(int *o) { int x = 1; o[0] = A6; }\n'
+    o = np.zeros(1, np.int32)
+    simcore.RawModule(code=src, backend="sim").get_function("k")((1,), (1,), (o,))
+    assert o[0] == 64
