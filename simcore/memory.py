@@ -202,12 +202,12 @@ class Memory:
             vals = view[idx]
         else:
             rows = self.wave.slot_block[Lk]
-            vals = view[rows, idx]
+            vals = _gather(view, rows, idx)
             if region.init is not None:
                 g = offk // self.granule
-                ok = region.init[rows, g]
+                ok = _gather(region.init, rows, g)
                 for extra in range(1, dtype.itemsize // self.granule):
-                    ok = ok & region.init[rows, g + extra]
+                    ok = ok & _gather(region.init, rows, g + extra)
                 if not ok.all():
                     taint = np.where(ok, np.uint8(0), np.uint8(UNDEF_SHARED))
         if keep is not None:
@@ -251,12 +251,12 @@ class Memory:
             view[idx] = value
         else:
             rows = self.wave.slot_block[Lk]
-            view[rows, idx] = value
+            _scatter(view, rows, idx, value)
             if region.init is not None:
                 g = offk // self.granule
                 written = True if taint is None else (taint & UNDEF_SHARED) == 0
                 for extra in range(dtype.itemsize // self.granule):
-                    region.init[rows, g + extra] = written
+                    _scatter(region.init, rows, g + extra, written)
 
     def atomic(self, op, addr, value, dtype, L, site, compare):
         region, off, keep = self.decode(addr, dtype.itemsize, L, site, "atomic")
@@ -293,6 +293,21 @@ class Memory:
             old[keep] = got
             return old
         return got
+
+
+def _gather(table, rows, cols):
+    """table[rows, cols] for a (blocks, n) table: through one flat index when the table is
+    contiguous (numpy's two-array fancy indexing is several times slower)."""
+    if table.flags.c_contiguous:
+        return table.reshape(-1)[rows * table.shape[1] + cols]
+    return table[rows, cols]
+
+
+def _scatter(table, rows, cols, values):
+    if table.flags.c_contiguous:
+        table.reshape(-1)[rows * table.shape[1] + cols] = values
+    else:
+        table[rows, cols] = values
 
 
 def _apply_atomic(op, view, key, value, compare, dtype):
