@@ -311,3 +311,66 @@ def test_macros_that_double_a_few_times_still_expand():
     o = np.zeros(1, np.int32)
     simcore.RawModule(code=src, backend="sim").get_function("k")((1,), (1,), (o,))
     assert o[0] == 64
+
+
+# ---------------------------------------------------------------- gap (a): bar.arrive waits for nobody
+
+PRODUCER_CONSUMER = r"""
+extern "C" __global__ void k(const int *in, int *out)
+{
+    __shared__ int buf[128];
+    int t = threadIdx.x;
+    if (t < 128) {
+        buf[t] = in[t] * 3;
+        asm volatile("bar.arrive 1, 256;");        // producers publish and go on
+    } else {
+        asm volatile("CONSUMER 1, 256;");
+        out[t - 128] = buf[t - 128] + buf[255 - t];
+    }
+}
+"""
+
+
+def run_producer_consumer(consumer, schedule):
+    out = np.zeros(128, np.int32)
+    simcore.RawKernel(PRODUCER_CONSUMER.replace("CONSUMER", consumer), "k")(
+        (1,), (256,), (np.arange(128, dtype=np.int32), out), schedule=schedule)
+    return out
+
+
+@pytest.mark.parametrize("schedule", ["lockstep", "round_robin", "adversarial", "random"])
+def test_consumers_that_wait_with_bar_sync_read_the_producers_data(schedule):
+    out = run_producer_consumer("bar.sync", schedule)
+    assert (out == 3 * np.arange(128) + 3 * (127 - np.arange(128))).all()
+
+
+@pytest.mark.parametrize("schedule", ["lockstep", "round_robin", "adversarial", "random"])
+def test_consumers_that_only_arrive_race_with_the_producers(schedule):
+    with pytest.raises((simcore.DataRace, simcore.KernelFault)) as info:
+        run_producer_consumer("bar.arrive", schedule)
+    assert info.value.kind in ("race", "uninitialized")
+    if schedule != "adversarial":
+        assert info.value.kind == "race" and "buf[" in str(info.value)
+
+
+def test_a_producer_that_overwrites_after_arriving_races_with_the_consumers():
+    """bar.arrive publishes the writes before it, not the ones after it."""
+    src = r"""
+    extern "C" __global__ void k(const int *in, int *out)
+    {
+        __shared__ int buf[128];
+        int t = threadIdx.x;
+        if (t < 128) {
+            buf[t] = in[t];
+            asm volatile("bar.arrive 1, 256;");
+            buf[t] = 0;                              // nobody waited for the consumers to read
+        } else {
+            asm volatile("bar.sync 1, 256;");
+            out[t - 128] = buf[t - 128];
+        }
+    }
+    """
+    for schedule in ("lockstep", "round_robin", "adversarial"):
+        with pytest.raises(simcore.DataRace):
+            simcore.RawKernel(src, "k")((1,), (256,), (np.arange(128, dtype=np.int32), np.zeros(128, np.int32)),
+                                        schedule=schedule)

@@ -13,25 +13,44 @@ import numpy as np
 from .base import Plugin
 
 NONE = -1
-TID_BITS = 43
+TID_BITS = 41
 TID_MASK = (1 << TID_BITS) - 1
-SEVERAL = 1 << 42              # flag in the thread field: several threads read it in this interval
+SEVERAL = 1 << 40              # flag in the thread field: several threads read it in this interval
 LOW = SEVERAL - 1
-WARPS = 1 << 41                # with SEVERAL: threads of several warps of one block (block in the low bits)
+WARPS = 1 << 39                # with SEVERAL: threads of several warps of one block (block in the low bits)
 BLOCK_MASK = WARPS - 1
 MANY_TID = TID_MASK            # ... threads of several blocks (all ones: block BLOCK_MASK)
 MANY_BLOCKS = BLOCK_MASK       # the block a several-blocks record decodes to
 EMASK = (1 << 10) - 1          # epochs are compared modulo 1024: plenty for one interval
-WEP_SHIFT, BAR_SHIFT = TID_BITS, TID_BITS + 10
+LAG_SHIFT, MAX_LAG = TID_BITS, 3   # 2 bits: barrier epochs a thread passed by bar.arrive, not waiting
+WEP_SHIFT = TID_BITS + 2
+BAR_SHIFT = WEP_SHIFT + 10
 
 
-def stamp(tid, bar, wep):
-    """One int64 per access: barrier epoch (high bits), warp-sync epoch, thread id (low bits).
+def stamp(tid, bar, wep, lag=None):
+    """One int64 per access: barrier epoch (high bits), warp-sync epoch, lag, thread id (low bits).
+
+    The lag is how many of the thread's barrier epochs it entered by bar.arrive, which publishes
+    its earlier writes but waits for nobody: its accesses since its last waiting barrier are
+    unordered with every interval from that one to its current one.
 
     Same barrier interval <=> equal bits from BAR_SHIFT up; NONE (-1) never matches.
     Several readers of one warp w are stored with thread field SEVERAL | (w << 5 | 31), so that
     (field & LOW) >> 5 is the warp in both cases."""
-    return ((bar.astype(np.int64) & EMASK) << BAR_SHIFT) | ((wep.astype(np.int64) & EMASK) << WEP_SHIFT) | tid
+    st = ((bar.astype(np.int64) & EMASK) << BAR_SHIFT) | ((wep.astype(np.int64) & EMASK) << WEP_SHIFT) | tid
+    return st if lag is None else st | (lag.astype(np.int64) << LAG_SHIFT)
+
+
+def same_interval(other, curbar, curlag):
+    """Which recorded stamps `other` fall in a barrier interval this access (epoch curbar, lag
+    curlag; None: no thread lags) shares: the same epoch, or, for a lagging side, an epoch
+    between its last waiting barrier and its current one. NONE never matches."""
+    ob = other >> BAR_SHIFT
+    if curlag is None:
+        return ob == curbar
+    olag = (other >> LAG_SHIFT) & MAX_LAG
+    d = (curbar - ob) & EMASK
+    return (other >= 0) & ((d <= curlag) | (((-d) & EMASK) <= olag))
 
 
 def _increasing(key):
@@ -41,7 +60,7 @@ def _increasing(key):
 
 
 def warp_of(field):
-    """The warp of a thread field; for a several-warps record a number no warp has (>= 2**36)."""
+    """The warp of a thread field; for a several-warps record a number no warp has (>= 2**34)."""
     return (field & LOW) >> 5
 
 
@@ -79,11 +98,16 @@ class Stamps:
     """The current stamp of every slot, and what the checks derive from it (cached per epoch;
     each derived array is computed the first time a check needs it)."""
 
-    def __init__(self, wave, base):
+    def __init__(self, wave, base, acquired=None):
         self.tid = np.arange(wave.S, dtype=np.int64) + base
         self.spb = wave.spb
-        self.stamp = stamp(self.tid, wave.bar_epoch, wave.warp_epoch)
+        # lag: barrier epochs entered by bar.arrive since the thread last waited (None: nobody lags)
+        self.lag = None if acquired is None else np.minimum((wave.bar_epoch - acquired) & EMASK, MAX_LAG)
+        self.stamp = stamp(self.tid, wave.bar_epoch, wave.warp_epoch, self.lag)
         self.bar = self.stamp >> BAR_SHIFT
+
+    def lag_of(self, L):
+        return None if self.lag is None else self.lag[L]
 
     @cached_property
     def wep(self):
@@ -121,10 +145,12 @@ class RaceDetector(Plugin):
         self.shared_shadows = {}
         self._stamps = {}
         self.fences = None          # per launch-wide thread: how many __threadfence() it has run
+        self.acquired = None        # per slot, once a bar.arrive ran: the epoch it last waited into
 
     def on_wave_start(self, wave):
         self.shared_shadows = {}
         self._stamps = {}
+        self.acquired = None
 
     def on_fence(self, lanes):
         """__threadfence() then an atomic (a ticket, a flag) publishes a thread's earlier global
@@ -151,11 +177,20 @@ class RaceDetector(Plugin):
 
     def on_barrier(self, sync, lanes):
         self._stamps = {}        # epochs changed: recompute the stamps
+        epochs = self.wave.bar_epoch
+        if getattr(sync, "mode", None) == "arrive":
+            # bar.arrive publishes the thread's earlier writes (its epoch moved on) but waits for
+            # nobody: what it does next is not ordered after the others' accesses
+            if self.acquired is None:
+                self.acquired = epochs.copy()
+                self.acquired[lanes] -= 1
+        elif self.acquired is not None:
+            self.acquired[lanes] = epochs[lanes]
 
     def stamps(self, kind):
         st = self._stamps.get(kind)
         if st is None:
-            st = self._stamps[kind] = Stamps(self.wave, self.wave.gslot_base if kind == "global" else 0)
+            st = self._stamps[kind] = Stamps(self.wave, self.wave.gslot_base if kind == "global" else 0, self.acquired)
         return st
 
     def on_memory_access(self, region, offsets, size, kind, L, site):
@@ -228,7 +263,7 @@ class RaceDetector(Plugin):
         lane's access: in this block, the same barrier interval by another thread (not ordered by
         __syncwarp); in global memory, also any access by a thread of another block (unless that
         thread has since published it: `published(thread ids)`)."""
-        hit = (other >> BAR_SHIFT) == curbar              # same barrier interval
+        hit = same_interval(other, curbar, st.lag_of(L))    # a barrier interval they share
         if not (hit.any() or (is_global and (other >= 0).any())):
             return hit
         otid, tid = other & TID_MASK, st.tid[L]
@@ -304,7 +339,7 @@ class RaceDetector(Plugin):
     def _fold_reader(r, st, L, curbar, is_global):
         """The reader record after lanes L read, given the record `r` (one per lane)."""
         cur = st.stamp[L]
-        same_bar = (r >> BAR_SHIFT) == curbar
+        same_bar = same_interval(r, curbar, st.lag_of(L))
         otid = r & TID_MASK
         if is_global:
             # In global memory a reader of another block stays unordered whatever the interval:
