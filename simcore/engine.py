@@ -50,7 +50,11 @@ def scalar_blocks(prog):
     (registers then read as numpy scalars, several times cheaper than one-element arrays)? Yes
     when it calls nothing in the context with the lanes (memory, local arrays, checks, helpers)
     and touches no per-thread array register. A serial phase (one thread looping) runs such
-    blocks that way; results are the same values of the same dtypes."""
+    blocks that way; results are the same values of the same dtypes. (Cached on the program: a
+    compiled program serves every launch of its kernel.)"""
+    cached = getattr(prog, "_scalar_blocks", None)
+    if cached is not None:
+        return cached
     sources = {}
     current = None
     for line in (prog.python_source or "").splitlines():
@@ -65,6 +69,7 @@ def scalar_blocks(prog):
         body = "\n".join(sources.get(b.id, ["X."]))
         names = set(re.findall(r"R\['(?:__u_)?(\w+)'\]", body))
         ok.append(not _LANE_FREE.search(body) and not (names & arrays))
+    prog._scalar_blocks = ok
     return ok
 
 
