@@ -374,3 +374,44 @@ def test_a_producer_that_overwrites_after_arriving_races_with_the_consumers():
         with pytest.raises(simcore.DataRace):
             simcore.RawKernel(src, "k")((1,), (256,), (np.arange(128, dtype=np.int32), np.zeros(128, np.int32)),
                                         schedule=schedule)
+
+
+# ---------------------------------------------------------------- gap (d): the race granule of an
+# access whose memory space is known only at run time
+
+@pytest.mark.parametrize("pick", ["use_shared ? sh : g", "sh; if (!use_shared) p = g"])
+@pytest.mark.parametrize("use_shared", [0, 1])
+def test_bytes_written_through_a_pointer_into_either_space_are_no_race(pick, use_shared):
+    src = r"""
+    extern "C" __global__ void k(char *g, int *out, int use_shared)
+    {
+        __shared__ char sh[64];
+        __shared__ int total[64];
+        int t = threadIdx.x;
+        total[t] = t;                   // 4-byte accesses elsewhere in both spaces
+        out[t] = total[t];
+        char *p = PICK;
+        p[t] = (char)t;                 // each thread its own byte: no race
+        __syncthreads();
+        out[t] += p[63 - t];
+    }
+    """.replace("PICK", pick)
+    g, out = np.zeros(64, np.int8), np.zeros(64, np.int32)
+    simcore.RawKernel(src, "k")((1,), (64,), (g, out, np.int32(use_shared)))
+    assert (out == np.arange(64) + 63 - np.arange(64)).all()
+
+
+def test_bytes_written_through_a_pointer_into_either_space_still_race_when_shared():
+    src = r"""
+    extern "C" __global__ void k(char *g, int *out, int use_shared)
+    {
+        __shared__ int total[64];
+        int t = threadIdx.x;
+        total[t] = t;
+        out[t] = total[t];
+        char *p = use_shared ? (char *)total : g;
+        p[t / 2] = (char)t;             // two threads per byte
+    }
+    """
+    with pytest.raises(simcore.DataRace):
+        simcore.RawKernel(src, "k")((1,), (64,), (np.zeros(64, np.int8), np.zeros(64, np.int32), np.int32(0)))
