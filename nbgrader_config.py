@@ -9,6 +9,13 @@ with student_id "." for the source and release steps, so there is no course-id l
     autograded/<student>/<assignment>/...                   after `nbgrader autograde`
     feedback/<student>/<assignment>/...                     after `nbgrader generate_feedback`
 
+Grading is isolated (barrier_course/autograde.py): `nbgrader autograde` does not run the
+submitted notebook. IsolatedExecute (in place of nbgrader's Execute) reads the kernel source
+out of the answer cell as a string literal and runs the instructor's setup and test cells
+from solutions/ with it in a fresh, limited interpreter; the outputs go back into the test
+cells and nbgrader scores them as usual. FeedbackCleanup removes the hidden tests and the
+instructor's paths from the feedback HTML.
+
 Solutions live inside CUDA source strings, so the stub nbgrader leaves in their place must
 be valid C and valid Python at once: `__simcore_todo("...");` is a call in both languages.
 The grader (barrier_course.grading) refuses a source that still contains it with
@@ -16,6 +23,12 @@ NotImplementedError("Exercise not done yet: ..."). See solutions/AUTHORING.md.
 """
 
 import os
+
+from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
+from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, GetGrades,
+                                    IgnorePattern, LimitOutput, SaveAutoGrades)
+
+from barrier_course.nbgrader_isolation import FeedbackCleanup, IsolatedExecute
 
 c = get_config()  # noqa: F821 (provided by traitlets when it loads this file)
 
@@ -43,7 +56,22 @@ c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 c.ClearSolutions.begin_solution_delimeter = "BEGIN SOLUTION"
 c.ClearSolutions.end_solution_delimeter = "END SOLUTION"
 
-# The simulator runs many launches per test cell: allow more than nbgrader's 30 s default.
+# Autograde: nbgrader's default list with Execute replaced by the isolated grader. Its
+# limits per submission (defaults in barrier_course.autograde.Limits, stated in the README)
+# are IsolatedExecute.cpu_s, wall_s, memory_mb, output_bytes, source_bytes, macro_tokens.
+c.Autograde.autograde_preprocessors = [
+    IsolatedExecute,
+    IgnorePattern,
+    ClearMetadataPreprocessor,
+    LimitOutput,
+    SaveAutoGrades,
+    AssignLatePenalties,
+    CheckCellMetadata,
+]
+c.GenerateFeedback.preprocessors = [FeedbackCleanup, GetGrades, CSSHTMLHeaderPreprocessor]
+
+# Only for notebooks nbgrader still executes itself (e.g. `nbgrader validate` in JupyterLab):
+# the simulator runs many launches per test cell.
 c.Execute.timeout = 600
 
 # Students exist in the gradebook as soon as their submission is autograded.

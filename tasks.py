@@ -4,6 +4,8 @@
     python3 tasks.py course            # .venv with the course extra, then JupyterLab on course/00_start.ipynb
     python3 tasks.py test [ARGS...]    # .venv with course+test extras, then python -m pytest ARGS
     python3 tasks.py release           # regenerate exercises/ from solutions/ (nbgrader)
+    python3 tasks.py grade ASSIGNMENT [--jobs N] [--cpu-s S] [--wall-s S] [--memory-mb M]
+                                       # grade submitted/ in isolation, update gradebook.db
 
 The virtual environment is .venv at the repository root. Installing is skipped when a stamp
 file in .venv records the same pyproject.toml and extras (delete .venv to start over).
@@ -154,7 +156,23 @@ def cmd_release(args: list[str]) -> int:
     return 0
 
 
-COMMANDS = {"course": cmd_course, "test": cmd_test, "release": cmd_release}
+def cmd_grade(args: list[str]) -> int:
+    """Grade every submission of an assignment, each in its own limited interpreter.
+
+    See barrier_course/class_grading.py; the limits per submission and their defaults are in
+    the README (section "Grading with nbgrader").
+    """
+    if not args or args[0].startswith("-"):
+        print("usage: python3 tasks.py grade ASSIGNMENT [--jobs N] [--cpu-s S] [--wall-s S] "
+              "[--memory-mb M]")
+        return 2
+    ensure_installed(("course",))
+    cmd = [venv_bin("python"), "-m", "barrier_course.class_grading", *args]
+    say("$ " + " ".join(str(c) for c in cmd))
+    return subprocess.call([str(c) for c in cmd], cwd=ROOT, env=venv_env())
+
+
+COMMANDS = {"course": cmd_course, "test": cmd_test, "release": cmd_release, "grade": cmd_grade}
 
 
 def main(argv: list[str]) -> int:

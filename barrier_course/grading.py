@@ -13,18 +13,30 @@ function that builds the launch (``make_args``) and a numpy reference (``referen
 * and, when a GPU and CuPy are present, once more on the GPU (only after every simulator
   run passed: a kernel that deadlocks must not be started on a real GPU).
 
-It raises ``AssertionError`` with a message a student can act on: the simulator's fault
-report (which already says what, where and how to fix it), or the first wrong elements with
-the expected and actual values, always with the launch configuration. A kernel that still
-contains the exercise's stub raises ``NotImplementedError`` before anything is compiled.
+It raises :class:`KernelCheckFailed` (an ``AssertionError``) with a message a student can act
+on, the simulator's fault report first (it already says what, which line and how to fix
+it), or the first wrong elements with the expected and actual values, then the launch
+configuration. IPython shows that message instead of a traceback (``_render_traceback_``).
+A kernel that still contains the exercise's stub raises :class:`ExerciseNotDone` (a
+``NotImplementedError``, one line) before anything is compiled. Warnings are printed on
+stdout as notes and never fail a test.
 
 :func:`try_kernel` is the friendly twin for "try it" cells: one launch, printed results,
-never raises for the student's mistakes.
+never raises for the student's mistakes. :func:`summary`, in an exercise's last cell, prints
+the points per test cell after *Run All Cells*.
+
+Graded scores do not come from running these calls in the student's notebook: the grader
+(:mod:`barrier_course.autograde`) reads the kernel source out of the answer cell and runs the
+instructor's test cells in a separate, limited interpreter.
 """
 
 from __future__ import annotations
 
+import contextlib
+import glob
+import json
 import os
+import sys
 import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
@@ -33,6 +45,9 @@ import numpy as np
 
 __all__ = [
     "STUB_MARKER",
+    "KernelCheckFailed",
+    "ExerciseNotDone",
+    "summary",
     "Case",
     "check_kernel",
     "try_kernel",
@@ -93,20 +108,59 @@ def gpu_available() -> bool:
     return gpu_status()[0]
 
 
+class KernelCheckFailed(AssertionError):
+    """A test of the student's kernel failed; the message is the whole explanation.
+
+    IPython shows ``_render_traceback_`` instead of a traceback, so the student reads the
+    simulator's report (what, which line of their kernel, how to fix it), not the grader's
+    own call stack.
+    """
+
+    def _render_traceback_(self):
+        return [f"\x1b[0;31mTest failed\x1b[0m: {line}" if k == 0 else line
+                for k, line in enumerate(str(self).split("\n"))]
+
+
+class ExerciseNotDone(NotImplementedError):
+    """The answer cell still holds the placeholder: one line, no traceback."""
+
+    def _render_traceback_(self):
+        return [f"\x1b[0;33m{self}\x1b[0m"]
+
+
+_SHOWN_WARNINGS: set = set()
+
+
+@contextlib.contextmanager
+def _warnings_to_stdout():
+    """Show each warning once, on stdout, as a note.
+
+    SimWarnings describe legal code. On stderr they would cost the cell its points
+    (nbgrader scores a graded cell that wrote to stderr as 0); a warning never costs a point.
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    for w in caught:
+        text = str(w.message)
+        if text in _SHOWN_WARNINGS:
+            continue
+        _SHOWN_WARNINGS.add(text)
+        print(f"Note ({w.category.__name__}, costs no points): {text}")
+
+
 def _stub_check(source: Any, kernel_name: str) -> None:
     if not isinstance(source, str):
         raise TypeError(
             f"check_kernel expects the kernel's CUDA source as a string, got {type(source).__name__}."
         )
     if STUB_MARKER in source:
-        raise NotImplementedError(
-            "Exercise not done yet: the kernel source still contains the placeholder line "
-            f"'{STUB_MARKER}(...);'. Replace that line with your code (and delete it) in "
-            f"the cell that defines the source of '{kernel_name}', run that cell, then run "
-            "this test again."
+        raise ExerciseNotDone(
+            f"Exercise not done yet: replace the line {STUB_MARKER}(...); in the answer cell "
+            f"of '{kernel_name}' with your code, run that cell, then this one."
         )
     if "__global__" not in source or kernel_name not in source:
-        raise NotImplementedError(
+        raise ExerciseNotDone(
             f"Exercise not done yet: the source does not define the kernel '{kernel_name}'."
         )
 
@@ -126,11 +180,14 @@ class Case:
     args: tuple
     shared_mem: int = 0
     expected: dict = field(default_factory=dict)
+    #: what ``n`` means for this exercise, in words (``make_args`` may return it as "about");
+    #: empty: ``n`` is a number of elements split into blocks (:func:`describe_size`)
+    about: str = ""
 
     def describe(self) -> str:
+        size = self.about or f"n={self.n} ({describe_size(self.n, self.block)})"
         return (
-            f"grid={self.grid}, block=({self.block},), n={self.n} "
-            f"({describe_size(self.n, self.block)}), shared_mem={self.shared_mem} bytes, "
+            f"grid={self.grid}, block=({self.block},), {size}, shared_mem={self.shared_mem} bytes, "
             f"input seed {self.seed}"
         )
 
@@ -162,8 +219,10 @@ def _as_tuple(x) -> tuple:
 def _build_case(make_args, reference, n, block, seed) -> Case:
     rng = np.random.default_rng([int(seed), int(n), int(block)])
     made = make_args(n, block, rng)
+    about = ""
     if isinstance(made, Mapping):
         grid, args, shared_mem = made["grid"], made["args"], made.get("shared_mem", 0)
+        about = str(made.get("about", ""))
     else:
         made = tuple(made)
         if len(made) == 2:
@@ -178,7 +237,7 @@ def _build_case(make_args, reference, n, block, seed) -> Case:
     if not isinstance(expected, Mapping):
         raise ValueError("reference must return a dict {argument position or name: expected array}")
     return Case(n=int(n), block=int(block), seed=int(seed), grid=_as_tuple(grid), args=args,
-                shared_mem=int(shared_mem), expected=dict(expected))
+                shared_mem=int(shared_mem), expected=dict(expected), about=about)
 
 
 def _fresh_args(case: Case) -> tuple:
@@ -250,16 +309,15 @@ def _run_one(kernel, kernel_name, case, backend, schedule, sim_options, rtol, at
     where = _where(backend, schedule, sim_options)
     header = f"Kernel '{kernel_name}' failed {where}.\nLaunch: {case.describe()}."
     try:
-        with warnings.catch_warnings():
-            # SimWarnings describe legal code; show each once, never fail on them.
-            warnings.simplefilter("once")
+        with _warnings_to_stdout():
             kernel(case.grid, (case.block,), args, shared_mem=case.shared_mem, **options)
     except kernel_fault as exc:
-        raise AssertionError(f"{header}\n\n{exc}") from None
+        # the simulator's report first: it names the student's line and the fix
+        raise KernelCheckFailed(f"{exc}\n\n{header}") from None
     except launch_error as exc:
-        raise AssertionError(f"{header}\nThe launch was refused: {exc}") from None
+        raise KernelCheckFailed(f"The launch was refused: {exc}\n\n{header}") from None
     except compile_error as exc:  # some backends compile lazily
-        raise AssertionError(f"Kernel '{kernel_name}' does not compile:\n{exc}") from None
+        raise KernelCheckFailed(f"Kernel '{kernel_name}' does not compile:\n{exc}") from None
 
     names = _param_names(kernel, len(args))
     for key, want in case.expected.items():
@@ -282,7 +340,7 @@ def _run_one(kernel, kernel_name, case, backend, schedule, sim_options, rtol, at
                     "wrong numbers here (and right ones with the default schedule) mean a "
                     "barrier is missing or in the wrong place."
                 )
-            raise AssertionError("\n".join(lines))
+            raise KernelCheckFailed("\n".join(lines))
 
 
 def _compile(source, kernel_name, options, backend):
@@ -292,7 +350,7 @@ def _compile(source, kernel_name, options, backend):
         module = simcore.RawModule(code=source, options=tuple(options), backend=backend)
         return module.get_function(kernel_name)
     except compile_error as exc:
-        raise AssertionError(f"Kernel '{kernel_name}' does not compile:\n{exc}") from None
+        raise KernelCheckFailed(f"Kernel '{kernel_name}' does not compile:\n{exc}") from None
 
 
 def check_kernel(
@@ -315,9 +373,11 @@ def check_kernel(
 ) -> None:
     """Launch ``kernel_name`` from ``source`` on many configurations; raise on the first failure.
 
-    ``make_args(n, block, rng)`` returns ``(grid, args)`` or ``(grid, args, shared_mem)``;
-    ``args`` is the tuple passed to the kernel (numpy arrays for pointers, numpy scalars for
-    scalars). ``reference(args, n, block)`` gets copies of those arguments taken before the
+    ``make_args(n, block, rng)`` returns ``(grid, args)`` or ``(grid, args, shared_mem)``, or
+    a dict with the keys ``grid``, ``args``, ``shared_mem`` and optionally ``about`` (what ``n``
+    means in this launch, in words, for the failure messages when ``n`` is not a number of
+    elements); ``args`` is the tuple passed to the kernel (numpy arrays for pointers, numpy
+    scalars for scalars). ``reference(args, n, block)`` gets copies of those arguments taken before the
     launch and returns ``{argument position or parameter name: expected array}``.
 
     ``sizes``: the problem sizes ``n``, a list or a function of the block size (default
@@ -326,6 +386,7 @@ def check_kernel(
     returns as partial credit.
     """
     _stub_check(source, kernel_name)
+    _SHOWN_WARNINGS.clear()
     block_sizes = tuple(int(b) for b in block_sizes)
     schedules = tuple(schedules)
     seeds = tuple(seeds)
@@ -350,7 +411,7 @@ def check_kernel(
 
     on_gpu = gpu_available() if gpu is None else bool(gpu)
     if gpu and not on_gpu:
-        raise AssertionError(f"This test needs a GPU with CuPy: {gpu_status()[1]}")
+        raise KernelCheckFailed(f"This test needs a GPU with CuPy: {gpu_status()[1]}")
     if on_gpu:
         gpu_kernel = _compile(source, kernel_name, options, "cupy")
         for case in cases:
@@ -408,7 +469,8 @@ def try_kernel(
         if model is not None:
             opts["model"] = model
     try:
-        kernel(case.grid, (case.block,), args, shared_mem=case.shared_mem, **opts)
+        with _warnings_to_stdout():
+            kernel(case.grid, (case.block,), args, shared_mem=case.shared_mem, **opts)
     except (kernel_fault, launch_error) as exc:
         print(exc)
         return None
@@ -422,3 +484,113 @@ def try_kernel(
               f"{' ...' if got.size > show else ''}  ({verdict})")
         for idx, exp, g in shown:
             print(f"  {names[pos]}[{idx}]: expected {_fmt(exp)}, got {_fmt(g)}")
+
+
+# --------------------------------------------------------------------------------------------
+# the summary cell: points per property, from the cells the student ran
+
+
+#: normalised source of each cell run in this kernel -> (passed, first line of the error)
+_CELL_RESULTS: dict = {}
+_RECORDER_INSTALLED = False
+
+
+def _normalise(source: str) -> str:
+    return "\n".join(line.rstrip() for line in source.strip().splitlines())
+
+
+def _record_cell(result) -> None:
+    """IPython post_run_cell hook: remember whether each cell ran without an error."""
+    info = getattr(result, "info", None)
+    source = getattr(info, "raw_cell", None)
+    if not source:
+        return
+    error = getattr(result, "error_in_exec", None) or getattr(result, "error_before_exec", None)
+    first = ""
+    if error is not None:
+        first = (str(error).strip().splitlines() or [type(error).__name__])[0][:110]
+    _CELL_RESULTS[_normalise(source)] = (error is None, first)
+
+
+def _install_recorder() -> None:
+    global _RECORDER_INSTALLED
+    if _RECORDER_INSTALLED or "IPython" not in sys.modules:
+        return
+    try:
+        from IPython import get_ipython  # noqa: PLC0415
+
+        shell = get_ipython()
+        if shell is not None:
+            shell.events.register("post_run_cell", _record_cell)
+            _RECORDER_INSTALLED = True
+    except Exception:  # pragma: no cover - an IPython without events
+        pass
+
+
+def _grade_cells(path: str) -> list:
+    with open(path, encoding="utf-8") as f:
+        nb = json.load(f)
+    cells = []
+    for cell in nb.get("cells", []):
+        meta = (cell.get("metadata") or {}).get("nbgrader") or {}
+        if cell.get("cell_type") == "code" and meta.get("grade") and not meta.get("solution"):
+            src = cell.get("source", "")
+            cells.append((meta.get("grade_id", "?"), float(meta.get("points", 0)),
+                          "".join(src) if isinstance(src, list) else src))
+    return cells
+
+
+def _property(source: str, grade_id: str) -> str:
+    """What a test cell checks: its first comment line, else its name."""
+    for line in source.splitlines():
+        if line.strip().startswith("#"):
+            return line.strip().lstrip("#").strip()
+    return grade_id.replace("_", " ")
+
+
+def summary(notebook: str | None = None) -> None:
+    """Print the points per test cell (property) from the test cells run in this kernel.
+
+    Put it in the last cell of an exercise: after *Run All Cells* it shows which properties
+    pass, which fail (the first line of why), and the total of the visible tests. It reads the
+    notebook file only for the test cells' names and points (default: the notebook in the
+    current folder whose test cells were run). Never raises.
+    """
+    if os.environ.get("BARRIER_COURSE_GRADING"):
+        return None  # the grader computes the real score itself
+    try:
+        paths = [notebook] if notebook else sorted(glob.glob("*.ipynb"))
+        best, best_hits = None, -1
+        for path in paths:
+            try:
+                cells = _grade_cells(path)
+            except (OSError, ValueError):
+                continue
+            hits = sum(_normalise(src) in _CELL_RESULTS for _, _, src in cells)
+            if cells and hits > best_hits:
+                best, best_hits = (path, cells), hits
+        if best is None or best_hits <= 0:
+            print("No test results yet: run all cells (Run > Run All Cells), then this one.")
+            return None
+        path, cells = best
+        width = max(len(_property(src, gid)[:60]) for gid, _, src in cells)
+        earned = possible = 0.0
+        print("Points per property (the visible tests; more tests run when your work is graded):")
+        for gid, points, src in cells:
+            possible += points
+            label = _property(src, gid)[:60].ljust(width)
+            got = _CELL_RESULTS.get(_normalise(src))
+            if got is None:
+                print(f"  {label}  - / {points:g}  not run yet")
+            elif got[0]:
+                earned += points
+                print(f"  {label}  {points:g} / {points:g}  passed")
+            else:
+                print(f"  {label}  0 / {points:g}  failed: {got[1]}")
+        print(f"Total: {earned:g} / {possible:g}")
+    except Exception as exc:  # a summary must never be the student's problem
+        print(f"(no summary: {type(exc).__name__}: {exc})")
+    return None
+
+
+_install_recorder()

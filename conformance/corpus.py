@@ -10,7 +10,10 @@ parameter's exact type), and
 * ``reference``: for defined kernels, a function of the (unlaunched) arguments returning
   ``{argument index: expected array}``; None for undefined kernels;
 * ``intended``: optionally, for undefined kernels, what the programmer meant (the GPU run of
-  ``tools/gpu_conformance.py`` reports how often real hardware matched it).
+  ``tools/gpu_conformance.py`` reports how often real hardware matched it);
+* ``globals``: optionally, ``__device__``/``__constant__`` variables to set before the launch
+  (name -> factory of a numpy value), through ``RawModule.get_global`` on both backends
+  (``conformance.runner.set_globals``; ``tools/run_one.py`` does the same on the GPU).
 
 Verdicts follow docs/semantics.md (simcore's rules: barriers count threads,
 exited threads are not waited for, diverged lanes of a warp wait for each other at the
@@ -54,6 +57,9 @@ class Entry:
     atol: float = 1e-6
     why: str = ""
     file: str = ""
+    # __device__/__constant__ variables the host sets before the launch (RawModule.get_global):
+    # name -> factory of a numpy value (its bytes are copied, as cudaMemcpyToSymbol does)
+    globals: dict = field(default_factory=dict)
 
     @property
     def path(self) -> Path:
@@ -2207,6 +2213,106 @@ entry("y_ballot_mask_partial_reduce", grid=(2,), block=(64,),
 
 
 BY_NAME = {e.name: e for e in ENTRIES}
+
+
+# ---------------------------------------------------------------- structs, vector types, module variables
+def _particles_args():
+    ps = f32(4 * 64, -10, 10, seed=201)      # 64 Particle {x, y, vx, vy}: float32 bytes, as CuPy users pass them
+    return ps, zeros(64, np.float32), np.float32(0.5)
+
+
+def _particles_ref(a):
+    p = a[0].reshape(64, 4).copy()
+    p[:, 0] += p[:, 2] * np.float32(0.5)
+    p[:, 1] += p[:, 3] * np.float32(0.5)
+    mirror = np.concatenate([p[:32, 0][::-1], p[32:, 0][::-1]]) + np.float32(16)
+    return {0: p.ravel(), 1: mirror.astype(np.float32)}
+
+
+entry("struct_particles", grid=(2,), block=(32,), make_args=_particles_args, reference=_particles_ref,
+      expect="ok", why="an array of structs as a float32 array; struct copies, ->, a __shared__ array of structs")
+
+
+def _complex_args():
+    r = rng(202)
+    a = (r.uniform(-1, 1, 100) + 1j * r.uniform(-1, 1, 100)).astype(np.complex64)
+    b = (r.uniform(-1, 1, 100) + 1j * r.uniform(-1, 1, 100)).astype(np.complex64)
+    return a, b, np.zeros(100, np.complex64), np.int32(100)
+
+
+entry("struct_complex", grid=(4,), block=(32,), make_args=_complex_args,
+      reference=lambda a: {2: (a[0] * a[1] + a[0]).astype(np.complex64)},
+      expect="ok", why="complex64 arrays have the bytes of struct {float re, im}")
+
+
+def _layout_ref(a):
+    t = np.arange(32)
+    qr = np.stack([(t + 100) // 7, (t + 100) % 7], axis=1).astype(np.int32).ravel()
+    return {0: np.array([24, 4, 16, 16 + 8 * 100, 16 + 12 * 100], np.int32), 1: qr}
+
+
+entry("struct_layout", grid=(1,), block=(32,), make_args=lambda: (zeros(5, np.int32), zeros(64, np.int32)),
+      reference=_layout_ref, expect="ok",
+      why="char+double+int is 24 bytes with C's padding; __align__(16) rounds a 4-byte struct up to 16")
+
+
+def _float4_ref(a):
+    v = a[0].reshape(-1, 4)
+    w = np.stack([v[:, 3], v[:, 2], v[:, 1], v[:, 0] + 1], axis=1).astype(np.float32)
+    i = np.arange(len(v))
+    return {1: w.ravel(), 2: np.stack([i, i * i + 1], axis=1).astype(np.int32).ravel()}
+
+
+entry("vector_float4", grid=(2,), block=(32,),
+      make_args=lambda: (f32(4 * 50, seed=203), zeros(4 * 50, np.float32), zeros(2 * 50, np.int32), np.int32(50)),
+      reference=_float4_ref, expect="ok", why="numpy arrays start 16-byte aligned, as cudaMalloc's do")
+
+entry("vector_misaligned", grid=(1,), block=(32,), make_args=lambda: (f32(4 * 33, seed=204), zeros(32, np.float32)),
+      expect="misaligned", why="reinterpret_cast<const float4*>(in + 1): 4 bytes past a 16-byte boundary")
+
+
+def _conv_ref(a):
+    x = a[0].astype(np.float64)
+    mask = np.float32([0.1, 0.2, 0.4, 0.2, 0.1]).astype(np.float64)
+    out = np.zeros_like(x)
+    for k in range(-2, 3):
+        shifted = np.zeros_like(x)
+        if k >= 0:
+            shifted[:len(x) - k] = x[k:]
+        else:
+            shifted[-k:] = x[:k]
+        out += mask[k + 2] * shifted
+    return {1: (out * 2).astype(np.float32)}
+
+
+entry("constant_conv", grid=(4,), block=(32,), make_args=lambda: (f32(100, seed=205), zeros(100, np.float32), np.int32(100)),
+      reference=_conv_ref, expect="ok", rtol=1e-5, atol=1e-5,
+      why="__constant__ arrays and scalars with initializers, read by every thread")
+
+
+def _coef_ref(a):
+    x = a[0].astype(np.float32)
+    c = _POLY
+    return {1: (((c[3] * x + c[2]) * x + c[1]) * x + c[0]).astype(np.float32) * np.float32(_POLY_SCALE)}
+
+
+_POLY = np.float32([0.5, -1.0, 0.25, 2.0])
+_POLY_SCALE = 3.0
+
+entry("constant_from_host", grid=(2,), block=(64,), make_args=lambda: (f32(128, seed=207), zeros(128, np.float32)),
+      globals={"coef": lambda: _POLY, "scale": lambda: np.float32(_POLY_SCALE)},
+      reference=_coef_ref, expect="ok", rtol=1e-5, atol=1e-5,
+      why="__constant__ coefficients written by the host through RawModule.get_global (cudaMemcpyToSymbol's role)")
+
+
+def _ticket_args():
+    return i32(4 * 64, lo=-100, hi=100, seed=206), zeros(4, np.int32), zeros(1, np.int32)
+
+
+entry("device_ticket", grid=(4,), block=(64,), make_args=_ticket_args,
+      reference=lambda a: {1: a[0].reshape(4, 64).sum(axis=1).astype(np.int32),
+                           2: np.array([a[0].sum()], np.int32)},
+      expect="ok", why="__threadfence() before the ticket orders each partial sum before the last block reads it")
 
 
 def get(name: str) -> Entry:

@@ -30,6 +30,13 @@ def copy_args(args):
     return tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
 
 
+def set_globals(module, entry: Entry):
+    """Copy each of entry.globals into the module's variable (simcore.RawModule or CupyModule)."""
+    for name, make in entry.globals.items():
+        value = np.ascontiguousarray(make())
+        module.get_global(name).copy_from_host(value, value.nbytes)
+
+
 def run_sim(entry: Entry, **overrides) -> RunResult:
     """One launch on the simulator with every check on."""
     import simcore
@@ -37,8 +44,9 @@ def run_sim(entry: Entry, **overrides) -> RunResult:
     args = copy_args(entry.make_args())
     opts = {"checks": True, **entry.sim_options, **overrides}
     try:
-        kern = simcore.RawModule(code=entry.source, options=entry.options,
-                                 backend="sim").get_function(entry.kernel)
+        mod = simcore.RawModule(code=entry.source, options=entry.options, backend="sim")
+        kern = mod.get_function(entry.kernel)
+        set_globals(mod, entry)
     except simcore.CompileError as exc:
         return RunResult("compile_error", detail=str(exc))
     caught = []

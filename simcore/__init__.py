@@ -12,6 +12,7 @@ from .errors import (CompileError, DataRace, Deadlock, DivergentBarrier, Divisio
                      SimulatorError, SimWarning, StepLimit, UndefinedValue, UninitializedRead)
 from .module import CHECKS, SCHEDULES, Kernel, Launch, RawKernel, RawModule, gpu_available
 from .program import Param
+from .device_global import DeviceGlobal
 from .trace import Trace, TraceStep, WarpState
 from .perf import Estimate, Sweep, tune
 
@@ -19,5 +20,5 @@ __all__ = ["RawModule", "RawKernel", "Kernel", "Launch", "Param", "gpu_available
            "SimcoreError", "CompileError", "LaunchError", "SimulatorError", "KernelFault", "SimWarning",
            "DivergentBarrier", "Deadlock", "DataRace", "InvalidMask", "UndefinedValue", "UninitializedRead",
            "NamedBarrierError", "OutOfBounds", "StepLimit", "MisalignedAccess", "DivisionByZero", "ReadOnlyWrite",
-           "Trace", "TraceStep", "WarpState", "tune", "Estimate", "Sweep"]
+           "Trace", "TraceStep", "WarpState", "DeviceGlobal", "tune", "Estimate", "Sweep"]
 __version__ = "0.1.0"

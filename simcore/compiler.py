@@ -45,7 +45,7 @@ def _compile_nested(source, options):
         top.add(ext)
     if not top.kernels:
         raise CompileError("no __global__ kernel found in the source", construct="__global__")
-    return {name: compile_kernel(pre, fdef, top.funcs, top.shared, top.typedefs)
+    return {name: compile_kernel(pre, fdef, top.funcs, top.variables, top.types)
             for name, fdef in top.kernels.items()}
 
 
@@ -79,11 +79,13 @@ def _parse(pre):
 
 class _TopLevel:
     """The file-scope declarations of a module: kernels, __device__ functions, file-scope
-    __shared__ variables, typedefs."""
+    variables (__shared__, __device__, __constant__, const numbers), struct definitions and
+    typedefs (in source order)."""
 
     def __init__(self, pre):
         self.pre = pre
-        self.kernels, self.funcs, self.shared, self.typedefs = {}, {}, {}, {}
+        self.kernels, self.funcs, self.variables = {}, {}, {}
+        self.types = []
 
     def error(self, msg, coord, construct):
         line = coord.line if coord else None
@@ -100,17 +102,18 @@ class _TopLevel:
         elif isinstance(ext, c_ast.Decl):
             if isinstance(ext.type, c_ast.FuncDecl):
                 return     # a prototype
-            if "_Thread_local" not in (ext.storage or []):
-                raise self.error("global variables are not in simcore's subset (use a kernel parameter, "
-                                 "or __shared__ memory)", ext.coord, "global variable")
-            self.shared[ext.name] = ext
+            if ext.name is None:
+                if isinstance(ext.type, (c_ast.Struct, c_ast.Union)):
+                    self.types.append(ext)       # struct S { ... };
+                return
+            storage = ext.storage or []
+            if not ({"_Thread_local", "auto", "register"} & set(storage)) and "const" not in (ext.quals or []):
+                raise self.error(f"'{ext.name}' is a host variable: kernels cannot use it (declare it __device__, "
+                                 "or __constant__ for values the kernels only read; or pass it as a kernel "
+                                 "argument)", ext.coord, "global variable")
+            self.variables[ext.name] = ext
         elif isinstance(ext, c_ast.Typedef):
-            t = ext.type.type
-            if isinstance(ext.type, c_ast.TypeDecl) and isinstance(t, c_ast.IdentifierType):
-                names = t.names
-                if len(names) == 1 and names[0] in self.typedefs:
-                    names = self.typedefs[names[0]]
-                self.typedefs[ext.name] = names
+            self.types.append(ext)
 
 
 def _check_braces(pre):
@@ -168,7 +171,7 @@ def _parse_error(msg, lines):
                         "simcore's CUDA subset", line=line, column=col, construct="syntax", source_line=text)
 
 
-def compile_kernel(pre, fdef, funcs, global_decls, typedefs=None):
-    prog, consts = lower(pre, fdef, funcs, global_decls, typedefs)
+def compile_kernel(pre, fdef, funcs, global_decls, type_decls=()):
+    prog, consts = lower(pre, fdef, funcs, global_decls, type_decls)
     generate(prog, consts)
     return prog

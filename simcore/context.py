@@ -71,6 +71,11 @@ class Context:
     def st(self, addr, value, dtype, L, site, taint, check_align=True):
         self.memory.store(addr, value, dtype, L, site, taint, check_align)
 
+    def check_align(self, addr, align, L, site, kind, may_be_misaligned=True):
+        """A vector access (float4, a struct with __align__(n)) needs an address aligned to n."""
+        if may_be_misaligned:
+            self.memory.check_align(addr, align, L, site, kind)
+
     def atomic(self, op, addr, value, dtype, L, site, compare):
         old = self.memory.atomic(op, addr, value, dtype, L, site, compare)
         if op == "cas" and self.cas_watch.observe(site, old, compare):

@@ -9,7 +9,8 @@ import numpy as np
 
 
 class CType:
-    is_scalar = is_pointer = is_array = is_void = False
+    is_scalar = is_pointer = is_array = is_void = is_struct = False
+    # every type has `size` and `align` (C's alignment requirement in bytes)
 
 
 @dataclass(frozen=True)
@@ -22,6 +23,10 @@ class Scalar(CType):
 
     @property
     def size(self):
+        return self.dtype.itemsize
+
+    @property
+    def align(self):
         return self.dtype.itemsize
 
     @property
@@ -41,7 +46,7 @@ class Pointer(CType):
     base: CType
     const: bool = False
     is_pointer = True
-    size = 8
+    size = align = 8
     dtype = np.dtype(np.int64)   # an address
 
     def __str__(self):
@@ -58,11 +63,80 @@ class Array(CType):
     def size(self):
         return (self.length or 0) * self.base.size
 
+    @property
+    def align(self):
+        return self.base.align
+
     def __str__(self):
         return f"{self.base}[{self.length if self.length is not None else ''}]"
 
 
+@dataclass(frozen=True, eq=False)
+class Field:
+    name: str
+    ctype: CType
+    offset: int          # bytes from the start of the struct
+
+
+@dataclass(frozen=True, eq=False)
+class Struct(CType):
+    """A struct (or a CUDA vector type such as float4): fields at C's offsets.
+
+    Each definition is its own type (compared by identity, as C compares struct types)."""
+    name: str            # the tag or typedef name, for messages
+    fields: tuple        # Field, in declaration order
+    size: int
+    align: int
+    is_struct = True
+
+    def field(self, name):
+        for f in self.fields:
+            if f.name == name:
+                return f
+        return None
+
+    @property
+    def dtype(self):
+        """The numpy structured dtype with the same bytes (how a host array of these looks)."""
+        names, formats, offsets = [], [], []
+        for f in self.fields:
+            names.append(f.name)
+            formats.append(f.ctype.dtype if not f.ctype.is_array else _array_dtype(f.ctype))
+            offsets.append(f.offset)
+        return np.dtype({"names": names, "formats": formats, "offsets": offsets, "itemsize": self.size})
+
+    def __str__(self):
+        return self.name
+
+
+def _array_dtype(t):
+    shape = []
+    while t.is_array:
+        shape.append(t.length)
+        t = t.base
+    return np.dtype((t.dtype, tuple(shape)))
+
+
+def align_up(n, a):
+    return (n + a - 1) // a * a
+
+
+def layout_struct(name, members, min_align=1):
+    """C's layout: each member at the next multiple of its alignment, the size a multiple of
+    the struct's alignment (the largest of its members', or __align__(n))."""
+    offset, align, fields = 0, max(1, min_align), []
+    for fname, t, *own in members:           # (name, type[, alignment of the member's _Alignas])
+        a = max(t.align, *own) if own else t.align
+        offset = align_up(offset, a)
+        fields.append(Field(fname, t, offset))
+        offset += t.size
+        align = max(align, a)
+    return Struct(name, tuple(fields), align_up(max(offset, 1), align), align)
+
+
 class _Void(CType):
+    align = 1
+
     is_void = True
     size = 1
 
@@ -145,3 +219,24 @@ def decay(t):
     if t.is_array:
         return Pointer(t.base)
     return t
+
+
+# CUDA's vector types (vector_types.h): base type, and the alignment nvcc gives the 2- and
+# 4-wide ones (`__builtin_align__`); the 1- and 3-wide ones align as their base type.
+_VECTOR_BASES = {"char": CHAR, "uchar": UCHAR, "short": SHORT, "ushort": USHORT, "int": INT, "uint": UINT,
+                 "long": LLONG, "ulong": ULLONG, "longlong": LLONG, "ulonglong": ULLONG, "float": FLOAT,
+                 "double": DOUBLE}
+# 32-byte vectors of 64-bit numbers: deprecated in CUDA 13 (double4_16a/double4_32a), not simulated
+UNSUPPORTED_VECTORS = frozenset(f"{b}4" for b in ("long", "ulong", "longlong", "ulonglong", "double"))
+
+
+def _vector(name, base, n):
+    align = base.size * n if n in (2, 4) else base.size
+    return layout_struct(name, [(c, base) for c in "xyzw"[:n]], min(align, 16))
+
+
+VECTOR_TYPES = {f"{b}{n}": _vector(f"{b}{n}", t, n) for b, t in _VECTOR_BASES.items() for n in (1, 2, 3, 4)
+                if f"{b}{n}" not in UNSUPPORTED_VECTORS}
+# dim3: three unsigned ints (threadIdx, blockDim, ... as values)
+VECTOR_TYPES["dim3"] = layout_struct("dim3", [(c, UINT) for c in "xyz"])
+ALL_VECTOR_NAMES = tuple(f"{b}{n}" for b in _VECTOR_BASES for n in (1, 2, 3, 4))

@@ -230,6 +230,24 @@ class CupyModule:
             self._kernels[name] = fn
         return fn
 
+    def get_global(self, name: str, var=None):
+        """The module's __device__/__constant__ variable on the GPU as a simcore.DeviceGlobal
+        (var: the simulator's ModuleVariable, for its dtype and shape; else raw bytes)."""
+        from .device_global import DeviceGlobal, variable_layout
+        from simcore.errors import CompileError
+
+        cupy = _import_cupy()
+        try:
+            ptr = self._module.get_global(name)
+        except Exception as exc:
+            raise CompileError(f"no __device__ or __constant__ variable named '{name}' in the module: {exc}") from None
+        if var is not None:
+            dtype, shape = variable_layout(var)
+        else:
+            dtype, shape = np.dtype(np.uint8), (ptr.mem.size,)
+        return DeviceGlobal(name, dtype, shape, _GpuBacking(cupy, ptr, dtype, shape),
+                            bool(var is not None and var.constant))
+
     def launch(self, name: str, grid, block, args: tuple, shared_mem: int = 0) -> None:
         cupy = _import_cupy()
         fn = self._function(name)
@@ -247,7 +265,10 @@ class CupyModule:
                 copies.append((host, dev))
                 for m, off in zip(members, offsets):
                     k = arrays[m]
-                    device_args[k] = dev[off:off + args[k].nbytes].view(args[k].dtype)
+                    raw = dev[off:off + args[k].nbytes]
+                    # CuPy has no structured dtypes: an array of structs goes as its bytes (the
+                    # kernel only receives the address)
+                    device_args[k] = raw if args[k].dtype.fields is not None else raw.view(args[k].dtype)
             for k, a in enumerate(args):
                 if isinstance(a, np.ndarray) and a.ndim == 0:  # 0-d array: a scalar of its dtype
                     device_args[k] = a[()]
@@ -271,6 +292,23 @@ class CupyModule:
         except Exception as exc:
             raise _launch_error(exc, name, grid, block, shared_mem,
                                 "copying back the results of") from exc
+
+
+class _GpuBacking:
+    """A variable in the GPU module: read and written as bytes through CuPy."""
+
+    def __init__(self, cupy, ptr, dtype, shape):
+        self.cupy, self.ptr, self.dtype, self.shape = cupy, ptr, np.dtype(dtype), tuple(shape)
+        self.nbytes = int(np.prod(self.shape, dtype=np.int64)) * self.dtype.itemsize
+
+    def read(self):
+        raw = self.cupy.ndarray((self.nbytes,), self.cupy.uint8, self.ptr)
+        return self.cupy.asnumpy(raw).view(self.dtype).reshape(self.shape)
+
+    def write(self, a):
+        host = np.ascontiguousarray(a, dtype=self.dtype).reshape(-1).view(np.uint8)
+        self.ptr.copy_from_host(host.ctypes.data, host.nbytes)
+        self.cupy.cuda.runtime.deviceSynchronize()
 
 
 def _is_compile_exception(exc: Exception) -> bool:

@@ -266,7 +266,8 @@ class Engine:
         if self.schedule == "adversarial":
             # one warp at a time, the highest first, until it stops (a sync point or exit)
             cur = self._adv_warp
-            wp = cur if cur is not None and warp_any[cur] else int(warps[-1])
+            # (a warp of an earlier, larger wave may not exist in this one)
+            wp = cur if cur is not None and cur < w.nwarps and warp_any[cur] else int(warps[-1])
             self._adv_warp = wp
         elif self.schedule == "round_robin":
             later = warps[warps > self._rr_warp]

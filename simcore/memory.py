@@ -107,6 +107,26 @@ class Memory:
                 addresses[i] = region_base(rid) + off
         return addresses
 
+    def add_module_variables(self, variables, storage):
+        """__device__ and __constant__ variables: storage[name] holds each one's bytes (the
+        module's, kept between launches)."""
+        for var in variables:
+            buf = storage[var.name]
+            elem = var.ctype
+            while elem.is_array:
+                elem = elem.base
+            self.regions[var.region] = Region(var.region, "global", var.name, var.nbytes, elem.dtype, buf,
+                                              readonly=var.constant)
+
+    def check_align(self, addr, align, L, site, kind):
+        n = self.wave.nlanes(L)
+        addr = np.broadcast_to(np.asarray(addr, dtype=np.int64), (n,))
+        off = addr - HALF            # region bases are multiples of 2**40: the offset's low bits
+        if n and (off & (align - 1)).any():
+            region = self.regions.get(int(addr[0]) >> REGION_SHIFT)
+            if region is not None:
+                self.report.misaligned(region, off & OFFSET_MASK, align, L, site, kind)
+
     def add_shared(self, arr, nbytes):
         self.regions[arr.region] = Region(arr.region, "shared", arr.name, nbytes, arr.elem.dtype)
 

@@ -130,6 +130,10 @@ class RawModule:
                 raise
             raise SimulatorError(f"internal simulator error while compiling ({type(e).__name__}: {e}). This is "
                                  "a bug in simcore, not in your kernel; set SIMCORE_DEBUG=1 for details.") from None
+        # __device__/__constant__ variables: the module's own bytes, kept between launches
+        self._module_vars = next((list(getattr(p, "module_vars", ())) for p in self._programs.values()), [])
+        from .runner import module_storage
+        self._globals = module_storage(self._programs[next(iter(self._programs))]) if self._module_vars else {}
         self._gpu = None
         if self.backend == "cupy":
             from .cupy_backend import CupyModule
@@ -141,6 +145,20 @@ class RawModule:
     @property
     def kernel_names(self):
         return list(self._programs)
+
+    def get_global(self, name):
+        """A `__device__` or `__constant__` variable of the module, to read and write from the
+        host (CuPy: RawModule.get_global; CUDA: cudaMemcpyToSymbol). -> simcore.DeviceGlobal"""
+        from .device_global import DeviceGlobal, HostBacking, variable_layout
+        var = next((v for v in self._module_vars if v.name == name), None)
+        if var is None and self._gpu is None:
+            names = ", ".join(v.name for v in self._module_vars) or "none"
+            raise CompileError(f"no __device__ or __constant__ variable named '{name}' in this module; it has: "
+                               f"{names}", construct=name)
+        if self._gpu is not None:
+            return self._gpu.get_global(name, var)
+        dtype, shape = variable_layout(var)
+        return DeviceGlobal(name, dtype, shape, HostBacking(self._globals[name], dtype, shape), var.constant)
 
     def get_function(self, name):
         if name not in self._programs:
@@ -277,7 +295,7 @@ class Kernel:
             return None
         options = _options(checks, schedule, model, seed, trace, max_steps, time_limit)
         from .runner import run_launch
-        run_launch(prog, launch, values, options)
+        run_launch(prog, launch, values, options, module_vars=self.module._globals)
 
     def _marshal(self, args):
         params = self.program.params
@@ -297,7 +315,9 @@ class Kernel:
                 if not isinstance(a, np.ndarray):
                     raise LaunchError(f"{where} must be a numpy array, not {type(a).__name__}")
                 a = np.asarray(a)      # subclasses (np.matrix) as plain arrays over the same memory
-                if a.dtype != p.dtype:
+                if p.dtype.fields is not None:
+                    _check_struct_array(a, p, where)
+                elif a.dtype != p.dtype:
                     raise LaunchError(f"{where} must be an array of {p.dtype} ({p.type.replace(' *', '')}), "
                                       f"but the array holds {a.dtype}; convert it with .astype(np.{p.dtype})")
                 if not a.flags.c_contiguous:
@@ -310,6 +330,38 @@ class Kernel:
                 out.append(_scalar(a, p, where))
         return out
 
+
+
+def _struct_layout(dtype):
+    """(offset, format) of every number in a structured dtype, names aside."""
+    out = []
+    for name in dtype.names:
+        sub, off = dtype.fields[name][:2]
+        if sub.fields is not None:
+            out += [(off + o, f) for o, f in _struct_layout(sub)]
+        else:
+            out.append((off, sub.str))
+    return out
+
+
+def _check_struct_array(a, p, where):
+    """A pointer to a struct takes, as with CuPy (which passes the array's address), an array of
+    a numpy structured dtype with the struct's layout (member names may differ), or any array
+    whose bytes are a whole number of structs (float32 for float4 *, complex64 for a
+    {float re, im} struct)."""
+    from .signature import UNKNOWN_STRUCT
+    if p.dtype == UNKNOWN_STRUCT:       # GPU only, a struct the signature reader did not lay out
+        return
+    struct = p.type.replace(" *", "").replace("const ", "")
+    size = p.dtype.itemsize
+    if a.dtype.fields is not None:
+        if a.dtype.itemsize != size or _struct_layout(a.dtype) != _struct_layout(p.dtype):
+            raise LaunchError(f"{where} points to {struct} (layout {p.dtype}, {size} bytes), but the array's "
+                              f"structured dtype has another layout ({a.dtype}, {a.dtype.itemsize} bytes); "
+                              f"build it with np.dtype({p.dtype.descr!r}, align=True) or use a matching layout")
+    elif a.nbytes % size:
+        raise LaunchError(f"{where} points to {struct} ({size} bytes each), but the array holds {a.nbytes} bytes, "
+                          f"not a whole number of {struct}")
 
 
 def _scalar(a, p, where):

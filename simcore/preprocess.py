@@ -10,6 +10,7 @@ import re
 import time
 from dataclasses import dataclass, field
 
+from .ctype import ALL_VECTOR_NAMES
 from .errors import CompileError
 
 IDENT = re.compile(r"[A-Za-z_]\w*")
@@ -20,15 +21,14 @@ PRELUDE = """typedef _Bool bool; typedef unsigned long size_t; typedef long ptrd
 typedef unsigned int uint32_t; typedef int int32_t; typedef unsigned long long uint64_t;
 typedef long long int64_t; typedef unsigned short uint16_t; typedef short int16_t;
 typedef unsigned char uint8_t; typedef signed char int8_t; typedef unsigned int uint;
-"""
+""" + "".join(f"typedef struct __cuda_{v} {v}; " for v in ALL_VECTOR_NAMES + ("dim3",)) + "\n"
+# (vector types: the tag __cuda_<name> stands for ctype.VECTOR_TYPES[name] in lowering)
 
 # Words that mean a construct outside the subset: a clear message beats a parse error.
 UNSUPPORTED_WORDS = {
-    "template": "C++ templates", "class": "C++ classes", "struct": "structs",
+    "template": "C++ templates", "class": "C++ classes",
     "union": "unions", "namespace": "namespaces", 
-    "goto": "goto", "__constant__": "__constant__ memory", 
-    "float2": "vector types (float2)", "float3": "vector types (float3)",
-    "float4": "vector types (float4)", "int2": "vector types (int2)", "int4": "vector types (int4)",
+    "goto": "goto", "auto": "C++ auto type deduction",
     "__half": "half precision",
     "cooperative_groups": "cooperative groups", 
     "register": "the register keyword", "_Thread_local": "_Thread_local", 
@@ -36,7 +36,7 @@ UNSUPPORTED_WORDS = {
     
 }
 
-ERASE = ("__device__", "__host__", "__forceinline__", "__noinline__", "inline", "__inline__")
+ERASE = ("__host__", "__forceinline__", "__noinline__", "inline", "__inline__")
 
 
 @dataclass
@@ -45,6 +45,7 @@ class Preprocessed:
     lines: list                    # the user's original source lines, for messages
     kernels: list                  # names declared __global__, in order
     asm_sites: dict = field(default_factory=dict)
+    struct_align: dict = field(default_factory=dict)   # struct tag -> n of `struct __align__(n) tag`
 
 
 def preprocess(source, options=()):
@@ -64,7 +65,16 @@ def preprocess(source, options=()):
         _deadline[0] = 0.0
     text = "\n".join(body)
     text, kernels = _cuda_spellings(text, lines)
-    return Preprocessed(PRELUDE + '# 1 "kernel.cu"\n' + text, lines, kernels)
+    text, struct_align = _alignment_specifiers(text, lines)
+    text = _device_variables(text)
+    _struct_bodies(text, lines)
+    text = _brace_initializers(text)
+    # C++ names a struct by its tag alone (`Complex c;`): declare each tag as a typedef too
+    # (in the prelude, so no line moves)
+    tags = dict.fromkeys(m.group(1) for m in re.finditer(r"\bstruct\s+([A-Za-z_]\w*)", text))
+    tag_typedefs = "".join(f"typedef struct {t} {t}; " for t in tags if not t.startswith("__cuda_"))
+    return Preprocessed(PRELUDE + tag_typedefs + '\n# 1 "kernel.cu"\n' + text, lines, kernels,
+                        struct_align=struct_align)
 
 
 def _error(msg, line, lines, column=None, construct=None):
@@ -384,10 +394,108 @@ def _cuda_spellings(text, lines):
     for w in ERASE:
         text = re.sub(r"\b%s\b" % w, " " * len(w), text)
     text = re.sub(r"\b__shared__\b", "_Thread_local", text)
+    # __constant__ variables: the storage class `auto`, which C never allows at file scope
+    text = re.sub(r"\b__constant__\b", "auto        ", text)
     text = re.sub(r"\b__restrict__\b", "restrict    ", text)
     text = _cxx_casts(text, lines)
     text = _inline_ptx(text, lines)
     return text, kernels
+
+
+ALIGN_SPEC = re.compile(r"\b(?:__align__\s*\(\s*([^()]*?)\s*\)|__attribute__\s*\(\((.*?)\)\))")
+STRUCT_HEAD = re.compile(r"\bstruct\s*$")
+
+
+def _alignment_specifiers(text, lines):
+    """`__align__(n)` and `__attribute__((...))`. On a struct (`struct __align__(16) Name`) the
+    alignment is recorded for its tag (an anonymous struct gets a tag); on a variable it
+    becomes C11's `_Alignas(n)`. Other attributes (always_inline, noinline, ...) are dropped:
+    they change no result. Line lengths are kept."""
+    struct_align = {}
+    out, pos = [], 0
+    for m in ALIGN_SPEC.finditer(text):
+        out.append(text[pos:m.start()])
+        pos = m.end()
+        spec = m.group(0)
+        if m.group(2) is not None:
+            inner = re.fullmatch(r"\s*(?:__)?aligned(?:__)?\s*\(\s*([^()]*?)\s*\)\s*", m.group(2))
+            if inner is None:
+                out.append(_blank(spec))
+                continue
+            value = inner.group(1)
+        else:
+            value = m.group(1)
+        try:
+            n = int(value, 0)
+        except ValueError:
+            raise _error(f"the alignment {value!r} must be a number (a power of two)", _line_of(text, m.start()),
+                         lines, construct="__align__") from None
+        if n <= 0 or n & (n - 1):
+            raise _error(f"the alignment {n} is not a power of two", _line_of(text, m.start()), lines,
+                         construct="__align__")
+        if STRUCT_HEAD.search(text[max(0, m.start() - 40):m.start()]):
+            tag = re.match(r"\s*([A-Za-z_]\w*)", text[m.end():])
+            if tag:
+                struct_align[tag.group(1)] = n
+                out.append(_blank(spec))
+            else:                           # anonymous: give it a tag
+                name = f"_align{len(struct_align)}"
+                struct_align[name] = n
+                out.append(name + " " * max(0, len(spec) - len(name)))
+        else:
+            spelled = f"_Alignas({n})"
+            out.append(spelled + " " * max(0, len(spec) - len(spelled)))
+    out.append(text[pos:])
+    return "".join(out), struct_align
+
+
+STRUCT_OPEN = re.compile(r"\bstruct\s+(?:[A-Za-z_]\w*\s*)?\{")
+MEMBER_FUNCTION = re.compile(r"\b([A-Za-z_]\w*)\s*\([^;{}]*\)\s*(?:const\s*)?[{:;]")
+
+
+def _struct_bodies(text, lines):
+    """C++ member functions and constructors in a struct: named, not a bare syntax error."""
+    for m in STRUCT_OPEN.finditer(text):
+        close = _matching(text, m.end() - 1, "{", "}")
+        body = text[m.end():close if close > 0 else len(text)]
+        f = MEMBER_FUNCTION.search(body)
+        if f and f.group(1) != "_Alignas":
+            at = m.end() + f.start()
+            raise _error(f"member functions and constructors of structs ('{f.group(1)}') are not in simcore's CUDA "
+                         "subset: write a __device__ function that takes the struct (or a pointer to it)",
+                         _line_of(text, at), lines, column=at - (text.rfind("\n", 0, at) + 1) + 1,
+                         construct="member function")
+
+
+TYPE_WORDS = ("bool", "char", "short", "int", "unsigned", "signed", "long", "float", "double", "size_t") + \
+    ALL_VECTOR_NAMES + ("dim3",)
+
+
+def _brace_initializers(text):
+    """C++ list-initialisation of a declared variable, `float2 v{1.f, 2.f};` or `Complex c{};`,
+    as C's `float2 v = {1.f, 2.f};` (only after a type name: a struct tag, a typedef, a CUDA type)."""
+    names = set(TYPE_WORDS)
+    names.update(re.findall(r"\bstruct\s+([A-Za-z_]\w*)", text))
+    names.update(re.findall(r"\btypedef\b[^;{}]*?\b([A-Za-z_]\w*)\s*;", text))
+    names.update(re.findall(r"\}\s*([A-Za-z_]\w*)\s*;", text))     # typedef struct {...} Name;
+    pat = re.compile(r"\b(%s)(\s*\*?\s*)([A-Za-z_]\w*)\s*\{(\s*\})?" % "|".join(map(re.escape, sorted(names))))
+
+    def repl(m):
+        return f"{m.group(1)}{m.group(2)}{m.group(3)} = {{{'0}' if m.group(4) else ''}"
+    return pat.sub(repl, text)
+
+
+def _device_variables(text):
+    """`__device__` before a variable becomes the storage class `register` (never allowed at file
+    scope in C, and refused in the user's own text), so that the compiler knows it is a
+    __device__ variable; before a function it is dropped."""
+    def repl(m):
+        rest = text[m.end():]
+        stop = re.search(r"[(;={\[]", rest)
+        if stop is not None and stop.group(0) != "(":
+            return "register  "
+        return " " * len(m.group(0))
+    return re.sub(r"\b__device__\b", repl, text)
 
 
 def _cxx_casts(text, lines):

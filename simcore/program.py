@@ -34,6 +34,22 @@ class SharedArray:
 
 
 @dataclass
+class ModuleVariable:
+    """A `__device__` or `__constant__` variable: global memory of the module, kept between
+    launches (RawModule.get_global(name) reads and writes it from the host)."""
+    name: str
+    ctype: object        # ctype of the variable (an Array for arrays)
+    region: int          # address-space region (see memory.py)
+    constant: bool       # __constant__: read-only for kernels
+    init: bytes          # its bytes at module load (the initializer, or zeros)
+    line: int = 0
+
+    @property
+    def nbytes(self):
+        return self.ctype.size
+
+
+@dataclass
 class Param:
     """A kernel parameter, as users and the CuPy backend see it."""
     name: str
@@ -140,6 +156,7 @@ class Program:
     shared_access_size: int = 4
     uses_taint: bool = False
     python_source: str = ""
+    module_vars: list = field(default_factory=list)   # ModuleVariable, the same list for every kernel
 
     def line_text(self, line):
         if line and 0 < line <= len(self.source_lines):

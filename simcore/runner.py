@@ -9,9 +9,16 @@ from .plugins import REGISTERED, build_plugins
 from .report import Reporter
 
 
-def build_engine(prog, launch, values, options, extra_plugins=()):
+def module_storage(prog):
+    """Fresh bytes for the module's __device__/__constant__ variables (their initial values)."""
+    return {v.name: np.frombuffer(v.init, np.uint8).copy() for v in prog.module_vars}
+
+
+def build_engine(prog, launch, values, options, extra_plugins=(), module_vars=None):
     """The engine of one launch, ready to run. values: the marshalled arguments; extra_plugins:
-    plugin classes to build for this launch whatever the options say (e.g. a profiler)."""
+    plugin classes to build for this launch whatever the options say (e.g. a profiler);
+    module_vars: the bytes of the module's __device__/__constant__ variables, name -> uint8
+    array, written in place (default: fresh ones with their initial values)."""
     report = Reporter(prog, launch, options, *source_lines(prog))
     extra = [cls(launch, prog, report, options) for cls in extra_plugins]
     plugins = build_plugins(REGISTERED, launch, prog, report, options, extra=extra)
@@ -24,15 +31,17 @@ def build_engine(prog, launch, values, options, extra_plugins=()):
     launch.arg_values = [np.int64(next(addresses)) if p.is_pointer else v for p, v in zip(prog.params, values)]
     for arr in prog.shared:
         memory.add_shared(arr, launch.shared_mem if arr.dynamic else arr.nbytes)
+    if prog.module_vars:
+        memory.add_module_variables(prog.module_vars, module_storage(prog) if module_vars is None else module_vars)
     return Engine(prog, launch, memory, ctx, options, report, plugins)
 
 
-def run_launch(prog, launch, values, options, extra_plugins=(), block_ranges=None):
+def run_launch(prog, launch, values, options, extra_plugins=(), block_ranges=None, module_vars=None):
     """Run a launch and fill its record (steps, warnings, and what the plugins add, such as the
     trace), also when it faults. block_ranges: [(first block, count)] to run only those blocks,
     each range as one wave (default: every block). -> the engine (its plugins hold what they
     collected: `engine.plugins.of_type(cls)`)."""
-    engine = build_engine(prog, launch, values, options, extra_plugins)
+    engine = build_engine(prog, launch, values, options, extra_plugins, module_vars)
     try:
         engine.run(block_ranges)
     finally:

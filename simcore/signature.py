@@ -19,6 +19,11 @@ TYPEDEFS = {"size_t": ["unsigned", "long"], "uint32_t": ["unsigned", "int"], "in
             "int16_t": ["short"], "bool": ["_Bool"], "ptrdiff_t": ["long"]}
 
 
+# The pointee of `S *` for a struct S this reader does not lay out: any array's bytes do
+# (as CuPy, which passes the address).
+UNKNOWN_STRUCT = np.dtype({"names": ["unknown_struct"], "formats": [np.uint8]})
+
+
 class Signature:
     """Stands in for a compiled Program when only the GPU will run the kernel."""
 
@@ -55,6 +60,12 @@ def signatures(source, options=()):
             if len(tnames) == 1 and tnames[0] in TYPEDEFS:
                 tnames = TYPEDEFS[tnames[0]]
             t = T.from_names(tnames)
+            if t is None and is_pointer and len(tnames) == 1:
+                t = T.VECTOR_TYPES.get(tnames[0])
+                if t is None and tnames[0] not in ("struct",):
+                    spelled = ("const " if "const" in words else "") + tnames[0] + " *"
+                    params.append(Param(pname, spelled, True, UNKNOWN_STRUCT))
+                    continue
             if t is None or t.is_void and not is_pointer:
                 ok = False
                 break

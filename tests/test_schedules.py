@@ -274,3 +274,27 @@ def test_unchecked_race_output_depends_on_schedule():
         results[(schedule, seed)] = (out != good).mean()
     assert results[("adversarial", 0)] > 0      # the schedule that exposes the missing barrier
     assert len({round(v, 3) for v in results.values()}) > 1
+
+
+def test_adversarial_schedule_across_waves_of_different_sizes():
+    """A later wave with fewer warps than the warp the adversarial schedule ran last in the
+    previous wave (9 blocks of 1024 threads: a full wave, then one block) must not crash."""
+    src = r"""
+extern "C" __global__ void last_warp_adds(const float *in, float *total, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (threadIdx.x / 32 == 0) {
+        __syncthreads();          // legal: the other warps exit; they ran last in their wave
+        if (i < n)
+            atomicAdd(total, in[i]);
+    }
+}
+"""
+    k = simcore.RawModule(code=src, backend="sim").get_function("last_warp_adds")
+    n = 9 * 1024
+    x = np.ones(n, np.float32)
+    total = np.zeros(1, np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")           # the fragile-barrier note
+        k((9,), (1024,), (x, total, np.int32(n)), schedule="adversarial")
+    assert total[0] == 9 * 32

@@ -43,6 +43,8 @@ def run(entry, backend):
     args = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in entry.make_args())
     try:
         mod = CupyModule(entry.source, tuple(entry.options))
+        from conformance.runner import set_globals
+        set_globals(mod, entry)
         mod.launch(entry.kernel, pad3(entry.grid), pad3(entry.block), args, entry.shared_mem)
     except CompileError as exc:
         return "compile_error", "compile_error", str(exc), None

@@ -15,6 +15,7 @@ program):
     builder        blocks, registers, constants, scopes, sites, recorded flows
     types          C types of declarations, conversions
     access         lvalues, addresses, loads and stores
+    aggregates     structs, vector types, pointers to locals, __device__/__constant__ variables
     builtins       the table of built-in functions (math, intrinsics, atomics, fences, printf)
     sync_points    the table of sync points, and lowering them to SyncSites
     purity         does an expression end a block / may it run on every lane
@@ -28,6 +29,7 @@ program):
 """
 from ..errors import CompileError
 from .access import AccessLowering
+from .aggregates import AggregateLowering
 from .builder import Builder
 from .calls import CallLowering
 from .control import ControlFlowLowering
@@ -40,14 +42,18 @@ from .values import DT
 
 
 class Lowerer(ControlFlowLowering, DeclarationLowering, ExpressionLowering, CallLowering, SyncPointLowering,
-              AccessLowering, TypeLowering, Builder):
+              AggregateLowering, AccessLowering, TypeLowering, Builder):
     """The visitor: state from Builder, one mixin per kind of construct."""
 
 
-def lower(pre, fdef, funcs, global_decls, typedefs=None):
-    """-> (Program without compiled code, constants) for one __global__ kernel."""
-    low = Lowerer(pre, funcs, typedefs)
+def lower(pre, fdef, funcs, global_decls, type_decls=()):
+    """-> (Program without compiled code, constants) for one __global__ kernel.
+
+    global_decls: file-scope variables (name -> c_ast.Decl: __shared__, __device__,
+    __constant__, const numbers); type_decls: file-scope struct definitions and typedefs."""
+    low = Lowerer(pre, funcs, None)
     try:
+        low.define_types(type_decls)
         return lower_kernel(low, pre, fdef, global_decls)
     except RecursionError:
         line = low.stmt_line or None

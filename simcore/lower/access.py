@@ -4,7 +4,8 @@ from pycparser import c_ast
 from .. import ctype as T
 from ..memory import region_base
 from .code import ALIGNED, MisalignedHole, TaintHole, Taint, TaintTerm, always, taint_of
-from .values import LocalElementTarget, MemoryTarget, RegisterTarget, Val, memory_dtype, regs_of
+from .values import (LocalElementTarget, LocalStructElementTarget, LocalStructTarget, MemoryTarget, RegisterTarget, Val, memory_dtype,
+                     regs_of)
 
 SPECIALS = {"threadIdx": "tid", "blockIdx": "bid", "blockDim": "bdim", "gridDim": "gdim"}
 
@@ -14,22 +15,45 @@ class AccessLowering:
         return Val(self.const(region_base(sym.shared.region), T.LLONG).code, T.Pointer(sym.ctype.base),
                    space="shared", aligned=ALIGNED)
 
-    def lvalue(self, node):
-        """The left side of an assignment -> RegisterTarget | LocalElementTarget | MemoryTarget."""
+    def lvalue(self, node, for_member=False):
+        """The left side of an assignment (or the struct of `s.f`: for_member) ->
+        RegisterTarget | LocalElementTarget | LocalStructTarget | MemoryTarget."""
         if isinstance(node, c_ast.ID):
             sym = self.lookup(node.name, node)
             if sym.kind == "var":
                 return RegisterTarget(sym.var)
+            if sym.kind == "struct":
+                return LocalStructTarget(sym)
             if sym.kind == "shared" and sym.scalar:
                 return MemoryTarget(self.shared_scalar_address(sym), sym.ctype.base, "shared")
+            if sym.kind == "module_var" and sym.scalar:
+                addr = self.module_var_address(sym)
+                return MemoryTarget(addr, sym.ctype, addr.space)
+            if sym.kind == "ref":
+                raise self.error(node, f"'{node.name}' points to a local variable and cannot be made to point "
+                                       "elsewhere in simcore (declare another pointer)", construct="&")
+            if sym.kind == "constant":
+                raise self.error(node, f"'{node.name}' is const", construct="const")
             raise self.error(node, f"cannot assign to the array '{node.name}'", construct="assignment")
         if isinstance(node, c_ast.ArrayRef):
+            structs = self.local_struct_array(node.name)
+            if structs is not None:
+                return LocalStructElementTarget(structs, self.index_value(node.subscript))
             base = self.expr(node.name)
             if base.local_var is not None:
                 return LocalElementTarget(base.local_var, self.index_value(node.subscript))
+            if base.ref is not None:
+                return self.deref(base, self.index_value(node.subscript), node)
             return MemoryTarget(*self.element_address(base, node))
+        if isinstance(node, c_ast.StructRef) and not (isinstance(node.name, c_ast.ID) and node.name.name in SPECIALS):
+            got = self.member(node)
+            if isinstance(got, Val):
+                raise self.error(node, "this member cannot be assigned to", construct="assignment")
+            return got
         if isinstance(node, c_ast.UnaryOp) and node.op == "*":
             p = self.value(self.expr(node.expr))
+            if p.ref is not None:
+                return self.deref(p, None, node)
             if not p.ctype.is_pointer:
                 raise self.error(node, "cannot dereference a non-pointer", construct="*")
             if p.ctype.base.is_void:
@@ -77,7 +101,7 @@ class AccessLowering:
         # threads writing neighbouring bytes through it share a wider granule, a false race.
         if space in ("shared", None):
             self.shared_sizes.add(size)
-        if space in ("global", None):
+        if space in ("global", "constant", None):
             self.global_sizes.add(size)
 
     def address_check(self, addr, node):
@@ -85,6 +109,8 @@ class AccessLowering:
             self.use_check(addr.taint, node, "an address", "is used as an address")
 
     def load(self, addr, elem, space, node):
+        if elem.is_struct:
+            return self.load_struct(addr, elem, space, node)
         if not (elem.is_scalar or elem.is_pointer):      # a pointer kept in memory (`__shared__ int *p;`)
             raise self.error(node, f"cannot load a value of type {elem}", construct="load")
         self.address_check(addr, node)
@@ -92,7 +118,7 @@ class AccessLowering:
         self.note_access_size(space, elem.size)
         name = self.fresh("_t")
         misaligned = MisalignedHole(addr.aligned)
-        if space == "global":
+        if space in ("global", "constant"):
             self.emit(f"{name} = X.ld({addr.code}, {memory_dtype(elem)}, L, {s}, ", misaligned, ")", reads=addr.regs)
             return Val(name, elem)
         self.emit(f"{name}, u{name} = X.ldu({addr.code}, {memory_dtype(elem)}, L, {s}, ", misaligned, ")", reads=addr.regs)
@@ -118,6 +144,10 @@ class AccessLowering:
     def read_lvalue(self, target, node):
         if isinstance(target, RegisterTarget):
             return self.read(target.var)
+        if isinstance(target, LocalStructTarget):
+            return self.read_struct(target.sym, node)
+        if isinstance(target, LocalStructElementTarget):
+            return self.read_struct_element(target, node)
         if isinstance(target, LocalElementTarget):
             return self.local_element(target.var, target.index, node)
         return self.load(target.address, target.ctype, target.space, node)
@@ -125,6 +155,13 @@ class AccessLowering:
     def write_lvalue(self, target, val, node):
         if isinstance(target, RegisterTarget):
             self.write(target.var, self.convert_for_assign(val, target.ctype, node))
+        elif isinstance(target, LocalStructTarget):
+            self.write_struct(target.sym, val, node)
+        elif isinstance(target, LocalStructElementTarget):
+            val = self.same_struct(val, target.ctype, node)
+            for f in target.ctype.fields:
+                self.write_lvalue(LocalElementTarget(target.sym.members[f.name].var, target.index), val.parts[f.name],
+                                  node)
         elif isinstance(target, LocalElementTarget):
             var, idx = target.var, target.index
             val = self.convert_for_assign(val, var.ctype, node)
@@ -138,6 +175,13 @@ class AccessLowering:
         else:
             if target.ctype.is_array:
                 raise self.error(node, "cannot assign to an array", construct="assignment")
+            if target.space == "constant":
+                raise self.error(node, "expression must be a modifiable lvalue: this is __constant__ memory, "
+                                       "which kernels can only read (the host writes it, through "
+                                       "RawModule.get_global(name))", construct="__constant__")
+            if target.ctype.is_struct:
+                self.store_struct(target.address, target.ctype, target.space, val, node)
+                return
             if target.address.ctype.is_pointer and target.address.ctype.const:
                 raise self.error(node, f"this writes through a pointer to const {target.ctype}: the memory is "
                                        "read-only here (drop the const from the parameter to write it)",

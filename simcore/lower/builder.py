@@ -3,14 +3,18 @@ report sites, and the facts the dataflow pass needs (which values flow into whic
 from ..errors import CompileError
 from ..program import Block, Goto, Site, Var
 from .code import MISALIGNED, NO_READS, Alignment, Stmt, Taint, TaintHole, TaintTerm, add_lines
-from .values import Val
+from .values import Val, struct_value
 
 
 class Builder:
     def __init__(self, pre, funcs, typedefs):
         self.pre = pre
         self.funcs = funcs               # name -> FuncDef of __device__ functions (inlined)
-        self.typedefs = typedefs or {}
+        self.typedefs = {}               # name -> c_ast.Typedef (resolved on first use)
+        self.typedef_types = {}          # name -> ctype
+        self.struct_tags = {}            # tag -> ctype.Struct
+        self.struct_defs = {}            # id(c_ast.Struct definition) -> ctype.Struct
+        self.module_vars = []            # ModuleVariable, in source order
         self.globals = {}                # file-scope __shared__ declarations
         self.blocks = []
         self.block_count = 0
@@ -161,6 +165,10 @@ class Builder:
         """Bind a value to a Python local so that it is evaluated once."""
         # Python names of temporaries are never rebound, so they need no copy; register
         # locals (v_x) are rebound on assignment, so bind the current value to a new name.
+        if val.parts is not None:          # a struct value: each member once
+            return struct_value(val.ctype, {k: self.tmp(v) for k, v in val.parts.items()})
+        if val.ref is not None or val.local_var is not None:
+            return val
         if val.const is not None or (val.code.isidentifier() and not val.code.startswith(("v_", "u_"))):
             return val
         name = self.fresh("_t")

@@ -3,6 +3,7 @@ from pycparser import c_ast
 
 from .. import ctype as T
 from ..program import Var
+from .aggregates import is_vector_maker
 from .builtins import BUILTINS
 from .purity import has_boundary
 from .sync_points import SYNC_POINTS
@@ -17,6 +18,8 @@ class CallLowering:
         args = list(node.args.exprs) if node.args is not None else []
         if name in self.funcs:          # the module's own functions come first
             return self.inline_call(name, args, node)
+        if is_vector_maker(name):
+            return self.make_vector(name, args, node)
         row = SYNC_POINTS.get(name) or BUILTINS.get(name)
         if row is None:
             raise self.error(node, f"unknown function '{name}' (not a __device__ function of this module "
@@ -30,15 +33,22 @@ class CallLowering:
             raise self.error(node, f"{name} takes {' or '.join(map(str, n))} argument(s), got {len(args)}",
                              construct=name)
 
-    def eval_args(self, args):
-        """Evaluate arguments left to right; spill earlier ones if a later one ends the block."""
+    def eval_args(self, args, node=None, local_pointers=False):
+        """Evaluate arguments left to right; spill earlier ones if a later one ends the block.
+        local_pointers: `&x` of a local variable and local arrays may be passed (to an inlined
+        __device__ function); built-ins need real addresses."""
         vals = []
         for k, a in enumerate(args):
             v = self.value(self.expr(a))
-            if any(has_boundary(later) for later in args[k + 1:]):
-                v = self.reg_tmp(v)      # a register: re-read below, in the block we end up in
+            if (v.ref is not None or v.local_var is not None) and not local_pointers:
+                raise self.error(a, "a pointer to a local variable can only be passed to a __device__ function "
+                                    "of the module (built-ins need shared or global memory)", construct="&")
+            if any(has_boundary(later) for later in args[k + 1:]) and v.ref is None and v.local_var is None:
+                # a register: re-read below, in the block we end up in
+                v = self.struct_sym_copy(v, a) if v.ctype.is_struct else self.reg_tmp(v)
             vals.append(v)
-        return [self.read(v) if isinstance(v, Var) else v for v in vals]
+        return [self.read(v) if isinstance(v, Var) else self.read_struct(v, node) if isinstance(v, Sym) else v
+                for v in vals]
 
     def inline_call(self, name, args, node):
         fdef = self.funcs[name]
@@ -53,17 +63,36 @@ class CallLowering:
         params = [p for p in (fdecl.args.params if fdecl.args else []) if not _is_void(p)]
         if len(params) != len(args):
             raise self.error(node, f"{name} takes {len(params)} argument(s), got {len(args)}", construct=name)
-        vals = self.eval_args(args)
+        vals = self.eval_args(args, node, local_pointers=True)
         ret_type = self.ctype_of(fdecl.type)
         scope = {}
         for p, v in zip(params, vals):
             pt = self.ctype_of(p.type)
             if pt.is_array:
                 pt = T.decay(pt)
+            if v.ref is not None:            # &x: the parameter is the caller's variable
+                scope[p.name] = self.bind_pointer_to_local(p.name, pt, v, node)
+                continue
+            if v.local_var is not None:      # a local array: the parameter names it
+                if not (pt.is_pointer and (pt.base == v.ctype.base or pt.base.is_void)):
+                    raise self.error(node, f"cannot pass {v.ctype} as parameter '{p.name}' ({pt}) of {name}",
+                                     construct=name)
+                scope[p.name] = Sym("local_array", v.ctype, var=v.local_var)
+                continue
+            if pt.is_struct:                 # by value: a copy in registers
+                sym = self.struct_sym(f"{name}_{p.name}", pt, node)
+                self.write_struct(sym, v, node)
+                scope[p.name] = sym
+                continue
             var = self.new_var(f"{name}_{p.name}", pt, space=v.space)
             self.write(var, self.convert_for_assign(v, pt, node))
             scope[p.name] = Sym("var", pt, var=var)
-        ret_var = None if ret_type.is_void else self.new_var(f"{name}_ret", ret_type)
+        if ret_type.is_void:
+            ret_var = None
+        elif ret_type.is_struct:
+            ret_var = self.struct_sym(f"{name}_ret", ret_type, node)
+        else:
+            ret_var = self.new_var(f"{name}_ret", ret_type)
         ret_block = self.new_block()
         saved_scopes, saved_loops = self.scopes, self.loops
         self.scopes, self.loops = [scope], []
@@ -75,6 +104,8 @@ class CallLowering:
         self.start(ret_block)
         if ret_var is None:
             return Val("None", T.VOID)
+        if isinstance(ret_var, Sym):
+            return self.read_struct(ret_var, node)
         return self.read(ret_var)
 
 

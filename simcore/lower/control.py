@@ -138,7 +138,11 @@ class ControlFlowLowering:
             if node.expr is not None:
                 if ret_var is None:
                     raise self.error(node, f"{fname} returns void but a value is returned", construct="return")
-                self.write(ret_var, self.convert_for_assign(self.expr(node.expr), ret_var.ctype, node))
+                val = self.expr(node.expr)
+                if ret_var.ctype.is_struct:      # a struct result: its registers
+                    self.write_struct(ret_var, val, node)
+                else:
+                    self.write(ret_var, self.convert_for_assign(val, ret_var.ctype, node))
             self.goto(ret_block)
         else:
             if node.expr is not None:

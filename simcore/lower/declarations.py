@@ -3,7 +3,6 @@ from pycparser import c_ast
 
 from .. import ctype as T
 from ..program import SharedArray
-from .code import TaintHole, always
 from .values import Sym
 
 # CUDA's limit on local memory per thread (Programming Guide, technical specifications, compute
@@ -21,6 +20,13 @@ class DeclarationLowering:
         if isinstance(node.type, c_ast.FuncDecl):
             raise self.error(node, "declare functions at file scope", construct="function declaration")
         storage = node.storage or []
+        if node.name is None and isinstance(node.type, (c_ast.Struct, c_ast.Union)):
+            self.ctype_of(node.type)        # a struct defined inside a function
+            return
+        if "auto" in storage or "register" in storage:
+            what = "__constant__" if "auto" in storage else "__device__"
+            raise self.error(node, f"{what} variables must be declared at file scope, outside every function",
+                             construct=what)
         ctype = self.ctype_of(node.type)
         if "_Thread_local" in storage:          # __shared__ (the preprocessor's spelling)
             self.scopes[-1][node.name] = self.declare_shared(node, ctype, "extern" in storage)
@@ -33,26 +39,30 @@ class DeclarationLowering:
             return
         if ctype.is_void:
             raise self.error(node, "a variable cannot be void", construct="void")
+        if ctype.is_struct:
+            self.declare_local_struct(node, ctype)
+            return
         init = None
         if node.init is not None:
             if isinstance(node.init, c_ast.InitList):
                 raise self.error(node.init, "a scalar cannot take { ... }", construct="initializer")
             init = self.value(self.expr(node.init))
+            if init.ref is not None:             # int *p = &x;
+                self.scopes[-1][node.name] = self.bind_pointer_to_local(node.name, ctype, init, node)
+                return
         var = self.new_var(node.name, ctype, space=init.space if init is not None else None)
         self.scopes[-1][node.name] = Sym("var", ctype, var=var)
         if init is not None:
             self.write(var, self.convert_for_assign(init, ctype, node))
         else:
-            # Declared without a value: reading it before a write is undefined.
-            undefined = always("X.UNSET")
-            self.taint_flows.append((var.name, undefined))
-            self.emit(f"u_{var.name} = ", TaintHole(undefined, "X.UNSET"), assigns=("u", var.name),
-                      when_tracked=var.name)
-            self.mark_stored(var)
+            self.mark_undefined(var)
 
     def declare_local_array(self, node, ctype):
         if ctype.length is None:
             raise self.error(node, f"local array '{node.name}' needs a length", construct="array")
+        if ctype.base.is_struct and ctype.length is not None:
+            self.declare_local_struct_array(node, ctype)
+            return
         if ctype.base.is_array or not ctype.base.is_scalar:
             raise self.error(node, "local arrays must be one-dimensional arrays of numbers",
                              construct="local array")

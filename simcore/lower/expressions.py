@@ -10,7 +10,8 @@ from ..program import Var
 from .access import SPECIALS, region_base
 from .code import ALIGNED, taint_of
 from .purity import has_boundary, is_pure
-from .values import COMPARE, DT, MemoryTarget, Val, convert_const, fold, regs_of, shift
+from .values import (COMPARE, DT, MemoryTarget, Val, convert_const, fold, local_pointer, regs_of, shift,
+                     struct_value)
 
 UNIFORM_SPECIALS = ("bdim", "gdim")     # the same for every thread: constants of the launch
 EXPRESSIONS = frozenset({"Constant", "ID", "StructRef", "Cast", "ExprList", "ArrayRef", "UnaryOp",
@@ -80,8 +81,10 @@ class ExpressionLowering:
         name = node.name
         if name == "warpSize":
             return self.const(32, T.INT)
-        if name in SPECIALS:
-            raise self.error(node, f"use {name}.x, {name}.y or {name}.z", construct=name)
+        if name in SPECIALS:             # threadIdx as a value: a dim3 of its three components
+            return struct_value(T.VECTOR_TYPES["dim3"], {
+                c: self.visit_StructRef(c_ast.StructRef(node, ".", c_ast.ID(c, node.coord), node.coord))
+                for c in "xyz"})
         sym = self.lookup(name, node)
         if sym.kind == "var":
             return self.read(sym.var)
@@ -95,6 +98,17 @@ class ExpressionLowering:
             out = Val(v.code, sym.ctype, v.taint, regs=v.regs)
             out.local_var = sym.var
             return out
+        if sym.kind == "struct":
+            return self.read_struct(sym, node)
+        if sym.kind == "module_var":
+            return self.module_var_value(sym, node)
+        if sym.kind == "ref":
+            return local_pointer(sym.ref, sym.ctype)
+        if sym.kind == "constant":
+            return sym.ref
+        if sym.kind == "struct_array":
+            raise self.error(node, f"the local array of structs '{name}' can only be indexed here "
+                                   "(s[i], s[i].member)", construct="local array")
         raise self.error(node, f"cannot use '{name}' here", construct=name)
 
     def visit_StructRef(self, node):
@@ -109,14 +123,21 @@ class ExpressionLowering:
             if var is None:
                 var = self.vars["sp_" + key] = Var("sp_" + key, T.UINT, (), source_name=key, special=True)
             return self.read(var)
-        raise self.error(node, "structs and member access are not in simcore's subset (only threadIdx.x "
-                               "and friends)", construct="member access")
+        return self.visit_member(node)
 
     def visit_Cast(self, node):
         to = self.ctype_of(node.to_type)
         v = self.value(self.expr(node.expr))
         if to.is_void:
             return Val("None", T.VOID)
+        if v.ref is not None:
+            if not (to.is_pointer and (to.base == v.ctype.base or to.base == v.ref.ctype)):
+                raise self.error(node, f"a pointer to a local variable cannot be cast to {to} in simcore",
+                                 construct="cast")
+            return local_pointer(v.ref, to)
+        if v.local_var is not None:
+            raise self.error(node, "a local array cannot be cast (simcore keeps local arrays in registers)",
+                             construct="cast")
         if to.is_pointer and v.ctype.is_scalar and v.ctype.is_float:
             raise self.error(node, "cannot cast a floating-point value to a pointer", construct="cast")
         if v.ctype.is_pointer and to.is_scalar and to.is_float:
@@ -133,11 +154,15 @@ class ExpressionLowering:
         return v
 
     def visit_ArrayRef(self, node):
+        if self.local_struct_array(node.name) is not None:
+            return self.read_lvalue(self.lvalue(node), node)
         base = self.expr(node.name)
         if base.local_var is not None:
             idx = self.index_value(node.subscript)
             element = self.tmp(self.local_element(base.local_var, idx, node))
             return Val(element.code, element.ctype, element.taint | idx.taint)
+        if base.ref is not None:
+            return self.read_lvalue(self.deref(base, self.index_value(node.subscript), node), node)
         addr, elem, space = self.element_address(base, node)
         if elem.is_array:
             return addr
@@ -153,14 +178,12 @@ class ExpressionLowering:
         if op == "&":
             target = self.lvalue(node.expr)
             if not isinstance(target, MemoryTarget):
-                raise self.error(node, "pointers to local variables are not in simcore's subset "
-                                       "(take the address of shared or global memory)", construct="&")
+                return self.address_of_local(target, node)
             addr = target.address
             return Val(addr.code, T.Pointer(target.ctype), addr.taint, space=target.space, aligned=addr.aligned,
                        regs=addr.regs)
         if op == "*":
-            target = self.lvalue(node)
-            return self.load(target.address, target.ctype, target.space, node)
+            return self.read_lvalue(self.lvalue(node), node)
         v = self.value(self.expr(node.expr))
         if op == "!":
             c = self.condition_of(v)
@@ -183,17 +206,30 @@ class ExpressionLowering:
 
     def size_of(self, node):
         if isinstance(node.expr, c_ast.Typename):
-            return self.const(self.ctype_of(node.expr).size, T.ULLONG)
-        if isinstance(node.expr, c_ast.ID):
-            sym = self.lookup(node.expr.name, node.expr)
-            return self.const(sym.ctype.size, T.ULLONG)
-        raise self.error(node, "sizeof works on a type or a variable name here", construct="sizeof")
+            t = self.ctype_of(node.expr)
+        elif isinstance(node.expr, c_ast.ID):
+            t = self.lookup(node.expr.name, node.expr).ctype
+        else:
+            # sizeof(expression): its type, without evaluating it (C: no side effects happen)
+            saved = self.cur
+            scratch = self.new_block()
+            self.start(scratch)
+            try:
+                t = self.expr(node.expr).ctype
+            finally:
+                self.start(saved)
+                self.drop_block(scratch)
+        if t.is_void or (t.is_array and t.length is None):
+            raise self.error(node, f"sizeof of an incomplete type ({t})", construct="sizeof")
+        return self.const(t.size, T.ULLONG)
 
     def incdec(self, node):
         delta = 1 if "+" in node.op else -1
         post = node.op.startswith("p")
         target = self.lvalue(node.expr)
         old = self.tmp(self.read_lvalue(target, node))
+        if old.ctype.is_struct:
+            raise self.error(node, f"operator {node.op.strip('p')} does not apply to a {old.ctype}", construct=node.op)
         if old.ctype.is_pointer:
             new = self.pointer_add(old, self.const(delta, T.INT), node)
         else:
@@ -264,6 +300,11 @@ class ExpressionLowering:
         return self.read(result)
 
     def binary(self, op, a, b, node):
+        if a.ref is not None or b.ref is not None:
+            return self.local_pointer_arith(op, a, b, node)
+        if a.ctype.is_struct or b.ctype.is_struct:
+            t = a.ctype if a.ctype.is_struct else b.ctype
+            raise self.error(node, f"operator {op} does not apply to a {t} (use its members)", construct=op)
         if op in COMPARE:
             return self.compare(op, a, b, node)
         if a.ctype.is_pointer or b.ctype.is_pointer:
@@ -328,16 +369,20 @@ class ExpressionLowering:
         c = self.condition(node.cond)
         spilled = self.reg_tmp(c) if has_boundary(node.iftrue) or has_boundary(node.iffalse) else None
         a = self.value(self.expr(node.iftrue))
-        a_spill = self.reg_tmp(a) if has_boundary(node.iffalse) else None
+        a_spill = None
+        if has_boundary(node.iffalse):
+            a_spill = self.struct_sym_copy(a, node) if a.ctype.is_struct else self.reg_tmp(a)
         b = self.value(self.expr(node.iffalse))
         if spilled is not None:
             c = self.read(spilled)
         if a_spill is not None:
-            a = self.read(a_spill)
+            a = self.read(a_spill) if isinstance(a_spill, Var) else self.read_struct(a_spill, node)
         t = self.result_type(a, b, node)
         a, b = self.cast(a, t), self.cast(b, t)
         if c.const is not None:
             return a if c.const else b
+        if t.is_struct:
+            return self.select_struct(c, a, b)
         code = f"np.where({c.code}, {a.code}, {b.code})"
         if t.is_scalar:
             code = f"np.asarray({code}, dtype={DT[t]})"
@@ -363,6 +408,15 @@ class ExpressionLowering:
         self.start(else_b)
         b = self.tmp(self.value(self.expr(node.iffalse)))
         t = self.result_type(a, b, node)
+        if t.is_struct:
+            result = self.struct_sym("sel", t, node)
+            self.write_struct(result, b, node)
+            self.goto(join)
+            self.start(a_end)
+            self.write_struct(result, a, node)
+            self.goto(join)
+            self.start(join)
+            return self.read_struct(result, node)
         result = self.new_var("sel", t, space=self.merged_space(a, b))
         self.write(result, self.cast(b, t))
         self.goto(join)
@@ -373,6 +427,13 @@ class ExpressionLowering:
         return self.read(result)
 
     def result_type(self, a, b, node):
+        if a.ref is not None or b.ref is not None:
+            raise self.error(node, "?: cannot choose between pointers to local variables in simcore (they are "
+                                   "fixed at compile time): use an if", construct="?:")
+        if a.ctype.is_struct or b.ctype.is_struct:
+            if a.ctype is not b.ctype:
+                raise self.error(node, f"the arms of ?: have different types ({a.ctype}, {b.ctype})", construct="?:")
+            return a.ctype
         if a.ctype.is_pointer:
             return a.ctype
         if b.ctype.is_pointer:

@@ -14,7 +14,15 @@ def lower_kernel(lowerer, pre, fdef, global_decls):
     """Lower fdef with a fresh `lowerer` -> (Program without compiled code, constants)."""
     low = lowerer
     for name, decl in global_decls.items():
-        low.globals[name] = low.declare_shared(decl, low.ctype_of(decl.type), "extern" in decl.storage)
+        storage = decl.storage or []
+        if "_Thread_local" in storage:
+            low.globals[name] = low.declare_shared(decl, low.ctype_of(decl.type), "extern" in storage)
+        elif "auto" in storage or "register" in storage:       # __constant__ / __device__
+            var, sym = low.declare_module_var(decl, len(low.module_vars))
+            low.module_vars.append(var)
+            low.globals[name] = sym
+        else:                                                   # const int N = 256;
+            low.globals[name] = low.file_constant(decl)
     params = kernel_params(low, fdef)
     low.stmt(fdef.body)
     low.close(Exit())
@@ -34,6 +42,7 @@ def lower_kernel(lowerer, pre, fdef, global_decls):
     prog.global_access_size = min(low.global_sizes) if low.global_sizes else 4
     prog.shared_access_size = min(low.shared_sizes) if low.shared_sizes else 4
     prog.uses_taint = bool(tracked) or low.uses_taint
+    prog.module_vars = low.module_vars
     number_blocks(prog)
     return prog, low.consts
 
@@ -51,10 +60,14 @@ def kernel_params(low, fdef):
         t = low.ctype_of(p.type)
         if t.is_array:
             t = T.decay(t)
+        if t.is_struct:
+            raise low.error(p, f"parameter '{p.name}': a struct passed by value to a kernel is not in simcore's "
+                               f"subset; pass a pointer to it ({t} *{p.name}) and a one-element array",
+                            construct="parameter")
         if t.is_pointer:
             space = "global"
-            if not t.base.is_scalar:
-                raise low.error(p, f"parameter '{p.name}' must point to numbers", construct="parameter")
+            if not (t.base.is_scalar or t.base.is_struct):
+                raise low.error(p, f"parameter '{p.name}' must point to numbers or structs", construct="parameter")
             dtype = t.base.dtype
         else:
             space = None

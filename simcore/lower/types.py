@@ -15,7 +15,7 @@ class TypeLowering:
         if isinstance(node, c_ast.IdentifierType):
             names = node.names
             if len(names) == 1 and names[0] in self.typedefs:
-                names = self.typedefs[names[0]]
+                return self.typedef_type(names[0], node)
             t = T.from_names(names)
             if t is None:
                 raise self.error(node, f"type '{' '.join(node.names)}' is not in simcore's subset",
@@ -37,7 +37,9 @@ class TypeLowering:
         if isinstance(node, c_ast.FuncDecl):
             raise self.error(node, "function pointers are not in simcore's subset", construct="function pointer")
         if isinstance(node, c_ast.Struct):
-            raise self.error(node, "structs are not in simcore's subset", construct="struct")
+            return self.struct_type(node)
+        if isinstance(node, c_ast.Union):
+            raise self.error(node, "unions are not in simcore's subset", construct="union")
         raise self.error(node, f"unsupported type {type(node).__name__}", construct=type(node).__name__)
 
     def const_int(self, node):
@@ -59,6 +61,10 @@ class TypeLowering:
     def cast(self, val, to):
         to = T.decay(to) if to.is_array else to
         frm = val.ctype
+        if to.is_struct or frm.is_struct:
+            if frm is not to:
+                raise CompileError(f"cannot convert {frm} to {to}")
+            return val
         if frm.is_array:
             frm = T.decay(frm)
             val = Val(val.code, frm, val.taint, val.const, val.space, regs=val.regs)
@@ -92,12 +98,21 @@ class TypeLowering:
 
     def value(self, val):
         """An rvalue: arrays decay to pointers."""
-        if val.ctype.is_array:
+        if val.ctype.is_array and val.local_var is None:
             return Val(val.code, T.decay(val.ctype), val.taint, val.const, val.space, aligned=val.aligned,
                        regs=val.regs)
         return val
 
     def convert_for_assign(self, val, to, node):
+        if val.ref is not None:
+            raise self.error(node, "a pointer to a local variable can be passed to a __device__ function or "
+                                   "kept in a pointer declared with it (int *p = &x;), not stored elsewhere "
+                                   "(simcore keeps such pointers at compile time)", construct="&")
+        if to.is_struct or val.ctype.is_struct:
+            return self.same_struct(val, to, node)
+        if val.local_var is not None:
+            raise self.error(node, "a local array can be passed to a __device__ function, not stored in a "
+                                   "pointer (simcore keeps local arrays in registers)", construct="local array")
         val = self.value(val)
         if to.is_pointer and val.ctype.is_scalar and val.const != 0:
             raise self.error(node, f"cannot assign a {val.ctype} to a pointer ({to})", construct="assignment")
@@ -109,6 +124,8 @@ class TypeLowering:
         """A value as a C truth value (bool per lane)."""
         if v.ctype == T.BOOL:
             return v
+        if v.ctype.is_struct or v.ref is not None:
+            raise CompileError(f"a {v.ctype} cannot be used as a condition")
         if v.const is not None:
             return self.const(bool(v.const), T.BOOL)
         return Val(f"({v.code} != 0)", T.BOOL, v.taint, regs=v.regs)

@@ -23,8 +23,10 @@ class Val:
     regs: the registers the code names (so the block loads them); taint: which lanes may be
     undefined; const: the Python value when known at compile time; space: 'global'/'shared'
     for pointers when known; aligned: what is known of a pointer's alignment;
-    local_var: for a local array, its register."""
-    __slots__ = ("code", "ctype", "taint", "const", "space", "local_var", "aligned", "regs")
+    local_var: for a local array, its register; parts: for a struct value, its members
+    (name -> Val); ref: for a pointer to a local variable (`&x`), the target it points at
+    (such pointers exist only at compile time: inlined functions see the variable itself)."""
+    __slots__ = ("code", "ctype", "taint", "const", "space", "local_var", "aligned", "regs", "parts", "ref")
 
     def __init__(self, code, ctype, taint=NO_TAINT, const=None, space=None, aligned=MISALIGNED,
                  regs=NO_READS):
@@ -32,6 +34,28 @@ class Val:
         self.local_var = None
         self.aligned = aligned
         self.regs = regs
+        self.parts = None
+        self.ref = None
+
+
+def struct_value(ctype, parts):
+    """A struct rvalue: one Val per member (no code of its own)."""
+    v = Val("None", ctype, regs=regs_of(*parts.values()))
+    taints = [p.taint for p in parts.values()]
+    if taints:
+        t = taints[0]
+        for other in taints[1:]:
+            t = t | other
+        v.taint = t
+    v.parts = parts
+    return v
+
+
+def local_pointer(target, ctype):
+    """`&x` of a local variable: a pointer known at compile time."""
+    v = Val("None", ctype)
+    v.ref = target
+    return v
 
 
 def regs_of(*vals):
@@ -44,12 +68,17 @@ def regs_of(*vals):
 
 
 class Sym:
-    """A name in scope: a register ('var'), a shared array ('shared'), a local array."""
-    __slots__ = ("kind", "ctype", "var", "shared", "scalar")
+    """A name in scope: a register ('var'), a shared array ('shared'), a local array
+    ('local_array'), a local struct ('struct': members in `members`), a pointer to a local
+    variable ('ref': its target in `ref`), a __device__/__constant__ variable ('module_var':
+    `shared` holds its ModuleVariable), a file-scope const number ('constant': `ref` holds the Val)."""
+    __slots__ = ("kind", "ctype", "var", "shared", "scalar", "members", "ref")
 
-    def __init__(self, kind, ctype, var=None, shared=None, scalar=False):
+    def __init__(self, kind, ctype, var=None, shared=None, scalar=False, members=None, ref=None):
         self.kind, self.ctype, self.var, self.shared = kind, ctype, var, shared
         self.scalar = scalar      # shared: `__shared__ int x;` (read without [0])
+        self.members = members    # struct: member name -> Sym
+        self.ref = ref
 
 
 # ---- assignment targets (what `lvalue` resolves the left side of `=` to)
@@ -70,6 +99,25 @@ class LocalElementTarget:
     @property
     def ctype(self):
         return self.var.ctype
+
+
+@dataclass
+class LocalStructTarget:
+    sym: object           # Sym of kind 'struct'
+
+    @property
+    def ctype(self):
+        return self.sym.ctype
+
+
+@dataclass
+class LocalStructElementTarget:
+    sym: object           # Sym of kind 'struct_array': one local array per member
+    index: Val
+
+    @property
+    def ctype(self):
+        return self.sym.ctype.base
 
 
 @dataclass

@@ -1,0 +1,163 @@
+"""The grading interpreter's side of :mod:`barrier_course.autograde` (runs in the child).
+
+It receives trusted cells only (the instructor's setup and grade cells) and the answer
+strings, runs them in one namespace in notebook order, and writes each grade cell's result
+to the result file after the cell (so that a limit hit later keeps what was done). No
+student Python ever reaches this process: the answers are data, bound to their names.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import json
+import os
+import sys
+import time
+import traceback
+import warnings
+
+CUT_NOTE = "\n[... output cut: the cell printed {total} characters, the grader keeps {limit}]\n"
+LINES_NOTE = "\n[... output cut: the cell printed {total} lines, the grader keeps {limit}]\n"
+
+
+class _CappedText(io.TextIOBase):
+    """A text stream that keeps the first ``limit`` characters and counts the rest."""
+
+    def __init__(self, limit: int, max_lines: int = 10**9):
+        self.limit = limit
+        self.max_lines = max_lines
+        self.parts: list = []
+        self.kept = 0
+        self.total = 0
+
+    def writable(self):
+        return True
+
+    def write(self, s):
+        s = str(s)
+        self.total += len(s)
+        room = self.limit - self.kept
+        if room > 0:
+            piece = s[:room]
+            self.parts.append(piece)
+            self.kept += len(piece)
+        return len(s)
+
+    def text(self) -> str:
+        out = "".join(self.parts)
+        lines = out.split("\n")
+        if len(lines) > self.max_lines + 1:
+            out = "\n".join(lines[: self.max_lines])
+            if self.total > self.kept:
+                out += CUT_NOTE.format(total=self.total, limit=self.limit)
+            else:
+                out += LINES_NOTE.format(total=len(lines) - 1, limit=self.max_lines)
+        elif self.total > self.kept:
+            out += CUT_NOTE.format(total=self.total, limit=self.limit)
+        return out
+
+
+def _strip_magics(source: str) -> str:
+    """Trusted cells may hold IPython magics (`%matplotlib`); plain Python has none."""
+    return "\n".join("" if line.lstrip().startswith(("%", "!")) else line
+                     for line in source.split("\n"))
+
+
+def _run_cell(source: str, namespace: dict, filename: str):
+    """exec the cell; evaluate a final expression like a notebook does and return its value."""
+    tree = ast.parse(_strip_magics(source), filename=filename)
+    last = None
+    if tree.body and isinstance(tree.body[-1], ast.Expr):
+        last = ast.Expression(tree.body.pop().value)
+    exec(compile(tree, filename, "exec"), namespace)
+    if last is not None:
+        return eval(compile(last, filename, "eval"), namespace)
+    return None
+
+
+def _message(exc: BaseException) -> str:
+    text = str(exc)
+    if not text and exc.args:
+        text = repr(exc.args[0])
+    return text
+
+
+def _partial(value, max_points: float):
+    """nbgrader's rule: a number a grade cell returns is its partial credit."""
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        points = float(value)
+    except (TypeError, ValueError):
+        return None
+    return min(max(points, 0.0), max_points)
+
+
+def _public_name(exc: BaseException) -> str:
+    """The name the feedback shows: the grader's own subclasses under their builtin name."""
+    for base in (AssertionError, NotImplementedError):
+        if isinstance(exc, base):
+            return base.__name__
+    return type(exc).__name__
+
+
+def main(job: dict) -> None:
+    limit = int(job["output_bytes"])
+    result = {"cells": [], "setup_error": None}
+    result_path = job["result"]
+
+    def save():
+        tmp = result_path + ".tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(result, f)
+        os.replace(tmp, result_path)
+
+    namespace = {"__name__": "__main__", "__builtins__": __builtins__}
+    real_out, real_err = sys.stdout, sys.stderr
+    save()
+    for k, step in enumerate(job["steps"]):
+        kind = step[0]
+        if kind == "answer":
+            namespace[step[1]] = job["answers"][step[1]]
+            continue
+        capture = _CappedText(limit, int(job.get("output_lines", 10**9)))
+        sys.stdout = sys.stderr = capture
+        started = time.monotonic()
+        error = None
+        value = None
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("default")
+                value = _run_cell(step[1] if kind == "setup" else step[2], namespace,
+                                  f"<{kind} cell {k}>")
+        except BaseException as exc:  # noqa: BLE001 - every failure is a result here
+            error = exc
+            if kind == "setup":
+                tb = traceback.format_exception(type(exc), exc, exc.__traceback__)
+        finally:
+            sys.stdout, sys.stderr = real_out, real_err
+        if kind == "setup":
+            if error is not None:
+                result["setup_error"] = "".join(tb)[-4000:]
+                save()
+                return
+            continue
+        _, gid, _, max_points = step
+        cell = {"grade_id": gid, "output": capture.text(),
+                "seconds": round(time.monotonic() - started, 3)}
+        if error is None:
+            partial = _partial(value, max_points)
+            cell.update(points=max_points if partial is None else partial, status="passed",
+                        error=None, error_name=None)
+            if value is not None and partial is None:
+                cell["output"] += repr(value)[:limit] + "\n"
+        else:
+            name = _public_name(error)
+            text = _message(error)
+            if len(text) > limit:
+                text = text[:limit] + CUT_NOTE.format(total=len(text), limit=limit)
+            status = "not done" if name == "NotImplementedError" else "failed"
+            cell.update(points=0.0, status=status, error=text, error_name=name)
+        result["cells"].append(cell)
+        save()
