@@ -98,7 +98,8 @@ class Watchdog:
         if now >= self.next_note and self.progress is not None:
             self.next_note = now + PROGRESS_EVERY
             e = self.engine
-            waves = f"blocks {self.w.first_block}-{self.w.first_block + self.w.nblk - 1} of {e.launch.num_blocks}"
+            first, last = self.w.first_block, self.w.first_block + self.w.nblk - 1
+            waves = (f"block {first}" if first == last else f"blocks {first}-{last}") + f" of {e.launch.num_blocks}"
             limit = f"; stops at {self.time_limit:.0f} s (time_limit=)" if self.time_limit else ""
             print(f"simcore: {self.kernel} still running after {elapsed:.0f} s: {self.w.steps:,} steps, "
                   f"{waves}{limit}", file=self.progress, flush=True)
