@@ -9,6 +9,7 @@ import re
 
 import numpy as np
 
+from .livelock import CasWatch
 from .memory import UNDEF_LOCAL, run_starts
 
 WARP = 32
@@ -31,6 +32,7 @@ class Context:
         gx, gy, gz = launch.grid
         self.bdim_x, self.bdim_y, self.bdim_z = (np.uint32(v) for v in (bx, by, bz))
         self.gdim_x, self.gdim_y, self.gdim_z = (np.uint32(v) for v in (gx, gy, gz))
+        self.cas_watch = CasWatch(launch)
 
     # ---- lanes of the wave
     def set_wave(self, wave):
@@ -75,7 +77,10 @@ class Context:
             self.memory.check_align(addr, align, L, site, kind)
 
     def atomic(self, op, addr, value, dtype, L, site, compare):
-        return self.memory.atomic(op, addr, value, dtype, L, site, compare)
+        old = self.memory.atomic(op, addr, value, dtype, L, site, compare)
+        if op == "cas" and self.cas_watch.observe(site, old, compare):
+            self.report.cas_livelock(site, L, self.cas_watch.fails[site])
+        return old
 
     # ---- per-thread local arrays
     def lget(self, arr, idx, L, site):
@@ -250,23 +255,53 @@ class Context:
 
     # ---- device printf
     MAX_PRINTF_LINES = 4096
+    MAX_PRINTF_BYTES = 1 << 20      # CUDA's default printf buffer (cudaLimitPrintfFifoSize): 1 MB
 
     def printf(self, fmt, values, L, site):
-        """Format one line per lane (C conversions mapped onto Python's %), kept for the launch."""
+        """Format one line per lane (C conversions mapped onto Python's %), kept for the launch.
+        Output stops at MAX_PRINTF_LINES lines or MAX_PRINTF_BYTES bytes, as a GPU's printf buffer
+        fills up, with one line saying which limit was reached."""
         out = self.launch.printed
-        if len(out) >= self.MAX_PRINTF_LINES:
+        if self.launch.printf_full:
             return
-        py = re.sub(r"%([-+ #0]*\d*(?:\.\d+)?)(?:hh|h|ll|l|z)?([diouxXeEfgGcsp%])",
-                    lambda m: "%%" if m.group(2) == "%" else
-                    "%" + m.group(1) + {"u": "d", "p": "x", "i": "d"}.get(m.group(2), m.group(2)), fmt)
+        # a field width beyond the buffer is cut by the buffer anyway (and must not build a
+        # gigabyte string first)
+        py = re.sub(r"%([-+ #0]*)(\d*)(?:\.(\d+))?(?:hh|h|ll|l|z)?([diouxXeEfgGcsp%])", self._printf_conversion, fmt)
         n = self.nlanes(L)
         cols = [np.broadcast_to(np.asarray(v), (n,)) for v in values]
-        for k in range(min(n, self.MAX_PRINTF_LINES - len(out))):
+        for k in range(n):
+            if len(out) >= self.MAX_PRINTF_LINES:
+                return self._printf_stop(f"{self.MAX_PRINTF_LINES:,} lines")
             row = tuple(c[k].item() for c in cols)
             try:
-                out.append(py % row)
+                text = py % row
             except (TypeError, ValueError) as err:
-                out.append(f"<printf format {fmt!r} does not match its arguments: {err}>\n")
+                text = f"<printf format {fmt!r} does not match its arguments: {err}>\n"
+            room = self.MAX_PRINTF_BYTES - self.launch.printed_bytes
+            size = len(text.encode("utf-8", "replace"))
+            if size > room:
+                if room > 0:
+                    out.append(text.encode("utf-8", "replace")[:room].decode("utf-8", "ignore"))
+                    self.launch.printed_bytes = self.MAX_PRINTF_BYTES
+                return self._printf_stop(f"{self.MAX_PRINTF_BYTES:,} bytes (CUDA's default printf buffer, "
+                                         "cudaLimitPrintfFifoSize)")
+            out.append(text)
+            self.launch.printed_bytes += size
+
+    def _printf_conversion(self, m):
+        flags, width, precision, conv = m.groups()
+        if conv == "%":
+            return "%%"
+        cap = self.MAX_PRINTF_BYTES + 1
+        width = str(min(int(width), cap)) if width else ""
+        precision = "." + str(min(int(precision), cap)) if precision is not None else ""
+        return "%" + flags + width + precision + {"u": "d", "p": "x", "i": "d"}.get(conv, conv)
+
+    def _printf_stop(self, limit):
+        self.launch.printf_full = True
+        self.launch.printed.append(f"\n<simcore: device printf output stopped at {limit}; the rest of "
+                                   "this launch's printf output is dropped, as on a GPU whose printf buffer "
+                                   "is full>\n")
 
     # ---- undefined values
     def use_check(self, taint, L, site, what):

@@ -20,12 +20,14 @@ any other path, of the same warp too, may run. That single rule reproduces what 
 with the seed examples (see docs/semantics.md, section 7).
 """
 import re
+import time
 
 import numpy as np
 
 from .context import EXIT, RUN, WARP
 from .errors import LaunchError
 from .sync import Sync
+from .watchdog import Watchdog
 from .wave import Wave
 
 
@@ -107,6 +109,7 @@ class Engine:
         self.sync = Sync(prog, report, plugins, self.model)
         self.wave = None
         self._adv_warp, self._rr_warp = None, -1     # schedule state, kept across waves
+        self.watchdog = Watchdog(self, launch.kernel, time.monotonic(), options.time_limit)
 
     @property
     def steps(self):
@@ -138,8 +141,7 @@ class Engine:
         self.report.start_wave(w)
         self.hint = None
         self.took_all = False
-        self.max_steps = self.opt.max_steps or (
-            20_000 if self.schedule == "lockstep" else 20_000 + 500 * w.nwarps)
+        self.max_steps = self.opt.max_steps     # 0: no step limit (the watchdog decides)
         self.memory.new_wave(w, self.plugins.tracks_shared_writes, self.prog.shared_access_size)
         self.plugins.start_wave(w)
         self.loop(w)
@@ -149,7 +151,8 @@ class Engine:
         blocks = self.prog.blocks
         R, ctx, sync = w.R, self.ctx, self.sync
         step_hooks, stalled_hooks = self.plugins.step, self.plugins.stalled
-        step_limit = w.steps + self.max_steps
+        watchdog = self.watchdog
+        self.next_watch = watchdog.start_wave(w, self.max_steps)
         cost = self.block_cost
         # a group of one lane at the lowest program point (a serial phase): its own fast loop
         solo_ok = self.schedule == "lockstep" and not step_hooks
@@ -170,13 +173,13 @@ class Engine:
                 if isinstance(L, slice):
                     n = L.stop - L.start
                     if n == 1 and solo_ok:
-                        self.run_solo(w, pc, L.start, step_limit)
+                        self.run_solo(w, pc, L.start)
                         continue
                 else:
                     n = len(L)
                 w.steps += 1
-                if w.steps > step_limit:
-                    self.report.step_limit(pc, L, self.max_steps)
+                if w.steps >= self.next_watch:
+                    self.next_watch = watchdog.tick(pc, L)      # raises on an endless loop or a limit
                 self.thread_instructions += n * cost[pc]
                 block = blocks[pc]
                 w.running = L
@@ -191,7 +194,7 @@ class Engine:
                     # together with everyone else already at that point.
                     sync.resolve_joins(w)
 
-    def run_solo(self, w, pc, slot, step_limit):
+    def run_solo(self, w, pc, slot):
         """Lockstep picked one lane, `slot`, at `pc` (the lowest program point of any runnable
         lane): it runs block after block without the general step's bookkeeping, as long as its
         next block comes before every other runnable lane's (lockstep would pick it alone again),
@@ -210,12 +213,14 @@ class Engine:
             others_first = int(pcs.min()) if len(pcs) else len(blocks)
         instructions = 0
         steps = w.steps
+        next_watch = self.next_watch
         try:
             while True:
                 steps += 1
-                if steps > step_limit:
+                if steps >= next_watch:
                     w.steps = steps
-                    self.report.step_limit(pc, L, self.max_steps)
+                    wpc[slot] = pc
+                    next_watch = self.next_watch = self.watchdog.tick(pc, L)
                 fn, scalar, kind, t_true, t_false, cost = plan[pc]
                 instructions += cost
                 if scalar:

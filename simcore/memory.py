@@ -358,6 +358,11 @@ def _apply_atomic(op, view, key, value, compare, dtype):
                 old[order[s0:e0]] = seg[:-1]
                 flat[sk[s0]] = seg[-1]
             return old
+    if lens.max() > 4 and n <= 16 * lens.max():
+        # Many lanes on few addresses (a CAS loop, a lock, a shared counter): rounds would cost a
+        # vectorised pass (~30 us) per lane of the busiest address; lane by lane on numpy
+        # scalars (~1.5 us a lane) is cheaper, with the same results.
+        return _apply_atomic_serially(op, flat, flat_key, order, value, compare, old)
     # Rounds: each round applies the first pending lane of every address, vectorised.
     pending = order
     while len(pending):
@@ -395,4 +400,40 @@ def _apply_atomic(op, view, key, value, compare, dtype):
         mask = np.ones(len(pending), bool)
         mask[first] = False
         pending = pending[mask]
+    return old
+
+
+def _combine(op, cur, v, compare):
+    """One lane's atomic on numpy values of the memory's dtype: the new value at the address."""
+    if op == "add":
+        return cur + v
+    if op == "sub":
+        return cur - v
+    if op == "min":
+        return min(cur, v)
+    if op == "max":
+        return max(cur, v)
+    if op == "exch":
+        return v
+    if op == "and":
+        return cur & v
+    if op == "or":
+        return cur | v
+    if op == "xor":
+        return cur ^ v
+    if op == "inc":
+        return cur.dtype.type(0) if cur >= v else cur + cur.dtype.type(1)
+    if op == "dec":
+        return v if (cur == 0 or cur > v) else cur - cur.dtype.type(1)
+    return v if cur == compare else cur     # cas
+
+
+def _apply_atomic_serially(op, flat, flat_key, order, value, compare, old):
+    """The atomics of one instruction one lane at a time, in lane order per address."""
+    with np.errstate(all="ignore"):
+        for lane in order.tolist():
+            k = flat_key[lane]
+            cur = flat[k]
+            old[lane] = cur
+            flat[k] = _combine(op, cur, value[lane], None if compare is None else compare[lane])
     return old

@@ -14,6 +14,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .errors import CompileError, LaunchError, SimcoreError, SimulatorError, SimWarning
+from .watchdog import DEFAULT_TIME_LIMIT
 
 CHECKS = ("divergent_barrier", "race", "global_race", "invalid_mask", "undefined_value", "uninitialized",
           "named_barrier", "out_of_bounds")
@@ -41,6 +42,8 @@ class Launch:
     schedule: str = "lockstep"
     model: str = "independent"
     printed: list = field(default_factory=list)    # device printf output, in execution order
+    printed_bytes: int = 0   # bytes of `printed` (device printf is capped in lines and bytes)
+    printf_full: bool = False
     fault: object = None     # the KernelFault the launch ended in, if any (a replay opens there)
     cooperative: bool = False   # launched as cuLaunchCooperativeKernel (enable_cooperative_groups=True)
 
@@ -70,6 +73,7 @@ class Options:
     seed: int
     max_steps: int
     trace: bool            # record launch.trace (plugins/trace.py)
+    time_limit: float = DEFAULT_TIME_LIMIT   # seconds; 0: none (watchdog.py)
 
     def blocks_per_wave(self, slots_per_block, bytes_per_slot=64):
         """Blocks simulated together: enough for numpy to pay off, few enough to bound memory
@@ -266,12 +270,12 @@ class Kernel:
         return f"<simcore.Kernel {self.signature} backend={self.module.backend}>"
 
     def __call__(self, grid, block, args, *, shared_mem=0, stream=None, checks=True, schedule="lockstep",
-                 model="independent", seed=0, trace=False, max_steps=None, **unknown):
+                 model="independent", seed=0, trace=False, max_steps=None, time_limit=None, **unknown):
         if unknown:
             raise LaunchError(f"unknown launch option(s): {', '.join(sorted(unknown))}")
         self.last_launch = None
         try:
-            self._launch(grid, block, args, shared_mem, checks, schedule, model, seed, trace, max_steps)
+            self._launch(grid, block, args, shared_mem, checks, schedule, model, seed, trace, max_steps, time_limit)
         except SimcoreError as e:
             if self.last_launch is not None:
                 self.last_launch.fault = _detached(e) if hasattr(e, "report") else None
@@ -300,7 +304,7 @@ class Kernel:
         return estimate(self, grid, block, args, shared_mem=shared_mem, gpu=gpu)
 
     # ------------------------------------------------------------------ launch
-    def _launch(self, grid, block, args, shared_mem, checks, schedule, model, seed, trace, max_steps):
+    def _launch(self, grid, block, args, shared_mem, checks, schedule, model, seed, trace, max_steps, time_limit):
         prog = self.program
         grid = _dims(grid, "grid")
         block = _dims(block, "block")
@@ -327,7 +331,7 @@ class Kernel:
         if self.module.backend == "cupy":
             self.module._gpu.launch(self.name, grid, block, tuple(values), int(shared_mem))
             return None
-        options = _options(checks, schedule, model, seed, trace, max_steps)
+        options = _options(checks, schedule, model, seed, trace, max_steps, time_limit)
         from .runner import run_launch
         run_launch(prog, launch, values, options, module_vars=self.module._globals)
 
@@ -503,7 +507,7 @@ def _check_size(total):
                           "Use a smaller grid, for example with a grid-stride loop.")
 
 
-def _options(checks, schedule, model, seed, trace, max_steps):
+def _options(checks, schedule, model, seed, trace, max_steps, time_limit=None):
     if checks is True or checks is None:
         c = dict.fromkeys(CHECKS, True)
     elif checks is False:
@@ -539,4 +543,8 @@ def _options(checks, schedule, model, seed, trace, max_steps):
     if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer))
                                   or max_steps <= 0):
         raise LaunchError(f"max_steps must be a positive integer (steps per wave of blocks), not {max_steps!r}")
-    return Options(c, schedule, model, int(seed), int(max_steps) if max_steps else 0, bool(trace))
+    if time_limit is not None and (isinstance(time_limit, bool) or not isinstance(time_limit, (int, float, np.number))
+                                   or not time_limit > 0):
+        raise LaunchError(f"time_limit must be a positive number of seconds, not {time_limit!r}")
+    return Options(c, schedule, model, int(seed), int(max_steps) if max_steps else 0, bool(trace),
+                   float(time_limit) if time_limit is not None else DEFAULT_TIME_LIMIT)

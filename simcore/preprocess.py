@@ -7,6 +7,7 @@ C++ casts) into plain C. Line numbers never move, so every later error points at
 the student wrote.
 """
 import re
+import time
 from dataclasses import dataclass, field
 
 from . import cooperative_groups, templates
@@ -60,7 +61,11 @@ def preprocess(source, options=(), name_expressions=()):
             name, _, value = opt[2:].partition("=")
             defines[name.strip()] = (None, value if value else "1")
     body = _strip_comments(_join_continuations(source), lines)
-    body = _directives(body.split("\n"), defines, lines)
+    _deadline[0] = time.monotonic() + MAX_PREPROCESS_SECONDS
+    try:
+        body = _directives(body.split("\n"), defines, lines)
+    finally:
+        _deadline[0] = 0.0
     text = "\n".join(body)
     prelude = PRELUDE
     expanded = None
@@ -230,21 +235,57 @@ def _eval_if(expr, defines, no, lines):
         raise _error(f"cannot evaluate #if {expr.strip()}", no, lines, construct="#if") from None
 
 
-def expand(line, defines, no, lines, depth=0, hide=frozenset()):
+MAX_EXPANSION = 1 << 20       # characters one source line may grow to by macro expansion
+MAX_EXPANSION_WORK = 1 << 24  # characters expanded for one line, nested expansions included
+MAX_PREPROCESS_SECONDS = 10.0
+
+
+class _Budget:
+    """What the expansion of one source line may cost: macros that double at every level
+    (#define A1 A0 A0, #define A2 A1 A1, ...) grow exponentially; stop with a message naming the
+    limit instead of running for minutes and filling memory."""
+
+    def __init__(self, deadline):
+        self.work = 0
+        self.deadline = deadline
+
+    def spend(self, text, no, lines):
+        self.work += len(text)
+        if len(text) > MAX_EXPANSION:
+            raise _error(f"macro expansion makes line {no} longer than {MAX_EXPANSION:,} characters (the "
+                         "preprocessor's size limit): a macro that uses another one several times, level after "
+                         "level, grows exponentially", no, lines, construct="#define")
+        if self.work > MAX_EXPANSION_WORK:
+            raise _error(f"macro expansion on line {no} needs more than {MAX_EXPANSION_WORK:,} characters of "
+                         "work (the preprocessor's work limit): macros nested in each other grow "
+                         "exponentially", no, lines, construct="#define")
+        if time.monotonic() > self.deadline:
+            raise _error(f"preprocessing took longer than {MAX_PREPROCESS_SECONDS:g} s (the preprocessor's time "
+                         f"limit), at line {no}: simplify the macros", no, lines, construct="#define")
+
+
+def expand(line, defines, no, lines, depth=0, hide=frozenset(), budget=None):
     """Expand object-like and function-like macros in one line (no # or ## operators)."""
     if depth > 50:
         raise _error("macro expansion too deep (recursive #define?)", no, lines, construct="#define")
+    if budget is None:
+        budget = _Budget(_deadline[0] if _deadline[0] else time.monotonic() + MAX_PREPROCESS_SECONDS)
     toks = TOKEN.findall(line)
     out, i = [], 0
     changed = False
+    size = 0
     while i < len(toks):
         t = toks[i]
         if t in defines and t not in hide:
             params, body = defines[t]
             if params is None:
-                out.append(expand(body, defines, no, lines, depth + 1, hide | {t}))
+                piece = expand(body, defines, no, lines, depth + 1, hide | {t}, budget)
+                out.append(piece)
+                size += len(piece)
                 changed = True
                 i += 1
+                if size > MAX_EXPANSION:
+                    budget.spend("".join(out), no, lines)
                 continue
             j = i + 1
             while j < len(toks) and toks[j].isspace():
@@ -257,13 +298,26 @@ def expand(line, defines, no, lines, depth=0, hide=frozenset()):
                 sub = dict(zip(params, args))
                 replaced = "".join(sub.get(bt, bt) if IDENT.fullmatch(bt) else bt
                                    for bt in TOKEN.findall(body))
-                out.append(expand(replaced, defines, no, lines, depth + 1, hide | {t}))
+                budget.spend(replaced, no, lines)
+                piece = expand(replaced, defines, no, lines, depth + 1, hide | {t}, budget)
+                out.append(piece)
+                size += len(piece)
                 changed = True
                 i = j
+                if size > MAX_EXPANSION:
+                    budget.spend("".join(out), no, lines)
                 continue
         out.append(t)
+        size += len(t)
         i += 1
-    return "".join(out) if changed else line
+    if not changed:
+        return line
+    result = "".join(out)
+    budget.spend(result, no, lines)
+    return result
+
+
+_deadline = [0.0]     # the time limit of the preprocess() call running now (0: none yet)
 
 
 def _macro_args(toks, j, no, lines):

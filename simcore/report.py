@@ -432,15 +432,77 @@ class Reporter:
                     "loops with per-thread trip counts (run every thread to the maximum trip count and predicate "
                     "the work) and out of non-uniform conditions.", locs)
 
-    def step_limit(self, pc, L, max_steps):
-        w = self.wave
-        line = self.block_line[pc]
-        self.raise_("step_limit", "Step limit reached: the kernel seems to loop forever",
-                    f"the simulator ran {max_steps:,} steps and the kernel has not finished; the last step "
-                    f"ran line {line}. An endless loop (a condition that never becomes false) is the usual cause.",
-                    "check the loop's condition and that its variables change in every iteration; pass a larger "
-                    "max_steps= if the kernel is just very long.",
+    def loop_line(self, pc):
+        """The source line to blame for a step at pc that stopped a launch: the block's own line,
+        or, for a block without one (a loop's empty body, a reconvergence point), the line of the
+        loop or branch it belongs to, or of the nearest block the lanes go on to."""
+        line = self.block_line[pc] if pc < len(self.block_line) else 0
+        if line:
+            return line
+        line = self.join_branch_line.get(pc, 0)
+        if line:
+            return line
+        seen, todo = set(), [pc]
+        while todo:
+            b = todo.pop(0)
+            if b in seen or b >= len(self.prog.blocks):
+                continue
+            seen.add(b)
+            block = self.prog.blocks[b]
+            if self.block_line[b]:
+                return self.block_line[b]
+            if getattr(block.term, "line", 0):
+                return block.term.line
+            todo.extend(t for t in (getattr(block.term, f, None) for f in ("target", "if_true", "if_false"))
+                        if isinstance(t, int))
+        return 0
+
+    def _stopped(self, title, what, fix, pc):
+        line = self.loop_line(pc)
+        self.raise_("step_limit", title, what.format(line=line), fix,
                     [{"line": line, "text": self.prog.line_text(line), "what": "last step"}], None)
+
+    def step_limit(self, pc, L, max_steps):
+        self._stopped("Step limit reached: the kernel did not finish within max_steps",
+                      f"the simulator ran the max_steps={max_steps:,} steps you allowed (per wave of blocks) and the "
+                      "kernel has not finished; the last step ran line {line}. Either the kernel needs more steps, "
+                      "or it loops forever (a condition that never becomes false).",
+                      "pass a larger max_steps= (or leave it out: without it only a real endless loop or "
+                      "the time limit stops a launch); if it loops forever, check the loop's condition and "
+                      "that its variables change in every iteration.", pc)
+
+    def endless_loop(self, pc, L, period):
+        self._stopped("Endless loop: the kernel came back to exactly the same state",
+                      f"{period:,} steps after an earlier moment, every thread was at the same point with the "
+                      "same values in its variables and nothing in memory had changed, with the same threads "
+                      "about to run: from there the kernel can only repeat those steps forever. The last step "
+                      "ran line {line}. Usually a loop whose condition never becomes false, or a thread "
+                      "waiting for a value that no thread will write (on a GPU: a hang).",
+                      "check the loop's condition and that its variables change in every iteration; if a thread "
+                      "waits for a flag, make sure the thread that sets it can run (in the same block, behind "
+                      "a barrier; never a block that may not be resident).", pc)
+
+    def time_limit(self, pc, L, seconds, steps):
+        self._stopped(f"Time limit reached: the kernel did not finish within {seconds:g} s",
+                      f"the simulator ran {steps:,} steps in {seconds:g} s and the kernel has not finished; the "
+                      "last step ran line {line}. The state keeps changing, so this is either a long kernel "
+                      "(the simulator is about ten thousand times slower than a GPU) or a loop that never "
+                      "ends while its variables keep changing (a counter that never reaches its bound).",
+                      "if the kernel is just long, simulate a smaller problem or pass a larger time_limit= "
+                      "(seconds); otherwise check the loop's condition and its variables.", pc)
+
+    def cas_livelock(self, site, L, failures):
+        line = self.prog.sites[site].line
+        self.raise_("step_limit", "Endless loop: an atomicCAS that can never succeed (livelock)",
+                    f"the atomicCAS at line {line} failed {failures:,} times in a row, for every thread that ran it, "
+                    "while the value at its address kept changing: each time, another atomic had already "
+                    "changed the value it compares with. A correct CAS loop fails only when another thread's "
+                    "update came first, and that thread then leaves the loop; here nobody leaves, and the "
+                    "value climbs forever (on a GPU: a hang).",
+                    "run exactly one atomicCAS per iteration of the loop, comparing with the value the "
+                    "previous attempt returned: do { assumed = old; old = atomicCAS(p, assumed, f(assumed)); } "
+                    "while (assumed != old);",
+                    [{"line": line, "text": self.prog.line_text(line), "what": "the CAS that always fails"}], None)
 
     def race(self, hazard, region, elem, first, second, cross_block=False):
         """first/second: dicts with slot, site, kind ('read'/'write'/'atomic'), plus block."""

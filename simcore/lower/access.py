@@ -96,11 +96,13 @@ class AccessLowering:
         return Val(code, p.ctype, taint_of(p, i), space=p.space, aligned=p.aligned, regs=regs_of(p, i))
 
     def note_access_size(self, space, size):
-        if space == "shared":
+        # The race shadow's granule is the smallest access of each space. An access whose space is
+        # only known at run time (a pointer that may point to either) counts for both: else two
+        # threads writing neighbouring bytes through it share a wider granule, a false race.
+        if space in ("shared", None):
             self.shared_sizes.add(size)
-        elif space in ("global", "constant"):
+        if space in ("global", "constant", None):
             self.global_sizes.add(size)
-        # space not known at compile time: not recorded (the race shadow keeps its granule)
 
     def address_check(self, addr, node):
         if addr.taint.possible:

@@ -34,6 +34,7 @@ class Builder:
         self.local_bytes = 0             # per thread, of all local arrays (inlined calls included)
         self.global_sizes = set()
         self.shared_sizes = set()
+        self.mixed_spaces = False   # a pointer variable was given pointers into both spaces
         self.uses_taint = False
         # for the dataflow pass: (register, Taint written to it) and (register, Alignment)
         self.taint_flows = []
@@ -142,6 +143,10 @@ class Builder:
         self.emit(f"v_{var.name} = {code}", reads=val.regs, assigns=("v", var.name))
         if var.ctype.is_pointer:
             self.alignment_flows.append((var.name, val.aligned))
+            if var.space and val.space and var.space != val.space:
+                # accesses through it lowered so far took one space: the granules must cover both
+                self.mixed_spaces = True
+                var.space = None
         self.emit(f"u_{var.name} = ", TaintHole(val.taint, "X.DEFINED"), assigns=("u", var.name),
                   when_tracked=var.name)
         self.taint_flows.append((var.name, val.taint))

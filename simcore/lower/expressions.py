@@ -386,8 +386,16 @@ class ExpressionLowering:
         code = f"np.where({c.code}, {a.code}, {b.code})"
         if t.is_scalar:
             code = f"np.asarray({code}, dtype={DT[t]})"
-        return Val(code, t, taint_of(c, a, b), space=a.space or b.space, aligned=a.aligned & b.aligned,
+        return Val(code, t, taint_of(c, a, b), space=self.merged_space(a, b), aligned=a.aligned & b.aligned,
                    regs=regs_of(c, a, b))
+
+    def merged_space(self, a, b):
+        """The memory space of `c ? a : b`: one space when both arms agree (or one is a null
+        pointer constant), else unknown until run time."""
+        if a.space and b.space and a.space != b.space:
+            self.mixed_spaces = True
+            return None
+        return a.space or b.space
 
     def ternary_by_branch(self, node):
         """The arms read memory or have effects: evaluate only the chosen arm, per lane."""
@@ -409,7 +417,7 @@ class ExpressionLowering:
             self.goto(join)
             self.start(join)
             return self.read_struct(result, node)
-        result = self.new_var("sel", t, space=a.space or b.space)
+        result = self.new_var("sel", t, space=self.merged_space(a, b))
         self.write(result, self.cast(b, t))
         self.goto(join)
         self.start(a_end)

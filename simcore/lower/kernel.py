@@ -34,6 +34,11 @@ def lower_kernel(lowerer, pre, fdef, global_decls):
         resolve(b, low.stmts[b.id], tracked, unaligned)
     prog = Program(fdef.decl.name, params, low.blocks, 0, low.vars, low.shared, low.sync_sites, low.sites,
                    pre.lines)
+    if low.mixed_spaces:
+        # a pointer that points to shared or global memory, depending on the path taken: its
+        # accesses were noted under one space; the race granule of each must cover them all
+        low.global_sizes |= low.shared_sizes
+        low.shared_sizes |= low.global_sizes
     prog.global_access_size = min(low.global_sizes) if low.global_sizes else 4
     prog.shared_access_size = min(low.shared_sizes) if low.shared_sizes else 4
     prog.uses_taint = bool(tracked) or low.uses_taint

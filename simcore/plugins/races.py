@@ -13,23 +13,44 @@ import numpy as np
 from .base import Plugin
 
 NONE = -1
-TID_BITS = 43
+TID_BITS = 41
 TID_MASK = (1 << TID_BITS) - 1
-SEVERAL = 1 << 42              # flag in the thread field: several threads read it in this interval
+SEVERAL = 1 << 40              # flag in the thread field: several threads read it in this interval
 LOW = SEVERAL - 1
-MANY_TID = TID_MASK            # ... threads of several warps (warp part all ones)
-NOWARP = LOW >> 5              # the warp number MANY_TID decodes to
+WARPS = 1 << 39                # with SEVERAL: threads of several warps of one block (block in the low bits)
+BLOCK_MASK = WARPS - 1
+MANY_TID = TID_MASK            # ... threads of several blocks (all ones: block BLOCK_MASK)
+MANY_BLOCKS = BLOCK_MASK       # the block a several-blocks record decodes to
 EMASK = (1 << 10) - 1          # epochs are compared modulo 1024: plenty for one interval
-WEP_SHIFT, BAR_SHIFT = TID_BITS, TID_BITS + 10
+LAG_SHIFT, MAX_LAG = TID_BITS, 3   # 2 bits: barrier epochs a thread passed by bar.arrive, not waiting
+WEP_SHIFT = TID_BITS + 2
+BAR_SHIFT = WEP_SHIFT + 10
 
 
-def stamp(tid, bar, wep):
-    """One int64 per access: barrier epoch (high bits), warp-sync epoch, thread id (low bits).
+def stamp(tid, bar, wep, lag=None):
+    """One int64 per access: barrier epoch (high bits), warp-sync epoch, lag, thread id (low bits).
+
+    The lag is how many of the thread's barrier epochs it entered by bar.arrive, which publishes
+    its earlier writes but waits for nobody: its accesses since its last waiting barrier are
+    unordered with every interval from that one to its current one.
 
     Same barrier interval <=> equal bits from BAR_SHIFT up; NONE (-1) never matches.
     Several readers of one warp w are stored with thread field SEVERAL | (w << 5 | 31), so that
     (field & LOW) >> 5 is the warp in both cases."""
-    return ((bar.astype(np.int64) & EMASK) << BAR_SHIFT) | ((wep.astype(np.int64) & EMASK) << WEP_SHIFT) | tid
+    st = ((bar.astype(np.int64) & EMASK) << BAR_SHIFT) | ((wep.astype(np.int64) & EMASK) << WEP_SHIFT) | tid
+    return st if lag is None else st | (lag.astype(np.int64) << LAG_SHIFT)
+
+
+def same_interval(other, curbar, curlag):
+    """Which recorded stamps `other` fall in a barrier interval this access (epoch curbar, lag
+    curlag; None: no thread lags) shares: the same epoch, or, for a lagging side, an epoch
+    between its last waiting barrier and its current one. NONE never matches."""
+    ob = other >> BAR_SHIFT
+    if curlag is None:
+        return ob == curbar
+    olag = (other >> LAG_SHIFT) & MAX_LAG
+    d = (curbar - ob) & EMASK
+    return (other >= 0) & ((d <= curlag) | (((-d) & EMASK) <= olag))
 
 
 def _increasing(key):
@@ -39,7 +60,15 @@ def _increasing(key):
 
 
 def warp_of(field):
+    """The warp of a thread field; for a several-warps record a number no warp has (>= 2**34)."""
     return (field & LOW) >> 5
+
+
+def block_of(field, spb):
+    """The block of a thread field (`spb` slots a block): one thread's, or the one block that
+    several readers share, or MANY_BLOCKS when readers of several blocks are folded together."""
+    several_warps = (field & (SEVERAL | WARPS)) == (SEVERAL | WARPS)
+    return np.where(several_warps, field & BLOCK_MASK, warp_of(field) * 32 // spb)
 
 
 class Shadow:
@@ -69,10 +98,16 @@ class Stamps:
     """The current stamp of every slot, and what the checks derive from it (cached per epoch;
     each derived array is computed the first time a check needs it)."""
 
-    def __init__(self, wave, base):
+    def __init__(self, wave, base, acquired=None):
         self.tid = np.arange(wave.S, dtype=np.int64) + base
-        self.stamp = stamp(self.tid, wave.bar_epoch, wave.warp_epoch)
+        self.spb = wave.spb
+        # lag: barrier epochs entered by bar.arrive since the thread last waited (None: nobody lags)
+        self.lag = None if acquired is None else np.minimum((wave.bar_epoch - acquired) & EMASK, MAX_LAG)
+        self.stamp = stamp(self.tid, wave.bar_epoch, wave.warp_epoch, self.lag)
         self.bar = self.stamp >> BAR_SHIFT
+
+    def lag_of(self, L):
+        return None if self.lag is None else self.lag[L]
 
     @cached_property
     def wep(self):
@@ -87,7 +122,15 @@ class Stamps:
         return (self.stamp & ~np.int64(TID_MASK)) | SEVERAL | (self.warp << 5) | 31
 
     @cached_property
-    def many(self):
+    def block(self):
+        return self.tid // self.spb
+
+    @cached_property
+    def several_warps(self):
+        return (self.stamp & ~np.int64(TID_MASK)) | SEVERAL | WARPS | self.block
+
+    @cached_property
+    def many_blocks(self):
         return (self.stamp & ~np.int64(TID_MASK)) | MANY_TID
 
 
@@ -102,10 +145,12 @@ class RaceDetector(Plugin):
         self.shared_shadows = {}
         self._stamps = {}
         self.fences = None          # per launch-wide thread: how many __threadfence() it has run
+        self.acquired = None        # per slot, once a bar.arrive ran: the epoch it last waited into
 
     def on_wave_start(self, wave):
         self.shared_shadows = {}
         self._stamps = {}
+        self.acquired = None
 
     def on_fence(self, lanes):
         """__threadfence() then an atomic (a ticket, a flag) publishes a thread's earlier global
@@ -132,6 +177,15 @@ class RaceDetector(Plugin):
 
     def on_barrier(self, sync, lanes):
         self._stamps = {}        # epochs changed: recompute the stamps
+        epochs = self.wave.bar_epoch
+        if getattr(sync, "mode", None) == "arrive":
+            # bar.arrive publishes the thread's earlier writes (its epoch moved on) but waits for
+            # nobody: what it does next is not ordered after the others' accesses
+            if self.acquired is None:
+                self.acquired = epochs.copy()
+                self.acquired[lanes] -= 1
+        elif self.acquired is not None:
+            self.acquired[lanes] = epochs[lanes]
         if getattr(sync, "grid_wide", False):
             # cg::this_grid().sync(): every global access before it happens before every one after
             self.global_shadows = {}
@@ -139,7 +193,7 @@ class RaceDetector(Plugin):
     def stamps(self, kind):
         st = self._stamps.get(kind)
         if st is None:
-            st = self._stamps[kind] = Stamps(self.wave, self.wave.gslot_base if kind == "global" else 0)
+            st = self._stamps[kind] = Stamps(self.wave, self.wave.gslot_base if kind == "global" else 0, self.acquired)
         return st
 
     def on_memory_access(self, region, offsets, size, kind, L, site):
@@ -203,7 +257,7 @@ class RaceDetector(Plugin):
                          ws >> 2, "atomic" if ws & 1 else "write", int(cur[k] & TID_MASK), site,
                          "atomic" if atomic else kind)
         if kind == "read":
-            self._record_read(sh, key, st, L, curbar, site)
+            self._record_read(sh, key, st, L, curbar, site, is_global)
         else:
             self._record_write(sh, key, st, L, curbar, site, region, gran, granule, kind, is_global)
 
@@ -212,7 +266,7 @@ class RaceDetector(Plugin):
         lane's access: in this block, the same barrier interval by another thread (not ordered by
         __syncwarp); in global memory, also any access by a thread of another block (unless that
         thread has since published it: `published(thread ids)`)."""
-        hit = (other >> BAR_SHIFT) == curbar              # same barrier interval
+        hit = same_interval(other, curbar, st.lag_of(L))    # a barrier interval they share
         if not (hit.any() or (is_global and (other >= 0).any())):
             return hit
         otid, tid = other & TID_MASK, st.tid[L]
@@ -221,13 +275,13 @@ class RaceDetector(Plugin):
         same_warp = owarp == st.warp[L]
         hit &= ~(same_warp & ((other >> WEP_SHIFT) != st.wep[L]))   # ordered by __syncwarp
         if is_global:
-            spb = self.wave.spb
-            known = owarp != NOWARP            # several warps: blocks unknown, judge as same block
-            same_block = (owarp * 32 // spb) == (tid // spb)
-            cross = (other >= 0) & known & ~same_block
+            # Blocks are never ordered by a barrier: an access of another block is unordered in any
+            # interval. A record of readers of several blocks always holds one of another block.
+            same_block = block_of(otid, self.wave.spb) == st.block[L]
+            cross = (other >= 0) & ~same_block
             if published is not None:
                 cross &= ~published(otid)
-            hit = (hit & (same_block | ~known)) | cross
+            hit = (hit & same_block) | cross
         return hit
 
     def _record_write(self, sh, key, st, L, curbar, site, region, gran, granule, kind, is_global):
@@ -241,9 +295,10 @@ class RaceDetector(Plugin):
         if r_conf.any():
             k = int(np.flatnonzero(r_conf)[0])
             other = int(r[k] & TID_MASK)
+            cross = is_global and int(block_of(np.int64(other), e.spb)) != int(st.block[L][k])
             self._report("WAR", region, gran[k], granule, -1 if other & SEVERAL else other,
                          int(sh.r_site[key[k]]), "read", int(cur[k] & TID_MASK), site,
-                         "atomic" if atomic else kind)
+                         "atomic" if atomic else kind, cross=cross)
         sh.w[key] = cur
         if len(key) > 1 and not atomic and not _increasing(key):
             # two lanes of this very instruction writing one location: scatter, then read back
@@ -263,40 +318,58 @@ class RaceDetector(Plugin):
                 self.atomic_clock[g] = clock
                 np.maximum.at(self.block_atomic_clock, g // e.spb, clock)
 
-    @staticmethod
-    def _record_read(sh, key, st, L, curbar, site):
-        """A read: remember this interval's readers; several readers keep their warp when they
-        share one."""
-        cur = st.stamp[L]
-        r = sh.r[key]
-        same_bar = (r >> BAR_SHIFT) == curbar
-        if same_bar.any():
-            otid = r & TID_MASK
-            same_warp = warp_of(otid) == st.warp[L]
-            over = (otid == st.tid[L]) | (same_warp & ((r >> WEP_SHIFT) != st.wep[L]))  # the old read is over
-            new = np.where(~same_bar | over, cur, np.where(same_warp, st.several[L], st.many[L]))
-        else:
-            new = cur
+    def _record_read(self, sh, key, st, L, curbar, site, is_global):
+        """A read: remember this interval's readers, folded into one record per granule that keeps
+        their warp when they share one and their block when they share one."""
+        new = self._fold_reader(sh.r[key], st, L, curbar, is_global)
         sh.r[key] = new
         if len(key) > 1 and not _increasing(key):
+            # lanes of this very instruction reading one location: scatter, then fold the losers in
             back = sh.r[key]
             clash = back != new
             if clash.any():
-                both_one_warp = warp_of(back[clash] & TID_MASK) == st.warp[L][clash]
-                sh.r[key[clash]] = np.where(both_one_warp, st.several[L][clash], st.many[L][clash])
+                lanes = np.arange(len(st.tid))[L][clash]      # L may be a slice
+                folded = self._fold_reader(back[clash], st, lanes, curbar[clash], is_global)
+                # Each loser folded against the same winner: the widest fold covers them all
+                # (one warp < several warps of one block < several blocks), so store it last.
+                f = folded & TID_MASK
+                width = (f & SEVERAL != 0).astype(np.int8) + (f & WARPS != 0) + (f == MANY_TID)
+                for w in np.unique(width):
+                    sh.r[key[clash][width == w]] = folded[width == w]
         sh.r_site[key] = site
+
+    @staticmethod
+    def _fold_reader(r, st, L, curbar, is_global):
+        """The reader record after lanes L read, given the record `r` (one per lane)."""
+        cur = st.stamp[L]
+        same_bar = same_interval(r, curbar, st.lag_of(L))
+        otid = r & TID_MASK
+        if is_global:
+            # In global memory a reader of another block stays unordered whatever the interval:
+            # never drop it, nor its block.
+            other_block = (r >= 0) & (block_of(otid, st.spb) != st.block[L])
+        else:
+            other_block = np.zeros(len(r), bool)
+        if not (same_bar.any() or other_block.any()):
+            return cur
+        same_warp = warp_of(otid) == st.warp[L]
+        over = (otid == st.tid[L]) | (same_warp & ((r >> WEP_SHIFT) != st.wep[L]))  # the old read is over
+        folded = np.where(same_warp, st.several[L], st.several_warps[L])
+        new = np.where(~same_bar | over, cur, folded)
+        return np.where(other_block, st.many_blocks[L], new)
 
     def shadow_bytes(self):
         """Bytes the shadows of the current wave hold (global memory's and this wave's shared)."""
         return sum(sh.nbytes for table in (self.global_shadows, self.shared_shadows) for sh in table.values())
 
-    def _report(self, hazard, region, gran, granule, other_tid, other_site, other_kind, tid, site, kind):
+    def _report(self, hazard, region, gran, granule, other_tid, other_site, other_kind, tid, site, kind, cross=None):
         e = self.wave
         elem = int(gran) * granule // max(1, region.dtype.itemsize)
         first = {"slot": other_tid, "site": other_site, "kind": other_kind,
                  "who": self._who(other_tid, region) if other_tid >= 0 else "another thread"}
         second = {"slot": tid, "site": site, "kind": kind, "who": self._who(tid, region)}
-        cross = region.kind == "global" and other_tid >= 0 and other_tid // e.spb != tid // e.spb
+        if cross is None:
+            cross = region.kind == "global" and other_tid >= 0 and other_tid // e.spb != tid // e.spb
         self.report.race(hazard, region, elem, first, second, cross_block=cross)
 
     def _who(self, tid, region):
