@@ -2323,8 +2323,6 @@ entry("tpl_reverse_block", kernel="tpl_reverse_block<128, float>", grid=(4,), bl
           "__device__ helper is instantiated by its explicit call negate_if<T>(...)")
 
 
-BY_NAME = {e.name: e for e in ENTRIES}
-
 
 # ---------------------------------------------------------------- structs, vector types, module variables
 def _particles_args():
@@ -2426,6 +2424,10 @@ entry("device_ticket", grid=(4,), block=(64,), make_args=_ticket_args,
       expect="ok", why="__threadfence() before the ticket orders each partial sum before the last block reads it")
 
 
+# every entry is defined above this line
+BY_NAME = {e.name: e for e in ENTRIES}
+
+
 def get(name: str) -> Entry:
     return BY_NAME[name]
 
@@ -2433,6 +2435,7 @@ def get(name: str) -> Entry:
 def _check_corpus():
     names = [e.name for e in ENTRIES]
     assert len(names) == len(set(names)), "duplicate entry names"
+    assert set(BY_NAME) == set(names), "an entry is defined after BY_NAME is built"
     for e in ENTRIES:
         assert e.expect in VERDICTS, (e.name, e.expect)
         assert (e.reference is not None) == e.defined, e.name
