@@ -247,12 +247,28 @@ class CupyModule:
             ptr = self._module.get_global(name)
         except Exception as exc:
             raise CompileError(f"no __device__ or __constant__ variable named '{name}' in the module: {exc}") from None
+        if var is None:
+            var = self._simulator_variable(name)
         if var is not None:
             dtype, shape = variable_layout(var)
-        else:
+        elif getattr(ptr.mem, "size", 0):
             dtype, shape = np.dtype(np.uint8), (ptr.mem.size,)
+        else:
+            # CuPy's get_global does not know the variable's size (its MemoryPointer says 0 bytes)
+            raise CompileError(f"the size of the variable '{name}' is unknown: the simulator's front end "
+                               "could not read its declaration, and CuPy's get_global does not give it")
         return DeviceGlobal(name, dtype, shape, _GpuBacking(cupy, ptr, dtype, shape),
                             bool(var is not None and var.constant))
+
+    def _simulator_variable(self, name):
+        """The declaration of a module variable as the simulator's front end reads it (its type and
+        shape), for a module made without simcore.RawModule; None when the front end cannot."""
+        try:
+            from .compiler import compile_source
+            programs = compile_source(self.code, self.options, self.name_expressions)
+        except Exception:
+            return None
+        return next((v for p in programs.values() for v in getattr(p, "module_vars", ()) if v.name == name), None)
 
     def launch(self, name: str, grid, block, args: tuple, shared_mem: int = 0) -> None:
         cupy = _import_cupy()

@@ -337,6 +337,30 @@ def test_get_global_gpu_backing_moves_the_variables_bytes():
     assert device.view(np.float32).tolist() == [1.5, 7.0, 3.5] and g.get().tolist() == [1.5, 7.0, 3.5]
 
 
+
+def test_get_global_on_a_gpu_module_reads_the_size_from_the_declaration(monkeypatch):
+    """CuPy's RawModule.get_global returns a MemoryPointer whose memory says 0 bytes (CuPy does
+    not know the variable's size), so a module made with CupyModule alone must take the type and
+    shape from the declaration. On the H200 the conformance entry constant_from_host failed with
+    'copy_from_host: 16 bytes do not fit in coef (0 bytes)' before this."""
+    from types import SimpleNamespace
+
+    import simcore.cupy_backend as cb
+
+    ptr = SimpleNamespace(mem=SimpleNamespace(size=0))
+    mod = cb.CupyModule.__new__(cb.CupyModule)
+    mod.code = '__constant__ float coef[4];\n__constant__ float scale;\n' \
+               'extern "C" __global__ void k(float *o) { o[threadIdx.x] = coef[threadIdx.x % 4] * scale; }'
+    mod.options, mod.name_expressions = (), ()
+    mod._module = SimpleNamespace(get_global=lambda name: ptr)
+    monkeypatch.setattr(cb, "_import_cupy", lambda: SimpleNamespace())
+    g = mod.get_global("coef")
+    assert g.dtype == np.float32 and g.shape == (4,)
+    assert mod.get_global("scale").shape == ()
+    mod.code = 'extern "C" __global__ void k(float *o) { o[0] = 1; }\n' + 'template <class T> struct X;'
+    with pytest.raises(simcore.CompileError, match="size of the variable 'coef' is unknown"):
+        mod.get_global("coef")
+
 def test_local_array_of_structs():
     src = r'''
     struct KV { int key; float val; };
