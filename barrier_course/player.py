@@ -474,6 +474,15 @@ class Player:
                        self.report], layout=W.Layout(align_items="flex-start"))
         self.widget = W.VBox([style, self.header, controls, filters, self.message, body])
         self.widget.add_class("simpl")
+        # stable names for the page (the browser test, a course's own CSS): player-<part>
+        for part, name in ((self.widget, "player"), (self.header, "player-step-label"),
+                           (self.back_button, "player-step-back"), (self.step_button, "player-step"),
+                           (self.barrier_button, "player-next-barrier"),
+                           (self.divergence_button, "player-next-divergence"),
+                           (self.fault_button, "player-fault"), (self.slider, "player-slider"),
+                           (self.source, "player-source"), (self.lanes, "player-grid"),
+                           (self.memory, "player-memory"), (self.report, "player-report")):
+            part.add_class(name)
         self.k = -1
         start = rec.fault_frame if rec.fault is not None and len(rec) else 0
         self.go(start if start is not None else 0)

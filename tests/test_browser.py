@@ -364,3 +364,154 @@ def test_lesson_in_the_browser(lab, browser, shots, lesson):
         except Exception:
             pass
         page.close()
+
+
+# --- the step-through player (barrier_course.player) ---------------------------------------
+
+# The seeds' if/else with a barrier on each side: with 64 threads and split 40, warp 1 splits
+# (lanes 0-7 take `then`, 8-31 `else`) and the launch ends in a divergent-barrier fault.
+PLAYER_KERNEL = r'''
+__global__ void ifelse(int *out, int split)
+{
+    __shared__ int s[1024];
+    int t = threadIdx.x;
+    s[t] = t;
+    if (t < split) {
+        __syncthreads();
+        out[t] = s[(t + 1) % blockDim.x];
+    } else {
+        __syncthreads();
+        out[t] = s[(t + 1) % blockDim.x] + 1000;
+    }
+}
+'''
+PLAYER_THREADS, PLAYER_SPLIT = 64, 40
+PLAYER_CELL = f'''import numpy as np
+import simcore
+from barrier_course import player
+
+SRC = r"""{PLAYER_KERNEL}"""
+kernel = simcore.RawModule(code=SRC).get_function("ifelse")
+player.show(kernel, (1,), ({PLAYER_THREADS},), (np.zeros({PLAYER_THREADS}, np.int32), np.int32({PLAYER_SPLIT})))
+'''
+
+# What the player shows, read from its parts (the player-* classes of barrier_course.player).
+PLAYER_VIEW = """() => {
+    const panel = window.jupyterapp.shell.currentWidget;
+    const part = (name) => panel.node.querySelector(`.${name} .widget-html-content`);
+    const label = part('player-step-label'), grid = part('player-grid');
+    const source = part('player-source'), report = part('player-report');
+    const visible = (e) => !!e && e.getBoundingClientRect().width > 0 && e.getBoundingClientRect().height > 0;
+    return {
+        label: label ? label.innerText : null,
+        grid: grid ? grid.innerHTML : null,
+        lanes: grid ? grid.querySelectorAll('.grid i').length : 0,
+        source: source ? source.innerText : null,
+        report: report ? report.innerText : null,
+        shown: [label, grid, source].every(visible),
+    };
+}"""
+
+
+def _player_step(view):
+    import re
+
+    found = re.search(r"\bstep (\d+):", view["label"] or "")
+    assert found, f"no step number in the player's step label: {view['label']!r}"
+    return int(found.group(1))
+
+
+def test_player_in_the_browser(lab, browser, shots):
+    """The player renders as widgets, stepping changes the picture, the fault jump lands on
+    the fault (the step the recording says it is)."""
+    import nbformat
+    import numpy as np
+
+    import simcore
+    from barrier_course import player
+
+    # where the fault is, from the same launch recorded here
+    kernel = simcore.RawModule(code=PLAYER_KERNEL, backend="sim").get_function("ifelse")
+    rec = player.record(kernel, (1,), (PLAYER_THREADS,),
+                        (np.zeros(PLAYER_THREADS, np.int32), np.int32(PLAYER_SPLIT)))
+    fault_step, fault_title = rec.fault_frame, rec.fault.report["title"]
+    assert fault_step is not None and fault_step >= 2 and "divergent" in fault_title
+
+    url, work = lab
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(PLAYER_CELL)])
+    nb.metadata["kernelspec"] = {"display_name": "Python 3 (ipykernel)", "language": "python",
+                                 "name": "python3"}
+    nbformat.write(nb, str(work / "player_check.ipynb"))
+
+    page = browser.new_page(viewport={"width": WIDE[0], "height": WIDE[1]})
+    console_errors = []
+    page.on("pageerror", lambda exc: console_errors.append(str(exc)))
+
+    def view_after(click, what, changed_from):
+        """Click a player button (or, with ``click=None``, nothing); wait until its step label
+        differs from ``changed_from`` and the view has settled (each part of the player
+        arrives as its own widget update)."""
+        if click:
+            page.click(f".jp-NotebookPanel:not(.lm-mod-hidden) button.{click}")
+        deadline = time.time() + 20
+        last = None
+        while True:
+            view = page.evaluate(PLAYER_VIEW)
+            if view["label"] != changed_from and view == last:
+                return view
+            assert time.time() < deadline, f"{what}: the step label stayed {changed_from!r}"
+            last = view
+            page.wait_for_timeout(400)
+
+    try:
+        page.goto(f"{url}/lab?token={TOKEN}&reset", wait_until="domcontentloaded")
+        page.wait_for_function("window.jupyterapp !== undefined", timeout=60_000)
+        page.evaluate(OPEN, "player_check.ipynb")
+        page.wait_for_timeout(1000)
+        page.evaluate(RUN_ALL)
+        state = _wait_for_run(page, "player_check.ipynb", timeout=120)
+        errors = _errors(state)
+        assert not errors, f"the player cell shows {errors[0][1].get('ename')}: " \
+                           f"{errors[0][1].get('evalue')}"
+        page.wait_for_function(
+            "() => !!window.jupyterapp.shell.currentWidget.node.querySelector("
+            "'.player-grid .widget-html-content i')", timeout=30_000)
+
+        # rendered as widgets: its parts are HTML on the page, not the VBox(...) repr
+        rendered = page.evaluate(RENDERED)
+        assert not [t for t in rendered["texts"] if "VBox(" in t or "Error displaying widget" in t]
+        opened = view_after(None, "opening the player", None)
+        assert opened["shown"], "the player's step label, source pane or lane grid is not visible"
+        assert "__syncthreads();" in opened["source"]
+        assert opened["lanes"] == PLAYER_THREADS            # one cell per lane, 2 warps
+        # a launch that ends in a fault opens at the fault, with the report beside it
+        assert _player_step(opened) == fault_step and "THE FAULT" in opened["label"]
+        assert fault_title in opened["report"] and "How to fix it" in opened["report"]
+        page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .player").first.screenshot(
+            path=str(shots / "player-at-the-fault.png"))
+
+        # step back: one step earlier, another picture, the fault announced as ahead
+        back = view_after("player-step-back", "step back", opened["label"])
+        assert _player_step(back) == fault_step - 1
+        assert back["grid"] != opened["grid"], "step back did not change the lane grid"
+        assert f"ends in this fault at step {fault_step}" in back["report"]
+        back2 = view_after("player-step-back", "step back again", back["label"])
+        assert _player_step(back2) == fault_step - 2 and back2["grid"] != back["grid"]
+        # step forward: the picture of that step again
+        forward = view_after("player-step", "step", back2["label"])
+        assert _player_step(forward) == fault_step - 1 and forward["grid"] == back["grid"]
+        page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .player").first.screenshot(
+            path=str(shots / "player-before-the-fault.png"))
+
+        # the fault jump lands on the fault's step, with the fault shown
+        fault = view_after("player-fault", "the fault", forward["label"])
+        assert _player_step(fault) == fault_step and "THE FAULT" in fault["label"]
+        assert fault["grid"] == opened["grid"]
+        assert fault_title in fault["report"] and "ends in this fault" not in fault["report"]
+        assert not console_errors, f"errors in the page: {console_errors[:3]}"
+    finally:
+        try:
+            page.evaluate("window.jupyterapp.shell.currentWidget?.sessionContext?.shutdown()")
+        except Exception:
+            pass
+        page.close()
