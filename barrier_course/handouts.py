@@ -4,7 +4,8 @@ For every lesson in ``course/`` (the same notebooks the students open):
 
 1. execute it top to bottom in a fresh kernel (nbclient, through nbconvert);
 2. where a widget stands, keep its static form: the course's widgets also offer an HTML
-   rendition of their current state (``widgets.show_as_text``: the summary and the picture),
+   rendition of their current state (``widgets.show_as_text``: the summary and the picture;
+   the step-through player draws its view at the step it shows),
    and the live widget view is dropped, so a handout never shows ``VBox(...)`` or needs a
    kernel;
 3. highlight kernels as CUDA: ``%%cuda`` cells with Pygments' CUDA lexer, and in a Python cell

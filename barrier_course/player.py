@@ -61,7 +61,9 @@ CSS = """<style>
 .simpl .note{color:#a00;margin:2px 0}
 .simpl .report{font-size:12px;max-width:32em;min-width:18em;white-space:normal}
 .simpl .report pre{white-space:pre-wrap;font-size:11px}
-.simpl table.pane{border-collapse:collapse}.simpl table.pane td{vertical-align:top;padding:0 10px 0 0}
+.simpl .pane{display:flex;flex-wrap:wrap;align-items:flex-start;gap:6px 14px}
+.simpl .pane>div{min-width:0;max-width:100%;overflow-x:auto}
+.simpl,.simpl div{text-align:left}
 </style>"""
 
 SIMULATOR_NOTE = "The player always runs the kernel on the simulator (copies of your arrays)."
@@ -300,9 +302,11 @@ def render_frame(rec, k, blocks=None, warps=None):
     bsel, wsel = _visible(rec, frame, blocks, warps)
     report = render_report(rec, frame)
     return (CSS + '<div class="simpl">' + render_header(rec, frame) +
-            '<table class="pane"><tr><td>' + render_source(rec, frame, bsel, wsel) + "</td><td>" +
-            render_lanes(rec, frame, bsel, wsel) + render_memory(rec, frame, bsel) + "</td>" +
-            (f'<td style="min-width:300px">{report}</td>' if report else "") + "</tr></table>" + _state_legend() + "</div>")
+            # side by side where the page is wide enough, one under the other on a narrow page
+            # (a printed handout) rather than cut off
+            '<div class="pane"><div>' + render_source(rec, frame, bsel, wsel) + "</div><div>" +
+            render_lanes(rec, frame, bsel, wsel) + render_memory(rec, frame, bsel) + "</div>" +
+            (f'<div style="flex:1 1 300px">{report}</div>' if report else "") + "</div>" + _state_legend() + "</div>")
 
 
 def _state_legend():
@@ -483,6 +487,9 @@ class Player:
                            (self.source, "player-source"), (self.lanes, "player-grid"),
                            (self.memory, "player-memory"), (self.report, "player-report")):
             part.add_class(name)
+        # a handout (nbconvert) keeps the static form: the view at the step shown when displayed
+        from .widgets import show_as_text
+        show_as_text(self.widget, self.describe, self.static_view)
         self.k = -1
         start = rec.fault_frame if rec.fault is not None and len(rec) else 0
         self.go(start if start is not None else 0)
@@ -545,6 +552,24 @@ class Player:
         self.message.value = f"<i>{SIMULATOR_NOTE}</i>"
 
     # ---- static pictures
+    def describe(self):
+        """One line for where no widget can be shown: which launch, which step, the fault."""
+        rec = self.rec
+        name = rec.launch.kernel if rec.launch is not None else "the kernel"
+        if not len(rec):
+            return f"step-through player of {name}: nothing was recorded"
+        text = f"step-through player of {name}, at step {self.k} of {len(rec) - 1}"
+        if rec.fault is not None:
+            text += f"; the launch ends in a fault at step {rec.fault_frame}: " \
+                    f"{rec.fault.report.get('title', rec.fault.kind)}"
+        return text
+
+    def static_view(self):
+        """The current step drawn as one HTML fragment (what a handout shows for the widget)."""
+        if not len(self.rec):
+            return ""
+        return render_frame(self.rec, self.k, self.blocks, self.warps)
+
     def snapshot(self, step=None):
         """Frame `step` (default: the current one) as a standalone HTML page: the same view."""
         return snapshot_html(self.rec, self.k if step is None else step, self.blocks, self.warps)

@@ -214,17 +214,19 @@ def set_figure(image, fig):
                    f'src="data:image/png;base64,{base64.b64encode(image.png).decode()}"/></div>')
 
 
-def show_as_text(box, describe):
+def show_as_text(box, describe, picture=None):
     """Where no widget can be shown (a handout, nbconvert, a plain console), show the
     widget's *current* state: ``describe()`` -> plain text, and an HTML version with its
-    picture. JupyterLab still shows the live widget."""
+    picture: ``picture()`` -> HTML when given (a widget drawn as HTML, e.g. the player),
+    else the figures among the widget's children. JupyterLab still shows the live widget."""
     widget_bundle = box._repr_mimebundle_
 
     def bundle(**kwargs):
         data = dict(widget_bundle(**kwargs) or {})
         text = describe()
         data["text/plain"] = text
-        pictures = "".join(child.value for child in _walk(box) if getattr(child, "png", b""))
+        pictures = picture() if picture is not None else \
+            "".join(child.value for child in _walk(box) if getattr(child, "png", b""))
         data["text/html"] = (f'<pre class="widget-summary">{html.escape(text)}</pre>'
                              + pictures)
         return data

@@ -17,6 +17,10 @@ LESSONS = handouts.lesson_paths(ROOT / "course")
 # (the kernel editor's trace, the cost-model explorers' plots; launch_explorer has none)
 PICTURE_CALL = re.compile(r"(_figure\(|kernel_editor\(|cost_model_explorer\(|exchange_explorer\()")
 EMBEDDED_PNG = re.compile(r'<img[^>]*src="data:image/png;base64,')
+# the step-through player's static form: its lane grid (barrier_course.player.render_lanes)
+PLAYER_CALL = re.compile(r"\bplayer\.(show|show_source|from_launch)\(")
+PLAYER_GRID = '<div class="grid">'
+WIDGET_NOTE = "(an interactive widget: open the notebook in JupyterLab to use it)"
 
 
 def _expected_pictures(path):
@@ -24,6 +28,12 @@ def _expected_pictures(path):
     return sum(1 for c in nb["cells"] if c["cell_type"] == "code"
                and PICTURE_CALL.search("".join(c["source"]))
                and not "".join(c["source"]).lstrip().startswith("def "))
+
+
+def _cells_calling(path, call):
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    return sum(1 for c in nb["cells"] if c["cell_type"] == "code"
+               and call.search("".join(c["source"])))
 
 
 @pytest.fixture(scope="module")
@@ -43,6 +53,9 @@ def test_every_lesson_has_a_handout_with_its_figures(built):
         assert got >= want, f"{path.name}: {got} pictures in the handout, expected at least {want}"
         assert "VBox(" not in html and "HBox(" not in html, f"{path.name}: a widget shown as text"
         assert 'src="http' not in html, f"{path.name}: the handout loads something from the network"
+        players = _cells_calling(path, PLAYER_CALL)
+        assert html.count(PLAYER_GRID) >= players, \
+            f"{path.name}: {players} player cells, {html.count(PLAYER_GRID)} player pictures"
         total += got
     bundle = written["workshop"].read_text(encoding="utf-8")
     assert len(EMBEDDED_PNG.findall(bundle)) == total
@@ -78,3 +91,49 @@ def test_pdfs_are_printed(built):
 
     # each lesson starts a new page: the bundle has exactly the lessons' pages
     assert pages("workshop") == sum(pages(p.stem) for p in LESSONS)
+
+
+# The seeds' if/else with a barrier on each side; 64 threads split at 40: a divergent barrier.
+PLAYER_LESSON_CELL = '''import numpy as np
+import simcore
+from barrier_course import player
+
+SRC = r"""
+__global__ void ifelse(int *out, int split)
+{
+    __shared__ int s[1024];
+    int t = threadIdx.x;
+    s[t] = t;
+    if (t < split) {
+        __syncthreads();
+        out[t] = s[(t + 1) % blockDim.x];
+    } else {
+        __syncthreads();
+        out[t] = s[(t + 1) % blockDim.x] + 1000;
+    }
+}
+"""
+kernel = simcore.RawModule(code=SRC).get_function("ifelse")
+watch = player.show(kernel, (1,), (64,), (np.zeros(64, np.int32), np.int32(40)))
+watch.go(STEP)          # the step the handout shows
+watch
+'''
+
+
+def test_a_player_cell_becomes_the_players_picture_at_its_step(tmp_path):
+    import nbformat
+
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("# Watching the if/else"),
+        nbformat.v4.new_code_cell(PLAYER_LESSON_CELL.replace("STEP", "2"))])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}
+    lesson = tmp_path / "90_player.ipynb"
+    nbformat.write(nb, str(lesson))
+    html = handouts.to_html(handouts.lesson_notebook(lesson), "player")
+    assert WIDGET_NOTE not in html and "VBox(" not in html
+    assert html.count(PLAYER_GRID) == 1                           # the lane grid, drawn
+    assert html.count('<i class="run"') == 24 and html.count('<i class="bar"') == 40
+    assert "step 2: line 11 runs" in html                          # at the step chosen
+    assert "ends in this fault at step 3" in html and "divergent" in html
+    assert "at step 2 of 3" in html                                # the one-line summary

@@ -427,3 +427,24 @@ def test_show_source_takes_the_block_size_the_kernel_chooses(capsys):
 def test_show_with_a_source_string_names_show_source():
     with pytest.raises(TypeError, match="show_source"):
         player.show(REVERSE, (1,), (32,), ())
+
+
+def test_the_static_form_is_the_view_at_the_current_step():
+    # where no widget can be shown (a handout, nbconvert) the player's output is its picture
+    p = player.Player(ifelse_recording(split=40, block=64))
+    data = p.widget._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in data       # JupyterLab: the live widget
+    assert f"at step {p.rec.fault_frame} of {len(p.rec) - 1}" in data["text/plain"]
+    assert "divergent" in data["text/plain"] and "VBox(" not in data["text/plain"]
+    html = data["text/html"]
+    assert html.count('<i class="bar"') == 64 and "THE FAULT" in html and "How to fix it" in html
+    assert render_body(html) == render_body(p.snapshot())
+    p.go(1)
+    moved = p.widget._repr_mimebundle_()
+    assert "at step 1 of" in moved["text/plain"] and "step 1: line" in moved["text/html"]
+    assert moved["text/html"] != html
+
+
+def render_body(page):
+    """The player's view inside a snapshot page or an output (without the page around it)."""
+    return page[page.index('<div class="simpl">'):page.rindex("</div>") + 6]
