@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import simcore
+from launch_checks import fault_of, run_clean
 from seed_kernels import ELSE_SYNC, IFELSE, THEN_SYNC
 
 
@@ -22,21 +23,6 @@ def module(src, options=()):
 
 def kernel(src, name, *options):
     return module(src, tuple(options)).get_function(name)
-
-
-def fault_of(k, *args, **kw):
-    """Launch expecting a KernelFault; return it."""
-    with pytest.raises(simcore.KernelFault) as info:
-        k(*args, **kw)
-    return info.value
-
-
-def run_clean(k, *args, **kw):
-    """Launch expecting no fault and no SimWarning; return the launch record."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", simcore.SimWarning)
-        k(*args, **kw)
-    return k.last_launch
 
 
 # ============================================================== reverse a tile
