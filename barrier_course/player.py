@@ -27,6 +27,7 @@ import time
 import numpy as np
 
 from simcore import replay as R
+from simcore.report import lane_ranges
 
 __all__ = ["show", "show_source", "from_launch", "Player", "render_frame", "snapshot_html"]
 
@@ -72,22 +73,6 @@ SIMULATOR_NOTE = "The player always runs the kernel on the simulator (copies of 
 # ===================================================================== drawing (pure functions)
 def _esc(x):
     return html.escape(str(x), quote=True)
-
-
-def _ranges(values):
-    values = sorted(values)
-    out, start, prev = [], None, None
-    for v in values:
-        if start is None:
-            start = prev = v
-        elif v == prev + 1:
-            prev = v
-        else:
-            out.append(f"{start}" if start == prev else f"{start}-{prev}")
-            start = prev = v
-    if start is not None:
-        out.append(f"{start}" if start == prev else f"{start}-{prev}")
-    return ",".join(out)
 
 
 def _visible(rec, frame, blocks, warps):
@@ -162,7 +147,7 @@ def _chip(code, items, frame, name_block):
     for b, ws in by_block.items():
         whole = [w for w, n in ws if n == 32]
         partial = [f"w{w} ({n} lane{'s' if n > 1 else ''})" for w, n in ws if n < 32]
-        names = ([f"w{_ranges(whole)}"] if whole else []) + partial
+        names = ([f"w{lane_ranges(whole, sep=',')}"] if whole else []) + partial
         parts.append((f"b{b} " if name_block else "") + ", ".join(names))
     label = "; ".join(parts)
     if code == R.WAIT_BARRIER:

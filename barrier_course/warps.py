@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from simcore import report
+
 __all__ = ["WARP_SIZE", "FULL_MASK", "popcount", "mask_of", "lane_ranges", "shfl_reference",
            "shuffle_map_figure"]
 
@@ -44,17 +46,7 @@ def lane_ranges(mask):
     ``'none'`` for an empty mask."""
     mask = int(mask) & FULL_MASK
     lanes = [k for k in range(WARP_SIZE) if mask >> k & 1]
-    if not lanes:
-        return "none"
-    runs, start, prev = [], lanes[0], lanes[0]
-    for k in lanes[1:] + [None]:
-        if k is not None and k == prev + 1:
-            prev = k
-            continue
-        runs.append(f"{start}" if start == prev else f"{start}-{prev}")
-        if k is not None:
-            start = prev = k
-    return ", ".join(runs)
+    return report.lane_ranges(lanes) if lanes else "none"
 
 
 # --------------------------------------------------------------------------- shuffles

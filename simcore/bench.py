@@ -64,17 +64,8 @@ import numpy as np
 K_STEPS = 8
 RTOL = ATOL = 1e-4
 
-SOURCE = r"""
-__global__ void reverse(float *out, const float *in)
-{
-    __shared__ float tile[256];
-    int t = threadIdx.x;
-    int g = blockIdx.x * blockDim.x + t;
-    tile[t] = in[g];
-    __syncthreads();
-    out[g] = tile[blockDim.x - 1 - t];
-}
-
+# the tree reduction, also the kernel of the memory line (and of tests/test_launch_memory.py)
+REDUCE = r"""
 __global__ void reduce(float *out, const float *in)
 {
     __shared__ float s[256];
@@ -88,7 +79,19 @@ __global__ void reduce(float *out, const float *in)
     }
     if (t == 0) out[blockIdx.x] = s[0];
 }
+"""
 
+SOURCE = r"""
+__global__ void reverse(float *out, const float *in)
+{
+    __shared__ float tile[256];
+    int t = threadIdx.x;
+    int g = blockIdx.x * blockDim.x + t;
+    tile[t] = in[g];
+    __syncthreads();
+    out[g] = tile[blockDim.x - 1 - t];
+}
+""" + REDUCE + r"""
 __global__ void shuffle(float *out, const float *in)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;

@@ -18,7 +18,23 @@ WARP = 32
 RUN, BAR, JOIN, EXIT, PARK = range(5)
 
 
-class Context:
+class LaneIndexing:
+    """Lanes given as a slice or as an index array, over the S slots of a wave (`_all` is
+    arange(S)): the wave's and the context's (the context keeps its own copy of the tables,
+    which generated code reaches on every step)."""
+
+    def nlanes(self, L):
+        if isinstance(L, slice):
+            start, stop, _ = L.indices(self.S)
+            return stop - start
+        return len(L)
+
+    def lane_index(self, L):
+        """Lanes given as a slice or an index array -> an index array."""
+        return self._all[L] if isinstance(L, slice) else L
+
+
+class Context(LaneIndexing):
     DEFINED = np.uint8(0)
     UNSET = np.uint8(UNDEF_LOCAL)
 
@@ -42,15 +58,6 @@ class Context:
         self.slot_warp = wave.slot_warp
         self.S = wave.S
         self._all = np.arange(wave.S)
-
-    def nlanes(self, L):
-        if isinstance(L, slice):
-            start, stop, _ = L.indices(self.S)
-            return stop - start
-        return len(L)
-
-    def lane_index(self, L):
-        return self._all[L] if isinstance(L, slice) else L
 
     def subset(self, L, keep):
         return self.lane_index(L)[keep]

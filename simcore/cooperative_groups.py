@@ -12,6 +12,7 @@ functions are lowered by simcore/lower/groups.py onto the same barriers and warp
 collectives as their intrinsics."""
 import re
 
+from .brackets import rewrite_calls
 from .errors import CompileError
 
 # types: the name after rewriting is __cg_<name>
@@ -117,29 +118,10 @@ def _is_group_use(text, m):
 
 def _template_calls(text, error):
     """tiled_partition<N>(g) -> __cg_tiled_partition(g, N)."""
-    pat = re.compile(r"\b__cg_tiled_partition\s*<([^<>;]*)>\s*\(")
-    while True:
-        m = pat.search(text)
-        if not m:
-            return text
-        close = _matching(text, m.end() - 1)
-        if close < 0:
-            raise error("unbalanced parentheses after tiled_partition<...>(", m.start(), "tiled_partition")
-        size = m.group(1).strip()
-        text = (text[:m.start()] + "__cg_tiled_partition(" + text[m.end():close] + f", ({size}))"
-                + text[close + 1:])
-
-
-def _matching(text, i):
-    depth = 0
-    for j in range(i, len(text)):
-        if text[j] == "(":
-            depth += 1
-        elif text[j] == ")":
-            depth -= 1
-            if depth == 0:
-                return j
-    return -1
+    return rewrite_calls(text, re.compile(r"\b__cg_tiled_partition\s*<([^<>;]*)>\s*\("),
+                         lambda m, args: f"__cg_tiled_partition({args}, ({m.group(1).strip()}))",
+                         lambda m: error("unbalanced parentheses after tiled_partition<...>(", m.start(),
+                                         "tiled_partition"))
 
 
 def _const(expr):

@@ -11,6 +11,7 @@ import time
 from dataclasses import dataclass, field
 
 from . import cooperative_groups, templates
+from .brackets import matching, rewrite_calls
 from .ctype import ALL_VECTOR_NAMES
 from .errors import CompileError
 
@@ -360,23 +361,6 @@ def _blank(s):
     return "".join(c if c == "\n" else " " for c in s)
 
 
-def _matching(text, i, open_="(", close=")"):
-    """Index of the bracket closing the one at text[i], skipping string literals."""
-    depth, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if c == '"':
-            i = text.index('"', i + 1) if '"' in text[i + 1:] else n
-        elif c == open_:
-            depth += 1
-        elif c == close:
-            depth -= 1
-            if depth == 0:
-                return i
-        i += 1
-    return -1
-
-
 KERNEL_LAUNCH = re.compile(r"\b[A-Za-z_]\w*\s*<<<")
 
 
@@ -403,7 +387,7 @@ def _cuda_spellings(text, lines):
         m = re.search(r'extern\s*"C"\s*\{', text)
         if not m:
             break
-        close = _matching(text, m.end() - 1, "{", "}")
+        close = matching(text, m.end() - 1, "{", "}")
         if close < 0:
             raise _error('unbalanced braces after extern "C" {', _line_of(text, m.start()), lines,
                          construct='extern "C"')
@@ -479,7 +463,7 @@ MEMBER_FUNCTION = re.compile(r"\b([A-Za-z_]\w*)\s*\([^;{}]*\)\s*(?:const\s*)?[{:
 def _struct_bodies(text, lines):
     """C++ member functions and constructors in a struct: named, not a bare syntax error."""
     for m in STRUCT_OPEN.finditer(text):
-        close = _matching(text, m.end() - 1, "{", "}")
+        close = matching(text, m.end() - 1, "{", "}")
         body = text[m.end():close if close > 0 else len(text)]
         f = MEMBER_FUNCTION.search(body)
         if f and f.group(1) != "_Alignas":
@@ -521,17 +505,15 @@ def _device_variables(text):
     return re.sub(r"\b__device__\b", repl, text)
 
 
+CXX_CAST = re.compile(r"\b(static_cast|reinterpret_cast|const_cast)\s*<([^<>]*)>\s*\(")
+
+
 def _cxx_casts(text, lines):
-    pat = re.compile(r"\b(static_cast|reinterpret_cast|const_cast)\s*<([^<>]*)>\s*\(")
-    while True:
-        m = pat.search(text)
-        if not m:
-            return text
-        close = _matching(text, m.end() - 1)
-        if close < 0:
-            raise _error(f"unbalanced parentheses after {m.group(1)}", _line_of(text, m.start()), lines,
-                         construct=m.group(1))
-        text = text[:m.start()] + f"(({m.group(2)})(" + text[m.end():close] + "))" + text[close + 1:]
+    """static_cast<T>(x) (and reinterpret_cast, const_cast) -> ((T)(x))."""
+    def unbalanced(m):
+        return _error(f"unbalanced parentheses after {m.group(1)}", _line_of(m.string, m.start()), lines,
+                      construct=m.group(1))
+    return rewrite_calls(text, CXX_CAST, lambda m, args: f"(({m.group(2)})({args}))", unbalanced)
 
 
 # bar.sync / barrier.sync{.aligned} / bar.arrive / barrier.arrive{.aligned}, operands %N or immediates
@@ -544,7 +526,7 @@ def _inline_ptx(text, lines):
         m = pat.search(text)
         if not m:
             return text
-        close = _matching(text, m.end() - 1)
+        close = matching(text, m.end() - 1)
         line = _line_of(text, m.start())
         if close < 0:
             raise _error("unbalanced parentheses in asm statement", line, lines, construct="asm")

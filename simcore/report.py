@@ -12,7 +12,7 @@ MODELS = {"independent": "independent thread scheduling (Volta and later)",
           "stack": "pre-Volta stack-based reconvergence"}
 
 
-def lane_ranges(lanes):
+def lane_ranges(lanes, sep=", "):
     """[0,1,2,3,8,9] -> '0-3, 8-9'"""
     lanes = sorted(int(x) for x in lanes)
     out, start, prev = [], None, None
@@ -26,7 +26,7 @@ def lane_ranges(lanes):
             start = prev = x
     if start is not None:
         out.append(f"{start}-{prev}" if prev > start else f"{start}")
-    return ", ".join(out)
+    return sep.join(out)
 
 
 class Reporter:

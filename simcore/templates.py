@@ -13,6 +13,7 @@ each is refused by name."""
 import re
 from dataclasses import dataclass, field
 
+from .brackets import matching
 from .errors import CompileError
 
 IDENT = re.compile(r"[A-Za-z_]\w*")
@@ -144,7 +145,7 @@ def _collect(text, error):
         if text[i] == ";":
             stop = i + 1          # a prototype: nothing to instantiate
         else:
-            stop = _brace_close(text, i)
+            stop = matching(text, i, "{", "}")
             if stop < 0:
                 raise error("this template's body is never closed", m.start())
             stop += 1
@@ -215,18 +216,6 @@ def _angle_close(text, i):
                 return j
         elif text[j] in "{;":
             return -1
-    return -1
-
-
-def _brace_close(text, i):
-    depth = 0
-    for j in range(i, len(text)):
-        if text[j] == "{":
-            depth += 1
-        elif text[j] == "}":
-            depth -= 1
-            if depth == 0:
-                return j
     return -1
 
 

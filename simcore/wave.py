@@ -19,7 +19,7 @@ Lanes are given as a slice or an int array of slots; `lane_index` makes either a
 """
 import numpy as np
 
-from .context import BAR, EXIT, JOIN, PARK, RUN, WARP
+from .context import BAR, EXIT, JOIN, PARK, RUN, WARP, LaneIndexing
 from .errors import make_fault
 
 MAX_DEPTH = 64      # divergent branches nested deeper than this within a warp: a fault
@@ -42,7 +42,7 @@ class WaveShape:
         self.first_block, self.nblk, self.tpb, self.wpb, self.spb, self.S = first_block, nblk, tpb, wpb, spb, S
 
 
-class Wave:
+class Wave(LaneIndexing):
     def __init__(self, prog, launch, first_block, nblk, is_join, model, steps=0):
         """is_join: per basic block (plus one for 'end of kernel'), whether it is a reconvergence
         point; model: 'independent' | 'stack'; steps: steps the launch ran before this wave."""
@@ -101,17 +101,7 @@ class Wave:
             R[p.var][:] = value
         return R
 
-    # ================================================================= lanes
-    def nlanes(self, L):
-        if isinstance(L, slice):
-            start, stop, _ = L.indices(self.S)
-            return stop - start
-        return len(L)
-
-    def lane_index(self, L):
-        """Lanes given as a slice or an index array -> an index array."""
-        return self._all[L] if isinstance(L, slice) else L
-
+    # ================================================================= lanes (nlanes, lane_index: LaneIndexing)
     @staticmethod
     def as_slice(lanes):
         """Sorted lanes -> a slice when they are contiguous (cheaper to index with)."""

@@ -13,6 +13,11 @@ answer another test graded (partial credit of a wrong answer, say) costs nothing
 announces its answers with :func:`grade_together`; the first :func:`grade` of that exercise then
 grades them all in one scorer run (``score_answers``: the same scores as one by one, with the
 interpreter, the imports and the setup cells paid once).
+
+:func:`standard_answer_tests` builds the tests every exercise runs on its answers (the solution
+gets full marks, each wrong answer loses points with its own mistake shown first, each right
+answer gets them all, every answer compiles with nvcc); a test module keeps only its answers
+and the tests unique to its exercise.
 """
 
 from __future__ import annotations
@@ -26,6 +31,9 @@ import subprocess
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Callable, NamedTuple
+
+import pytest
 
 from barrier_course.autograde import score_answers
 
@@ -136,3 +144,56 @@ def nvcc_errors(sources: dict) -> dict:
         with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
             results = list(pool.map(compile_one, sources.items()))
     return {name: output for name, output in results if output is not None}
+
+
+class StandardAnswerTests(NamedTuple):
+    """The tests every exercise's answer module runs, to be assigned at module level under
+    these names (pytest collects them there, with the same parametrize ids)."""
+    test_solution_full_marks: Callable
+    test_wrong_answer_loses_points: Callable
+    test_right_answer_full_marks: Callable
+    test_every_answer_compiles_with_nvcc: Callable
+
+
+def standard_answer_tests(path: Path, wrong: dict, right: dict, kernel: str) -> StandardAnswerTests:
+    """The exercise's four standard tests, built from its answers. `wrong` maps a name to
+    ``(answer, the grade cell that must fail)``, or to ``(answer, {cells that must fail})``
+    where one mistake costs more than one cell; `right` maps a name to an answer. `kernel` is
+    the kernel's name, the one a failing cell's message names first. All the answers are
+    announced with :func:`grade_together`, so the module's first grade scores them in one run."""
+    full = max_points(path)
+    grade_together(path, wrong, right)
+
+    def test_solution_full_marks():
+        scores = grade(path, answer_template(path))
+        assert {k: p for k, (p, _) in scores.items()} == full, scores
+
+    @pytest.mark.parametrize("name", sorted(wrong))
+    def test_wrong_answer_loses_points(name):
+        answer, must_fail = wrong[name]
+        must_fail = {must_fail} if isinstance(must_fail, str) else set(must_fail)
+        scores = grade(path, kernel_with(path, answer))
+        assert sum(p for p, _ in scores.values()) < sum(full.values()), (name, scores)
+        failed = {k for k, (p, _) in scores.items() if p < full[k]}
+        assert must_fail <= failed, (name, must_fail, scores)
+        for cell in sorted(must_fail):
+            points, message = scores[cell]
+            assert points == 0 and message, (name, cell, scores)
+            # the student reads their own mistake first: the simulator's report or the wrong
+            # numbers, not the grader's traceback
+            assert_own_mistake_first(message, kernel)
+
+    @pytest.mark.parametrize("name", sorted(right))
+    def test_right_answer_full_marks(name):
+        scores = grade(path, kernel_with(path, right[name]))
+        failed = {k: m for k, (p, m) in scores.items() if p != full[k]}
+        assert not failed, (name, failed)
+
+    @pytest.mark.skipif(find_nvcc() is None, reason="nvcc not found: the PTX compile check needs the CUDA toolkit")
+    def test_every_answer_compiles_with_nvcc():
+        sources = {name: kernel_with(path, answer) for name, (answer, _) in wrong.items()}
+        sources.update({name: kernel_with(path, answer) for name, answer in right.items()})
+        assert nvcc_errors(sources) == {}
+
+    return StandardAnswerTests(test_solution_full_marks, test_wrong_answer_loses_points,
+                               test_right_answer_full_marks, test_every_answer_compiles_with_nvcc)

@@ -4,12 +4,12 @@ Each CG kernel has an intrinsic twin with the same line layout (the CG header li
 comments in the twin): a fault must have the same kind, the same line and the same lines
 involved; a defined kernel must give the twin's (or numpy's) results exactly."""
 import functools
-import warnings
 
 import numpy as np
 import pytest
 
 import simcore
+from launch_checks import fault_of, run_clean
 
 HEADER_CG = "#include <cooperative_groups.h>\n#include <cooperative_groups/reduce.h>\nnamespace cg = cooperative_groups;\n"
 HEADER_PLAIN = "// cooperative_groups.h\n// cooperative_groups/reduce.h\n// namespace\n"
@@ -18,19 +18,6 @@ HEADER_PLAIN = "// cooperative_groups.h\n// cooperative_groups/reduce.h\n// name
 @functools.lru_cache(maxsize=None)
 def kernel(src, name="k"):
     return simcore.RawModule(code=src).get_function(name)
-
-
-def fault_of(k, *args, **kw):
-    with pytest.raises(simcore.KernelFault) as info:
-        k(*args, **kw)
-    return info.value
-
-
-def run_clean(k, *args, **kw):
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", simcore.SimWarning)
-        k(*args, **kw)
-    return k.last_launch
 
 
 def same_fault(cg_body, plain_body, grid, block, make_args, **kw):

@@ -5,11 +5,7 @@ Each answer is what a student writes in place of the solution region of
 solutions/ex03_convergence_loop (after the first barrier, before the store to ``dist``).
 """
 
-import pytest
-
-from exercise_answers import (answer_template, assert_own_mistake_first, find_nvcc, grade,
-                              grade_together, kernel_with, max_points, nvcc_errors,
-                              solution_notebook)
+from exercise_answers import solution_notebook, standard_answer_tests
 
 NOTEBOOK = solution_notebook("ex03_convergence_loop")
 
@@ -158,35 +154,6 @@ while (true) {
         "if (!__syncthreads_or(warp_changed))\n    break;"),
 }
 
-FULL = max_points(NOTEBOOK)
-# every answer of this file is graded in one scorer run (the same scores as one by one)
-grade_together(NOTEBOOK, WRONG, RIGHT)
-
-
-def test_solution_full_marks():
-    scores = grade(NOTEBOOK, answer_template(NOTEBOOK))
-    assert {k: p for k, (p, _) in scores.items()} == FULL, scores
-
-
-@pytest.mark.parametrize("name", sorted(WRONG))
-def test_wrong_answer_loses_points(name):
-    answer, must_fail = WRONG[name]
-    scores = grade(NOTEBOOK, kernel_with(NOTEBOOK, answer))
-    assert sum(p for p, _ in scores.values()) < sum(FULL.values()), (name, scores)
-    points, message = scores[must_fail]
-    assert points == 0, (name, must_fail, scores)
-    assert_own_mistake_first(message, "distance_to_seed")
-
-
-@pytest.mark.parametrize("name", sorted(RIGHT))
-def test_right_answer_full_marks(name):
-    scores = grade(NOTEBOOK, kernel_with(NOTEBOOK, RIGHT[name]))
-    failed = {k: m for k, (p, m) in scores.items() if p != FULL[k]}
-    assert not failed, (name, failed)
-
-
-@pytest.mark.skipif(find_nvcc() is None, reason="nvcc not found: the PTX compile check needs the CUDA toolkit")
-def test_every_answer_compiles_with_nvcc():
-    sources = {name: kernel_with(NOTEBOOK, answer) for name, (answer, _) in WRONG.items()}
-    sources.update({name: kernel_with(NOTEBOOK, answer) for name, answer in RIGHT.items()})
-    assert nvcc_errors(sources) == {}
+# the tests every exercise runs on its answers (all graded in one scorer run)
+(test_solution_full_marks, test_wrong_answer_loses_points, test_right_answer_full_marks,
+ test_every_answer_compiles_with_nvcc) = standard_answer_tests(NOTEBOOK, WRONG, RIGHT, kernel="distance_to_seed")

@@ -5,11 +5,8 @@ Each answer is what a student writes in place of the solution region of
 solutions/ex07_grid_wide_sum: the end of the kernel, after the block's own sum is in s[0].
 """
 
-import pytest
-
-from exercise_answers import (answer_template, assert_own_mistake_first, find_nvcc, grade,
-                              grade_together, kernel_with, max_points, nvcc_errors,
-                              solution_notebook)
+from exercise_answers import (grade, kernel_with, max_points, solution_notebook,
+                              standard_answer_tests)
 
 NOTEBOOK = solution_notebook("ex07_grid_wide_sum")
 KERNEL = "grid_sum"
@@ -149,29 +146,14 @@ if (__syncthreads_or(mine_last) && t == 0) {""" + SUM_PARTIALS + "}\n",
 }
 
 FULL = max_points(NOTEBOOK)
-# every answer of this file is graded in one scorer run (the same scores as one by one)
-grade_together(NOTEBOOK, WRONG, RIGHT)
+
+# the tests every exercise runs on its answers (all graded in one scorer run)
+(test_solution_full_marks, test_wrong_answer_loses_points, test_right_answer_full_marks,
+ test_every_answer_compiles_with_nvcc) = standard_answer_tests(NOTEBOOK, WRONG, RIGHT, kernel=KERNEL)
 
 
 def test_the_exercise_is_worth_ten_points():
     assert sum(FULL.values()) == 10
-
-
-def test_solution_full_marks():
-    scores = grade(NOTEBOOK, answer_template(NOTEBOOK))
-    assert {k: p for k, (p, _) in scores.items()} == FULL, scores
-
-
-@pytest.mark.parametrize("name", sorted(WRONG))
-def test_wrong_answer_loses_points(name):
-    answer, must_fail = WRONG[name]
-    scores = grade(NOTEBOOK, kernel_with(NOTEBOOK, answer))
-    assert sum(p for p, _ in scores.values()) < sum(FULL.values()), (name, scores)
-    points, message = scores[must_fail]
-    assert points == 0 and message, (name, must_fail, scores)
-    # the student reads their own mistake first: the simulator's report or the wrong numbers,
-    # not the grader's traceback
-    assert_own_mistake_first(message, KERNEL)
 
 
 def test_partial_credit_for_a_spin_wait():
@@ -183,17 +165,3 @@ def test_partial_credit_for_a_spin_wait():
     assert scores["test_many_blocks"][0] == 0, scores
     # the simulator recognises the endless wait (the same state twice): kind step_limit
     assert "[step_limit]" in scores["test_many_blocks"][1] and "Endless loop" in scores["test_many_blocks"][1], scores
-
-
-@pytest.mark.parametrize("name", sorted(RIGHT))
-def test_right_answer_full_marks(name):
-    scores = grade(NOTEBOOK, kernel_with(NOTEBOOK, RIGHT[name]))
-    failed = {k: m for k, (p, m) in scores.items() if p != FULL[k]}
-    assert not failed, (name, failed)
-
-
-@pytest.mark.skipif(find_nvcc() is None, reason="nvcc not found: the PTX compile check needs the CUDA toolkit")
-def test_every_answer_compiles_with_nvcc():
-    sources = {name: kernel_with(NOTEBOOK, answer) for name, (answer, _) in WRONG.items()}
-    sources.update({name: kernel_with(NOTEBOOK, answer) for name, answer in RIGHT.items()})
-    assert nvcc_errors(sources) == {}

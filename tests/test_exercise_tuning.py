@@ -12,9 +12,8 @@ import json
 import numpy as np
 import pytest
 
-from exercise_answers import (answer_template, assert_own_mistake_first, find_nvcc, grade,
-                              grade_together, kernel_with, max_points, nvcc_errors,
-                              solution_notebook)
+from exercise_answers import (answer_template, grade, kernel_with, max_points, solution_notebook,
+                              standard_answer_tests)
 
 NOTEBOOK = solution_notebook("ex08_tune_block_sum")
 KERNEL = "sum_all"
@@ -164,8 +163,13 @@ RIGHT = {
 }
 
 FULL = max_points(NOTEBOOK)
-# every answer of this file is graded in one scorer run (the same scores as one by one)
-grade_together(NOTEBOOK, WRONG, RIGHT)
+
+# the tests every exercise runs on its answers (all graded in one scorer run); the solution's
+# is part of the one below that also grades the blank kernel
+STANDARD = standard_answer_tests(NOTEBOOK, WRONG, RIGHT, kernel=KERNEL)
+test_wrong_answer_loses_points = STANDARD.test_wrong_answer_loses_points
+test_right_answer_full_marks = STANDARD.test_right_answer_full_marks
+test_every_answer_compiles_with_nvcc = STANDARD.test_every_answer_compiles_with_nvcc
 
 
 def test_the_exercise_is_worth_ten_points():
@@ -202,24 +206,10 @@ def test_reference_time_is_the_solutions_model_estimate():
 
 
 def test_the_solution_gets_full_marks_and_the_blank_release_none():
-    scores = grade(NOTEBOOK, answer_template(NOTEBOOK))
-    assert {k: p for k, (p, _) in scores.items()} == FULL, scores
+    STANDARD.test_solution_full_marks()
     blank = grade(NOTEBOOK, kernel_with(NOTEBOOK, '__simcore_todo("YOUR CODE HERE: replace this line with your code");'))
     assert all(p == 0 for p, _ in blank.values()), blank
     assert all(m.strip().splitlines()[0].startswith("Exercise not done yet") for _, m in blank.values()), blank
-
-
-@pytest.mark.parametrize("name", sorted(WRONG))
-def test_wrong_answer_loses_points(name):
-    answer, must_fail = WRONG[name]
-    scores = grade(NOTEBOOK, kernel_with(NOTEBOOK, answer))
-    failed = {k for k, (p, _) in scores.items() if p < FULL[k]}
-    assert must_fail <= failed, (name, must_fail, scores)
-    for cell in must_fail:
-        points, message = scores[cell]
-        assert points == 0 and message, (name, cell, scores)
-        # the student reads their own mistake first, not the grader's traceback
-        assert_own_mistake_first(message, KERNEL)
 
 
 @pytest.mark.parametrize("name", ["starting_kernel", "atomic_per_thread", "shuffle_at_128"])
@@ -235,22 +225,8 @@ def test_a_fast_racy_kernel_gets_no_speed_points_and_says_why():
     assert "No points for speed" in scores["test_speed"][1]
 
 
-@pytest.mark.parametrize("name", sorted(RIGHT))
-def test_right_answer_full_marks(name):
-    scores = grade(NOTEBOOK, kernel_with(NOTEBOOK, RIGHT[name]))
-    failed = {k: m for k, (p, m) in scores.items() if p != FULL[k]}
-    assert not failed, (name, failed)
-
-
 def test_missing_block_size_is_told_in_one_line():
     answer = RIGHT["atomic_per_warp"].replace("#define BLOCK_SIZE 1024\n", "").replace("BLOCK_SIZE", "blockDim.x")
     scores = grade(NOTEBOOK, kernel_with(NOTEBOOK, answer))
     assert all(p == 0 for p, _ in scores.values()), scores
     assert "#define BLOCK_SIZE" in scores["test_easy_sizes"][1].splitlines()[0]
-
-
-@pytest.mark.skipif(find_nvcc() is None, reason="nvcc not found: the PTX compile check needs the CUDA toolkit")
-def test_every_answer_compiles_with_nvcc():
-    sources = {name: kernel_with(NOTEBOOK, answer) for name, (answer, _) in WRONG.items()}
-    sources.update({name: kernel_with(NOTEBOOK, answer) for name, answer in RIGHT.items()})
-    assert nvcc_errors(sources) == {}

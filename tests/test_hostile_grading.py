@@ -87,20 +87,31 @@ def _students(release, course):
     return students
 
 
-@pytest.fixture(scope="module")
-def course(tmp_path_factory):
-    course = copy_course(tmp_path_factory.mktemp("hostile"))
+def _released_course(tmp_path_factory, name):
+    """A copy of the course with its packages and the assignment generated: (course, release)."""
+    course = copy_course(tmp_path_factory.mktemp(name))
     for pkg in ("barrier_course", "simcore"):
         shutil.copytree(ROOT / pkg, course / "packages" / pkg,
                         ignore=shutil.ignore_patterns("__pycache__"))
     _run([tool("nbgrader"), "generate_assignment", ASSIGNMENT], course)
-    release = json.loads((course / "exercises" / ASSIGNMENT / NOTEBOOK).read_text())
-    students = _students(release, course)
+    return course, json.loads((course / "exercises" / ASSIGNMENT / NOTEBOOK).read_text())
+
+
+def _submit(course, students, timestamp=None):
+    """Each student's notebook in submitted/ (with nbgrader's timestamp.txt when given)."""
     for student, nb in students.items():
         folder = course / "submitted" / student / ASSIGNMENT
         folder.mkdir(parents=True)
         (folder / NOTEBOOK).write_text(json.dumps(nb, indent=1))
-        (folder / "timestamp.txt").write_text("2025-01-01 12:00:00.000000 UTC")
+        if timestamp is not None:
+            (folder / "timestamp.txt").write_text(timestamp)
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory):
+    course, release = _released_course(tmp_path_factory, "hostile")
+    students = _students(release, course)
+    _submit(course, students, timestamp="2025-01-01 12:00:00.000000 UTC")
     return course, list(students)
 
 
@@ -239,12 +250,7 @@ HOSTILE_12 = [t for t in hs.TRICKS if t.name not in
 
 @pytest.fixture(scope="module")
 def class_of_30(tmp_path_factory):
-    course = copy_course(tmp_path_factory.mktemp("class30"))
-    for pkg in ("barrier_course", "simcore"):
-        shutil.copytree(ROOT / pkg, course / "packages" / pkg,
-                        ignore=shutil.ignore_patterns("__pycache__"))
-    _run([tool("nbgrader"), "generate_assignment", ASSIGNMENT], course)
-    release = json.loads((course / "exercises" / ASSIGNMENT / NOTEBOOK).read_text())
+    course, release = _released_course(tmp_path_factory, "class30")
     students = {}
     for k in range(9):
         students[f"right_{k:02d}"] = hs.honest(release, RIGHT_WAYS[k % len(RIGHT_WAYS)])
@@ -252,10 +258,7 @@ def class_of_30(tmp_path_factory):
     assert len(HOSTILE_12) == 12
     for trick in HOSTILE_12:
         students[f"hostile_{trick.name}"] = trick.notebook(release, str(course))
-    for student, nb in students.items():
-        folder = course / "submitted" / student / ASSIGNMENT
-        folder.mkdir(parents=True)
-        (folder / NOTEBOOK).write_text(json.dumps(nb, indent=1))
+    _submit(course, students)
     assert len(students) == 30
     return course, list(students)
 

@@ -7,24 +7,9 @@ import numpy as np
 import pytest
 
 import simcore
+from simcore.bench import REDUCE    # the reduction whose memory the benchmark watches
 from simcore.module import _options
 from simcore.runner import run_launch
-
-REDUCE = r"""
-__global__ void reduce(float *out, const float *in)
-{
-    __shared__ float s[256];
-    int t = threadIdx.x;
-    s[t] = in[blockIdx.x * blockDim.x + t];
-    __syncthreads();
-    for (int stride = blockDim.x / 2; stride > 0; stride >>= 1) {
-        if (t < stride)
-            s[t] += s[t + stride];
-        __syncthreads();
-    }
-    if (t == 0) out[blockIdx.x] = s[0];
-}
-"""
 
 RACY = r"""
 __global__ void racy(float *out)

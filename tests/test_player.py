@@ -8,38 +8,9 @@ import pytest
 import simcore
 from simcore import replay as R
 from simcore.plugins.replay_recorder import ReplayRecorder
+from seed_kernels import ELSE_SYNC, IFELSE, READ_LINE, REVERSE_NOSYNC, THEN_SYNC, WRITE_LINE
 
 player = pytest.importorskip("barrier_course.player")
-
-# The seeds' if/else with a barrier on each side (lines count from the r""" line).
-IFELSE = r"""
-__global__ void ifelse(int *out, int split)
-{
-    __shared__ int s[1024];
-    int t = threadIdx.x;
-    s[t] = t;
-    if (t < split) {
-        __syncthreads();
-        out[t] = s[(t + 1) % blockDim.x];
-    } else {
-        __syncthreads();
-        out[t] = s[(t + 1) % blockDim.x] + 1000;
-    }
-}
-"""
-THEN_SYNC, ELSE_SYNC = 8, 11
-
-# A tile reverse that forgot its barrier: a race under the adversarial schedule.
-REVERSE_NOSYNC = r"""
-__global__ void reverse(float *out, const float *in)
-{
-    __shared__ float tile[256];
-    int t = threadIdx.x;
-    tile[t] = in[blockIdx.x * blockDim.x + t];
-    out[blockIdx.x * blockDim.x + t] = tile[blockDim.x - 1 - t];
-}
-"""
-WRITE_LINE, READ_LINE = 6, 7
 
 REVERSE = r"""
 __global__ void rev(float *out, const float *in)

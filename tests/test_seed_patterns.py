@@ -12,6 +12,8 @@ import numpy as np
 import pytest
 
 import simcore
+from launch_checks import fault_of, run_clean
+from seed_kernels import ELSE_SYNC, IFELSE, THEN_SYNC
 
 
 @functools.lru_cache(maxsize=None)
@@ -21,21 +23,6 @@ def module(src, options=()):
 
 def kernel(src, name, *options):
     return module(src, tuple(options)).get_function(name)
-
-
-def fault_of(k, *args, **kw):
-    """Launch expecting a KernelFault; return it."""
-    with pytest.raises(simcore.KernelFault) as info:
-        k(*args, **kw)
-    return info.value
-
-
-def run_clean(k, *args, **kw):
-    """Launch expecting no fault and no SimWarning; return the launch record."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", simcore.SimWarning)
-        k(*args, **kw)
-    return k.last_launch
 
 
 # ============================================================== reverse a tile
@@ -113,24 +100,7 @@ def test_race_check_can_be_turned_off_per_launch():
     assert fault_of(k, (1,), (block,), (out, x, np.int32(block))).kind == "race"
 
 
-# ============================================================== if/else with a barrier on each side
-IFELSE = r"""
-__global__ void ifelse(int *out, int split)
-{
-    __shared__ int s[1024];
-    int t = threadIdx.x;
-    s[t] = t;
-    if (t < split) {
-        __syncthreads();
-        out[t] = s[(t + 1) % blockDim.x];
-    } else {
-        __syncthreads();
-        out[t] = s[(t + 1) % blockDim.x] + 1000;
-    }
-}
-"""
-
-
+# ============================================================== if/else with a barrier on each side (seed_kernels.IFELSE)
 def test_ifelse_uniform_warps_is_divergent_in_block():
     out = np.zeros(256, np.int32)
     f = fault_of(kernel(IFELSE, "ifelse"), (1,), (256,), (out, np.int32(128)))
@@ -138,7 +108,7 @@ def test_ifelse_uniform_warps_is_divergent_in_block():
     assert isinstance(f, simcore.DivergentBarrier)
     assert "in block" in str(f)
     assert "in warp" not in f.report["title"]
-    assert sorted(f.report["lines"]) == [8, 11]
+    assert sorted(f.report["lines"]) == [THEN_SYNC, ELSE_SYNC]
 
 
 @pytest.mark.parametrize("split", [100, 48, 1])

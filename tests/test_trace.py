@@ -3,22 +3,8 @@ import numpy as np
 import pytest
 
 import simcore
+from seed_kernels import ELSE_SYNC, ELSE_WORK, IFELSE, THEN_SYNC, THEN_WORK
 
-IFELSE = """__global__ void ifelse(int *out, int split)
-{
-    __shared__ int s[1024];
-    int t = threadIdx.x;
-    s[t] = t;
-    if (t < split) {
-        __syncthreads();
-        out[t] = s[(t + 1) % blockDim.x];
-    } else {
-        __syncthreads();
-        out[t] = s[(t + 1) % blockDim.x] + 1000;
-    }
-}
-"""
-THEN_SYNC, THEN_WORK, ELSE_SYNC, ELSE_WORK = 7, 8, 10, 11
 STATES = {"running", "waiting_barrier", "waiting_warp", "waiting_reconverge", "exited", "parked", "ready"}
 
 

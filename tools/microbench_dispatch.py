@@ -10,9 +10,9 @@ Needs CuPy and an NVIDIA GPU. CUDA events, median of 30 after warm-up.
 Writes DIR/microbench2.json.
 """
 import argparse
-import json
 import pathlib
-import statistics
+
+from microbench_gpu import timed, write_results   # part 1, next to this script
 
 SRC = r"""
 extern "C" __global__ void nearly_empty(float *p) { if (blockIdx.x == 0 && threadIdx.x == 0) p[0] = 1.0f; }
@@ -38,20 +38,6 @@ extern "C" __global__ void shared_read(float *out, int reps)
     if (acc == 12345.0f) out[0] = acc;
 }
 """
-
-
-def timed(cp, fn, reps=30, warmup=5):
-    for _ in range(warmup):
-        fn()
-    s, e = cp.cuda.Event(), cp.cuda.Event()
-    out = []
-    for _ in range(reps):
-        s.record()
-        fn()
-        e.record()
-        e.synchronize()
-        out.append(cp.cuda.get_elapsed_time(s, e))
-    return {"median_ms": statistics.median(out), "min_ms": min(out), "max_ms": max(out)}
 
 
 def main():
@@ -81,9 +67,7 @@ def main():
     r["bytes"] = 132 * 2 * 1024 * 4096 * 4
     r["bytes_per_s"] = r["bytes"] / (r["median_ms"] * 1e-3)
     res["shared_read"] = r
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "microbench2.json").write_text(json.dumps(res, indent=1) + "\n")
-    print(json.dumps(res, indent=1))
+    write_results(args.out, "microbench2.json", res)
 
 
 if __name__ == "__main__":

@@ -31,6 +31,8 @@ extern "C" __global__ void atomic_distinct(float *p)
 
 
 def timed(cp, fn, reps=30, warmup=5):
+    """Milliseconds of `fn` (CUDA events around each call), median, min and max of `reps` calls
+    after `warmup` untimed ones."""
     for _ in range(warmup):
         fn()
     s, e = cp.cuda.Event(), cp.cuda.Event()
@@ -42,6 +44,13 @@ def timed(cp, fn, reps=30, warmup=5):
         e.synchronize()
         out.append(cp.cuda.get_elapsed_time(s, e))
     return {"median_ms": statistics.median(out), "min_ms": min(out), "max_ms": max(out)}
+
+
+def write_results(out_dir, name, res):
+    """Write `res` to out_dir/name as JSON, and print it."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / name).write_text(json.dumps(res, indent=1) + "\n")
+    print(json.dumps(res, indent=1))
 
 
 def main():
@@ -74,9 +83,7 @@ def main():
     r["atomics"] = 1 << 24
     r["atomics_per_s"] = (1 << 24) / (r["median_ms"] * 1e-3)
     res["atomic_distinct_2^24"] = r
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "microbench.json").write_text(json.dumps(res, indent=1) + "\n")
-    print(json.dumps(res, indent=1))
+    write_results(args.out, "microbench.json", res)
 
 
 if __name__ == "__main__":

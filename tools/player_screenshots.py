@@ -10,31 +10,9 @@ import numpy as np
 import simcore
 from barrier_course import player
 
-IFELSE = r"""
-__global__ void ifelse(int *out, int split)
-{
-    __shared__ int s[1024];
-    int t = threadIdx.x;
-    s[t] = t;
-    if (t < split) {
-        __syncthreads();
-        out[t] = s[(t + 1) % blockDim.x];
-    } else {
-        __syncthreads();
-        out[t] = s[(t + 1) % blockDim.x] + 1000;
-    }
-}
-"""
-
-REVERSE_NOSYNC = r"""
-__global__ void reverse(float *out, const float *in)
-{
-    __shared__ float tile[256];
-    int t = threadIdx.x;
-    tile[t] = in[blockIdx.x * blockDim.x + t];
-    out[blockIdx.x * blockDim.x + t] = tile[blockDim.x - 1 - t];
-}
-"""
+# the kernels the player's tests check (tests/seed_kernels.py): the pictures show the same ones
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from seed_kernels import ELSE_SYNC, IFELSE, REVERSE_NOSYNC  # noqa: E402
 
 
 def main(outdir):
@@ -42,7 +20,7 @@ def main(outdir):
     out.mkdir(parents=True, exist_ok=True)
     k = simcore.RawKernel(IFELSE, "ifelse")
     p = player.show(k, (1,), (256,), (np.zeros(256, np.int32), np.int32(100)))
-    turns = next(i for i in range(len(p.rec)) if p.rec.frame(i).line == 11)      # the else side's turn
+    turns = next(i for i in range(len(p.rec)) if p.rec.frame(i).line == ELSE_SYNC)  # the else side's turn
     p.save_snapshot(out / "player-ifelse-turns.html", turns)
     p.save_snapshot(out / "player-ifelse-fault.html")                           # opens at the fault
     k = simcore.RawKernel(REVERSE_NOSYNC, "reverse")

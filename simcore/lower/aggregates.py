@@ -261,17 +261,11 @@ class AggregateLowering:
     # ----------------------------------------------------------------- local arrays of structs
     def declare_local_struct_array(self, node, ctype):
         """`Complex c[4];` in a thread: one local array per member."""
-        from .declarations import LOCAL_MEMORY_PER_THREAD
         struct, n = ctype.base, ctype.length
         if any(not f.ctype.is_scalar and not f.ctype.is_pointer for f in struct.fields):
             raise self.error(node, f"a local array of {struct}: its members must be numbers or pointers "
                                    "(not arrays or structs)", construct="local array")
-        self.local_bytes += ctype.size
-        if self.local_bytes > LOCAL_MEMORY_PER_THREAD:
-            raise self.error(node, f"local array '{node.name}' brings this kernel's local arrays to "
-                                   f"{self.local_bytes:,} bytes per thread; CUDA allows at most 512 KB "
-                                   f"({LOCAL_MEMORY_PER_THREAD:,} bytes) of local memory per thread",
-                             construct="local memory")
+        self.reserve_local_memory(node, ctype)
         members = {f.name: Sym("local_array", T.Array(f.ctype, n),
                                var=self.new_var(f"{node.name}_{f.name}", f.ctype, (n,))) for f in struct.fields}
         sym = Sym("struct_array", ctype, members=members)
@@ -496,14 +490,7 @@ class AggregateLowering:
             np.asarray(convert_const(v, ctype), dtype=ctype.dtype).tobytes(), np.uint8)
 
     def constant_value(self, node):
-        saved = self.cur
-        scratch = self.new_block()
-        self.start(scratch)
-        try:
-            v = self.expr(node)
-        finally:
-            self.start(saved)
-            self.drop_block(scratch)
+        v = self.expr_without_emitting(node)
         if v.const is None:
             raise self.error(node, "the initializer of a __device__ or __constant__ variable must be a constant",
                              construct="initializer")

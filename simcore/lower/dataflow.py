@@ -9,37 +9,34 @@ propagating along the recorded flows until nothing changes. The same for misalig
 
 def tracked_registers(taint_flows):
     """-> set of register names that carry a taint shadow."""
-    by_source, tracked, work = {}, set(), []
+    by_source, always = {}, set()
     for dst, taint in taint_flows:
         for term in taint.terms:
             if term.register is None:
-                if dst not in tracked:
-                    tracked.add(dst)
-                    work.append(dst)
+                always.add(dst)
             else:
                 by_source.setdefault(term.register, set()).add(dst)
-    while work:
-        for dst in by_source.get(work.pop(), ()):
-            if dst not in tracked:
-                tracked.add(dst)
-                work.append(dst)
-    return tracked
+    return _reached_from(always, by_source)
 
 
 def misaligned_registers(alignment_flows):
     """-> set of pointer register names that may hold a misaligned address."""
-    by_source, unaligned, work = {}, set(), []
+    by_source, misaligned = {}, set()
     for dst, alignment in alignment_flows:
         if alignment.misaligned:
-            if dst not in unaligned:
-                unaligned.add(dst)
-                work.append(dst)
+            misaligned.add(dst)
         else:
             for reg in alignment.registers:
                 by_source.setdefault(reg, set()).add(dst)
+    return _reached_from(misaligned, by_source)
+
+
+def _reached_from(seeds, by_source):
+    """The registers in `seeds` and every register a flow leads to from them (the fixed point)."""
+    reached, work = set(seeds), list(seeds)
     while work:
         for dst in by_source.get(work.pop(), ()):
-            if dst not in unaligned:
-                unaligned.add(dst)
+            if dst not in reached:
+                reached.add(dst)
                 work.append(dst)
-    return unaligned
+    return reached

@@ -59,6 +59,15 @@ class DeclarationLowering:
         else:
             self.mark_undefined(var)
 
+    def reserve_local_memory(self, node, ctype):
+        """Count local array `node` (of type `ctype`) against the thread's local memory."""
+        self.local_bytes += ctype.size
+        if self.local_bytes > LOCAL_MEMORY_PER_THREAD:
+            raise self.error(node, f"local array '{node.name}' brings this kernel's local arrays to "
+                                   f"{self.local_bytes:,} bytes per thread; CUDA allows at most 512 KB "
+                                   f"({LOCAL_MEMORY_PER_THREAD:,} bytes) of local memory per thread",
+                             construct="local memory")
+
     def declare_local_array(self, node, ctype):
         if ctype.length is None:
             raise self.error(node, f"local array '{node.name}' needs a length", construct="array")
@@ -68,12 +77,7 @@ class DeclarationLowering:
         if ctype.base.is_array or not ctype.base.is_scalar:
             raise self.error(node, "local arrays must be one-dimensional arrays of numbers",
                              construct="local array")
-        self.local_bytes += ctype.size
-        if self.local_bytes > LOCAL_MEMORY_PER_THREAD:
-            raise self.error(node, f"local array '{node.name}' brings this kernel's local arrays to "
-                                   f"{self.local_bytes:,} bytes per thread; CUDA allows at most 512 KB "
-                                   f"({LOCAL_MEMORY_PER_THREAD:,} bytes) of local memory per thread",
-                             construct="local memory")
+        self.reserve_local_memory(node, ctype)
         var = self.new_var(node.name, ctype.base, (ctype.length,))
         self.scopes[-1][node.name] = Sym("local_array", ctype, var=var)
         self.cur.lines.add(node.coord.line)

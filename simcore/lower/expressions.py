@@ -211,14 +211,7 @@ class ExpressionLowering:
             t = self.lookup(node.expr.name, node.expr).ctype
         else:
             # sizeof(expression): its type, without evaluating it (C: no side effects happen)
-            saved = self.cur
-            scratch = self.new_block()
-            self.start(scratch)
-            try:
-                t = self.expr(node.expr).ctype
-            finally:
-                self.start(saved)
-                self.drop_block(scratch)
+            t = self.expr_without_emitting(node.expr).ctype
         if t.is_void or (t.is_array and t.length is None):
             raise self.error(node, f"sizeof of an incomplete type ({t})", construct="sizeof")
         return self.const(t.size, T.ULLONG)

@@ -42,16 +42,22 @@ class TypeLowering:
             raise self.error(node, "unions are not in simcore's subset", construct="union")
         raise self.error(node, f"unsupported type {type(node).__name__}", construct=type(node).__name__)
 
-    def const_int(self, node):
-        """Evaluate an integer constant expression (array sizes, case labels)."""
+    def expr_without_emitting(self, node):
+        """Lower expression `node` into a scratch block that is then dropped: its type and its
+        constant value (if any), with no code left where the lowering stands (constant
+        expressions, initializers of module variables, sizeof)."""
         saved = self.cur
         scratch = self.new_block()
         self.start(scratch)
         try:
-            v = self.expr(node)
+            return self.expr(node)
         finally:
             self.start(saved)
             self.drop_block(scratch)
+
+    def const_int(self, node):
+        """Evaluate an integer constant expression (array sizes, case labels)."""
+        v = self.expr_without_emitting(node)
         if v.const is None or not isinstance(v.const, int):
             raise self.error(node, "this must be an integer constant (a number or a #define)",
                              construct="constant expression")
