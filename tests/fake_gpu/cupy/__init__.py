@@ -33,10 +33,12 @@ class _Function:
 
 
 class RawModule:
-    def __init__(self, code, options=(), name_expressions=None):
+    def __init__(self, code, options=(), name_expressions=None, enable_cooperative_groups=False):
         import simcore
 
-        self._module = simcore.RawModule(code=code, options=tuple(options), backend="sim")
+        self._module = simcore.RawModule(code=code, options=tuple(options), backend="sim",
+                                         name_expressions=name_expressions,
+                                         enable_cooperative_groups=enable_cooperative_groups)
 
     def compile(self):
         return None
