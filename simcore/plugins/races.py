@@ -72,16 +72,28 @@ def block_of(field, spb):
 
 
 class Shadow:
-    """One entry per granule: 20 bytes (16 + 2 x 2 for the sites) when the kernel has fewer than
-    8192 memory sites, plus 1 for the writer's fence count once a kernel fences."""
+    """One entry per granule: the last writer's stamp (8 bytes) and site (1 byte while the kernel
+    has fewer than 64 memory sites, else 2), and, from the region's first read on, the readers'
+    stamp and site (9 or 10 more): an array only ever written (an output) costs 9 bytes a
+    granule, one read and written 18. Plus 1 for the writer's fence count once a kernel fences."""
 
     def __init__(self, n, nsites):
-        site_type = np.int16 if nsites * 4 < np.iinfo(np.int16).max else np.int32
+        self.n = n
+        # the writer's site is site * 4 + 2 flag bits; a reader's is the bare site
+        self.w_site_type = _narrowest(nsites * 4 + 3)
+        self.r_site_type = _narrowest(nsites)
         self.w_fence = None                      # global memory: the writer's fence count at the write
         self.w = np.full(n, NONE, np.int64)      # last writer's stamp
-        self.w_site = np.zeros(n, site_type)     # its site * 4 + (1 if atomic) + (2 if atomicCAS)
-        self.r = np.full(n, NONE, np.int64)      # reader's stamp (see stamp())
-        self.r_site = np.zeros(n, site_type)
+        self.w_site = np.zeros(n, self.w_site_type)   # its site * 4 + (1 if atomic) + (2 if atomicCAS)
+        self.r = None                            # reader's stamp (see stamp()), from the first read on
+        self.r_site = None
+
+    def readers(self):
+        """The readers' stamps, allocated at the region's first read (before it: nobody read)."""
+        if self.r is None:
+            self.r = np.full(self.n, NONE, np.int64)
+            self.r_site = np.zeros(self.n, self.r_site_type)
+        return self.r
 
     def fence_counts(self):
         """The writers' fence counts, from the first fence on (writes before it: count 0)."""
@@ -92,6 +104,14 @@ class Shadow:
     @property
     def nbytes(self):
         return sum(a.nbytes for a in (self.w_fence, self.w, self.w_site, self.r, self.r_site) if a is not None)
+
+
+def _narrowest(largest):
+    """The smallest unsigned integer type that holds 0..largest (sites are never negative)."""
+    for t in (np.uint8, np.uint16, np.uint32):
+        if largest <= np.iinfo(t).max:
+            return t
+    return np.int64
 
 
 class Stamps:
@@ -290,9 +310,12 @@ class RaceDetector(Plugin):
         e = self.wave
         cur = st.stamp[L]
         atomic = kind in ("atomic", "cas")
-        r = sh.r[key]
-        r_conf = self._unordered(r, st, L, curbar, is_global) if kind != "cas" else np.zeros(len(key), bool)
-        if r_conf.any():
+        if sh.r is None or kind == "cas":         # nobody read this region yet; a CAS checks what it read
+            r_conf = None
+        else:
+            r = sh.r[key]
+            r_conf = self._unordered(r, st, L, curbar, is_global)
+        if r_conf is not None and r_conf.any():
             k = int(np.flatnonzero(r_conf)[0])
             other = int(r[k] & TID_MASK)
             cross = is_global and int(block_of(np.int64(other), e.spb)) != int(st.block[L][k])
@@ -321,7 +344,7 @@ class RaceDetector(Plugin):
     def _record_read(self, sh, key, st, L, curbar, site, is_global):
         """A read: remember this interval's readers, folded into one record per granule that keeps
         their warp when they share one and their block when they share one."""
-        new = self._fold_reader(sh.r[key], st, L, curbar, is_global)
+        new = self._fold_reader(sh.readers()[key], st, L, curbar, is_global)
         sh.r[key] = new
         if len(key) > 1 and not _increasing(key):
             # lanes of this very instruction reading one location: scatter, then fold the losers in
