@@ -10,6 +10,7 @@ from functools import cached_property
 
 import numpy as np
 
+from ..context import EXIT
 from .base import Plugin
 
 NONE = -1
@@ -25,6 +26,12 @@ EMASK = (1 << 10) - 1          # epochs are compared modulo 1024: plenty for one
 LAG_SHIFT, MAX_LAG = TID_BITS, 3   # 2 bits: barrier epochs a thread passed by bar.arrive, not waiting
 WEP_SHIFT = TID_BITS + 2
 BAR_SHIFT = WEP_SHIFT + 10
+# Epochs are kept modulo 1024, so a stamp 1024 barriers (or __syncwarps) old would read as
+# "this interval". Every SWEEP_EVERY epochs of a block (warp) the stamps all its live threads
+# have left behind are made plainly old: cleared (shared memory) or moved half the range away
+# (global memory, where the thread still matters to other blocks).
+SWEEP_EVERY = 256
+HALF = (EMASK + 1) // 2
 
 
 def stamp(tid, bar, wep, lag=None):
@@ -69,6 +76,16 @@ def block_of(field, spb):
     several readers share, or MANY_BLOCKS when readers of several blocks are folded together."""
     several_warps = (field & (SEVERAL | WARPS)) == (SEVERAL | WARPS)
     return np.where(several_warps, field & BLOCK_MASK, warp_of(field) * 32 // spb)
+
+
+def block_of_records(field, spb):
+    """The block (launch-wide, or within the wave for shared memory) of recorded thread fields."""
+    return block_of(field, spb)
+
+
+def warp_of_records(field, spb):
+    """The warp of recorded thread fields; several warps' records get a number no warp has."""
+    return warp_of(field)
 
 
 class Shadow:
@@ -171,6 +188,9 @@ class RaceDetector(Plugin):
         self.shared_shadows = {}
         self._stamps = {}
         self.acquired = None
+        self._bar_swept = np.zeros(wave.nblk, np.int64)      # per block: its highest epoch at the last sweep
+        self._wep_swept = np.zeros(wave.nwarps, np.int64)    # per warp: the same for __syncwarp epochs
+        self._bar_due = self._wep_due = SWEEP_EVERY          # no block (warp) can be due before
 
     def on_fence(self, lanes):
         """__threadfence() then an atomic (a ticket, a flag) publishes a thread's earlier global
@@ -209,6 +229,54 @@ class RaceDetector(Plugin):
         if getattr(sync, "grid_wide", False):
             # cg::this_grid().sync(): every global access before it happens before every one after
             self.global_shadows = {}
+        e = self.wave
+        passed = epochs[lanes]
+        if passed.size == 0:
+            return
+        # one max per barrier; the exact per-block (per-warp) test only when it may be due
+        if passed.max() >= self._bar_due and \
+                (passed >= self._bar_swept[e.slot_block[lanes]] + SWEEP_EVERY).any():
+            self._sweep(e.bar_epoch, e.spb, BAR_SHIFT, MAX_LAG + 1, block_of_records)
+            self._bar_swept = e.bar_epoch.reshape(e.nblk, e.spb).max(axis=1).astype(np.int64)
+            self._bar_due = int(self._bar_swept.min()) + SWEEP_EVERY
+        if e.warp_epoch[lanes].max() >= self._wep_due and \
+                (e.warp_epoch[lanes] >= self._wep_swept[e.slot_warp[lanes]] + SWEEP_EVERY).any():
+            self._sweep(e.warp_epoch, 32, WEP_SHIFT, 0, warp_of_records)
+            self._wep_swept = e.warp_epoch.reshape(e.nwarps, 32).max(axis=1).astype(np.int64)
+            self._wep_due = int(self._wep_swept.min()) + SWEEP_EVERY
+
+    def _sweep(self, epochs, group, shift, margin, group_of):
+        """Make plainly old every stamp whose epoch (the field at `shift`) all live threads of its
+        group (block or warp, `group` slots) have passed by more than `margin`: no live thread can
+        share its interval any more, and after this no wrap-around can make one seem to."""
+        e = self.wave
+        live = (e.st != EXIT).reshape(-1, group)
+        ep = epochs.astype(np.int64).reshape(-1, group)
+        hi = np.where(live, ep, -1).max(axis=1)
+        lo = np.where(live, ep, np.iinfo(np.int64).max).min(axis=1)
+        for table, base in ((self.shared_shadows, 0), (self.global_shadows, e.gslot_base)):
+            for sh in table.values():
+                for arr in (sh.w, sh.r):
+                    if arr is None:
+                        continue
+                    idx = np.flatnonzero(arr >= 0)
+                    rec = arr[idx]
+                    g = group_of(rec & TID_MASK, e.spb) - base // group
+                    inside = (g >= 0) & (g < len(hi))
+                    idx, rec, g = idx[inside], rec[inside], g[inside]
+                    top, bottom = hi[g], lo[g]
+                    # a live group whose threads are less than half the range apart: the true
+                    # epoch of a stamp is the one at most 1023 below the group's highest
+                    known = (top >= 0) & (top - bottom < HALF)
+                    true = top - ((top - ((rec >> shift) & EMASK)) & EMASK)
+                    old = known & (true < bottom - margin)
+                    if table is self.shared_shadows and shift == BAR_SHIFT:
+                        arr[idx[old]] = NONE          # shared memory: only its own block can race with it
+                    else:
+                        cleared = rec[old] & ~(np.int64(EMASK) << shift)
+                        if shift == BAR_SHIFT:
+                            cleared &= ~(np.int64(MAX_LAG) << LAG_SHIFT)
+                        arr[idx[old]] = cleared | (((bottom[old] - HALF) & EMASK) << shift)
 
     def stamps(self, kind):
         st = self._stamps.get(kind)
