@@ -78,16 +78,6 @@ def block_of(field, spb):
     return np.where(several_warps, field & BLOCK_MASK, warp_of(field) * 32 // spb)
 
 
-def block_of_records(field, spb):
-    """The block (launch-wide, or within the wave for shared memory) of recorded thread fields."""
-    return block_of(field, spb)
-
-
-def warp_of_records(field, spb):
-    """The warp of recorded thread fields; several warps' records get a number no warp has."""
-    return warp_of(field)
-
-
 class Shadow:
     """One entry per granule: the last writer's stamp (8 bytes) and site (1 byte while the kernel
     has fewer than 64 memory sites, else 2), and, from the region's first read on, the readers'
@@ -236,12 +226,12 @@ class RaceDetector(Plugin):
         # one max per barrier; the exact per-block (per-warp) test only when it may be due
         if passed.max() >= self._bar_due and \
                 (passed >= self._bar_swept[e.slot_block[lanes]] + SWEEP_EVERY).any():
-            self._sweep(e.bar_epoch, e.spb, BAR_SHIFT, MAX_LAG + 1, block_of_records)
+            self._sweep(e.bar_epoch, e.spb, BAR_SHIFT, MAX_LAG + 1, lambda field: block_of(field, e.spb))
             self._bar_swept = e.bar_epoch.reshape(e.nblk, e.spb).max(axis=1).astype(np.int64)
             self._bar_due = int(self._bar_swept.min()) + SWEEP_EVERY
         if e.warp_epoch[lanes].max() >= self._wep_due and \
                 (e.warp_epoch[lanes] >= self._wep_swept[e.slot_warp[lanes]] + SWEEP_EVERY).any():
-            self._sweep(e.warp_epoch, 32, WEP_SHIFT, 0, warp_of_records)
+            self._sweep(e.warp_epoch, 32, WEP_SHIFT, 0, warp_of)
             self._wep_swept = e.warp_epoch.reshape(e.nwarps, 32).max(axis=1).astype(np.int64)
             self._wep_due = int(self._wep_swept.min()) + SWEEP_EVERY
 
@@ -252,7 +242,7 @@ class RaceDetector(Plugin):
         e = self.wave
         live = (e.st != EXIT).reshape(-1, group)
         ep = epochs.astype(np.int64).reshape(-1, group)
-        hi = np.where(live, ep, -1).max(axis=1)
+        hi = ep.max(axis=1)            # exited threads too: a stamp may be theirs, never newer than this
         lo = np.where(live, ep, np.iinfo(np.int64).max).min(axis=1)
         for table, base in ((self.shared_shadows, 0), (self.global_shadows, e.gslot_base)):
             for sh in table.values():
@@ -261,13 +251,13 @@ class RaceDetector(Plugin):
                         continue
                     idx = np.flatnonzero(arr >= 0)
                     rec = arr[idx]
-                    g = group_of(rec & TID_MASK, e.spb) - base // group
+                    g = group_of(rec & TID_MASK) - base // group
                     inside = (g >= 0) & (g < len(hi))
                     idx, rec, g = idx[inside], rec[inside], g[inside]
                     top, bottom = hi[g], lo[g]
-                    # a live group whose threads are less than half the range apart: the true
-                    # epoch of a stamp is the one at most 1023 below the group's highest
-                    known = (top >= 0) & (top - bottom < HALF)
+                    # a group with live threads, less than half the range apart: the true epoch
+                    # of a stamp is the one at most 1023 below the group's highest
+                    known = (bottom <= top) & (top - bottom < HALF)
                     true = top - ((top - ((rec >> shift) & EMASK)) & EMASK)
                     old = known & (true < bottom - margin)
                     if table is self.shared_shadows and shift == BAR_SHIFT:
