@@ -103,7 +103,7 @@ def _race_detector_after(source, name, grid, block, args):
 def test_the_race_shadow_covers_written_arrays_only():
     """The input (const float *) is only read: it gets no shadow. The output is only written: it
     gets a writer's stamp and an 8-bit site (9 bytes a word), no readers' record. The shared tile
-    is written and read: 18 bytes a word (two stamps, two 8-bit sites)."""
+    is written and read: 10 bytes a word (two 32-bit stamps, two 8-bit sites)."""
     n = 64 * 256
     out, x = _reduce_args(n)
     races, engine = _race_detector_after(REDUCE, "reduce", n // 256, 256, (out, x))
@@ -113,7 +113,9 @@ def test_the_race_shadow_covers_written_arrays_only():
     out_shadow = races.global_shadows[regions["out"]]
     assert out_shadow.r is None and out_shadow.nbytes == 9 * len(out)
     written_words = len(out) + engine.wave.nblk * 256          # out, and the shared tile of the wave
-    assert races.shadow_bytes() <= 18 * written_words
+    tile = races.shared_shadows[regions["s"]]
+    assert tile.nbytes == 10 * engine.wave.nblk * 256
+    assert races.shadow_bytes() <= 10 * written_words
 
 
 def test_a_race_on_an_array_first_read_after_its_writes_is_still_found():

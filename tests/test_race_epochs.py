@@ -1,6 +1,7 @@
-"""The race check keeps barrier and __syncwarp epochs modulo 1024: a stamp 1024 epochs old must
-not read as "this interval" (a legal kernel called racy), and sweeping old stamps must lose no
-real race, in shared or global memory, in one block or across blocks."""
+"""The race check keeps barrier and __syncwarp epochs modulo 256 (shared memory) or 1024 (global):
+a stamp that many epochs old must not read as "this interval" (a legal kernel called racy), and
+sweeping old stamps must lose no real race, in shared or global memory, in one block or across
+blocks."""
 import numpy as np
 import pytest
 
@@ -47,14 +48,14 @@ def _launch(src, block, iters, racy_at, *extra):
     return out
 
 
-@pytest.mark.parametrize("iters", [1024, 1025, 1300, 2049])
+@pytest.mark.parametrize("iters", [256, 257, 300, 1024, 1025, 1300, 2049])
 @pytest.mark.parametrize("src,block", [(SHARED_BARRIERS, 64), (SHARED_SYNCWARPS, 32)], ids=["barriers", "syncwarps"])
 def test_a_shared_value_reread_a_thousand_epochs_later_is_no_race(src, block, iters):
     out = _launch(src, block, iters, -1)
     assert out[7] == 3.0 and out[block + 7] == 3.0
 
 
-@pytest.mark.parametrize("iters", [1024, 1300])
+@pytest.mark.parametrize("iters", [256, 300, 1024, 1300])
 @pytest.mark.parametrize("src,block", [(SHARED_BARRIERS, 64), (SHARED_SYNCWARPS, 32)], ids=["barriers", "syncwarps"])
 def test_a_race_after_a_thousand_epochs_is_still_found(src, block, iters):
     with pytest.raises(simcore.KernelFault) as e:
