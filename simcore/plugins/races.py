@@ -51,7 +51,8 @@ class Layout:
 # Global memory: launch-wide thread ids, 10-bit epochs, int64 stamps.
 GLOBAL = Layout(np.int64, 41, 10)
 # Shared memory: a shadow entry belongs to one block, so the thread field is the thread's slot
-# within its block (< 1024, several-warps records need no block): int32 stamps, 8-bit epochs.
+# within its block (< 1024: module.MAX_THREADS_PER_BLOCK, a whole number of warps; several-warps
+# records need no block): int32 stamps, 8-bit epochs.
 SHARED = Layout(np.int32, 12, 8)
 
 
