@@ -86,17 +86,40 @@ def _race_detector_after(source, name, grid, block, args):
 
 
 def test_the_race_shadow_covers_written_arrays_only():
-    """The input (const float *) is only read: it gets no shadow. The output and the shared
-    tile get 20 bytes per 4-byte word (two stamps and two 16-bit sites), not 25 for every word
-    of every array as before."""
+    """The input (const float *) is only read: it gets no shadow. The output is only written: it
+    gets a writer's stamp and an 8-bit site (9 bytes a word), no readers' record. The shared tile
+    is written and read: 10 bytes a word (two 32-bit stamps, two 8-bit sites)."""
     n = 64 * 256
     out, x = _reduce_args(n)
     races, engine = _race_detector_after(REDUCE, "reduce", n // 256, 256, (out, x))
     assert np.allclose(out, x.reshape(-1, 256).sum(axis=1))
     regions = {r.name: r.id for r in engine.memory.regions.values()}
     assert regions["in"] not in races.global_shadows
+    out_shadow = races.global_shadows[regions["out"]]
+    assert out_shadow.r is None and out_shadow.nbytes == 9 * len(out)
     written_words = len(out) + engine.wave.nblk * 256          # out, and the shared tile of the wave
-    assert races.shadow_bytes() <= 20 * written_words
+    tile = races.shared_shadows[regions["s"]]
+    assert tile.nbytes == 10 * engine.wave.nblk * 256
+    assert races.shadow_bytes() <= 10 * written_words
+
+
+def test_a_race_on_an_array_first_read_after_its_writes_is_still_found():
+    """The readers' record starts at a region's first read: a write racing with reads made after
+    that is found, and both lines are named."""
+    src = r"""
+    __global__ void shift_left(float *out)
+    {
+        __shared__ float s[64];
+        s[threadIdx.x] = threadIdx.x;                 // writes only: s has no readers' record yet
+        __syncthreads();
+        float v = s[(threadIdx.x + 1) % 64];          // the first read of s
+        s[threadIdx.x] = v;                           // overwrites what the neighbour reads: no barrier
+        out[threadIdx.x] = v;
+    }"""
+    with pytest.raises(simcore.KernelFault) as e:
+        simcore.RawKernel(src, "shift_left")((1,), (64,), (np.zeros(64, np.float32),))
+    assert e.value.kind == "race" and "write-after-read" in str(e.value)
+    assert "line 7" in str(e.value) and "line 8" in str(e.value)
 
 
 def test_a_read_only_input_gets_no_shadow_and_races_on_written_arrays_are_still_found():

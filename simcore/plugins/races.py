@@ -10,47 +10,75 @@ from functools import cached_property
 
 import numpy as np
 
+from ..context import EXIT
 from .base import Plugin
 
 NONE = -1
-TID_BITS = 41
-TID_MASK = (1 << TID_BITS) - 1
-SEVERAL = 1 << 40              # flag in the thread field: several threads read it in this interval
-LOW = SEVERAL - 1
-WARPS = 1 << 39                # with SEVERAL: threads of several warps of one block (block in the low bits)
-BLOCK_MASK = WARPS - 1
-MANY_TID = TID_MASK            # ... threads of several blocks (all ones: block BLOCK_MASK)
-MANY_BLOCKS = BLOCK_MASK       # the block a several-blocks record decodes to
-EMASK = (1 << 10) - 1          # epochs are compared modulo 1024: plenty for one interval
-LAG_SHIFT, MAX_LAG = TID_BITS, 3   # 2 bits: barrier epochs a thread passed by bar.arrive, not waiting
-WEP_SHIFT = TID_BITS + 2
-BAR_SHIFT = WEP_SHIFT + 10
+MAX_LAG = 3                    # 2 bits: barrier epochs a thread passed by bar.arrive, not waiting
+# Epochs are kept modulo 2**epoch_bits, so a stamp that many barriers (or __syncwarps) old would
+# read as "this interval". Every SWEEP_EVERY epochs of a block (warp) the stamps all its live
+# threads have left behind are made plainly old: cleared (shared memory) or given an epoch no
+# live thread will have before the next sweep (global memory, where the thread still matters
+# to other blocks).
+SWEEP_EVERY = 64
+STALE_GAP = 2 * (MAX_LAG + 1)  # a swept stamp's epoch: this far below the group's slowest thread
 
 
-def stamp(tid, bar, wep, lag=None):
-    """One int64 per access: barrier epoch (high bits), warp-sync epoch, lag, thread id (low bits).
+class Layout:
+    """Where the fields of a stamp lie, for one kind of memory. From the high bits: barrier
+    epoch, warp-sync epoch, lag, thread field. The thread field holds a thread id, or with the
+    SEVERAL flag several readers: of one warp w (low bits w << 5 | 31, so that (field & LOW) >> 5
+    is the warp in both cases), of several warps of one block (SEVERAL | WARPS | block), or of
+    several blocks (all ones)."""
+
+    def __init__(self, dtype, tid_bits, epoch_bits):
+        self.dtype = dtype
+        self.TID_MASK = (1 << tid_bits) - 1
+        self.SEVERAL = 1 << (tid_bits - 1)
+        self.LOW = self.SEVERAL - 1
+        self.WARPS = 1 << (tid_bits - 2)
+        self.BLOCK_MASK = self.WARPS - 1
+        self.MANY_TID = self.TID_MASK
+        self.EMASK = (1 << epoch_bits) - 1
+        self.HALF = (self.EMASK + 1) // 2
+        self.LAG_SHIFT = tid_bits
+        self.WEP_SHIFT = tid_bits + 2
+        self.BAR_SHIFT = self.WEP_SHIFT + epoch_bits
+        assert self.BAR_SHIFT + epoch_bits < 8 * np.dtype(dtype).itemsize      # the sign bit stays clear
+        assert self.HALF > SWEEP_EVERY + STALE_GAP                           # see RaceDetector._sweep
+
+
+# Global memory: launch-wide thread ids, 10-bit epochs, int64 stamps.
+GLOBAL = Layout(np.int64, 41, 10)
+# Shared memory: a shadow entry belongs to one block, so the thread field is the thread's slot
+# within its block (< 1024: module.MAX_THREADS_PER_BLOCK, a whole number of warps; several-warps
+# records need no block): int32 stamps, 8-bit epochs.
+SHARED = Layout(np.int32, 12, 8)
+
+
+def stamp(lay, tid, bar, wep, lag=None):
+    """One stamp per access (see Layout).
 
     The lag is how many of the thread's barrier epochs it entered by bar.arrive, which publishes
     its earlier writes but waits for nobody: its accesses since its last waiting barrier are
     unordered with every interval from that one to its current one.
 
-    Same barrier interval <=> equal bits from BAR_SHIFT up; NONE (-1) never matches.
-    Several readers of one warp w are stored with thread field SEVERAL | (w << 5 | 31), so that
-    (field & LOW) >> 5 is the warp in both cases."""
-    st = ((bar.astype(np.int64) & EMASK) << BAR_SHIFT) | ((wep.astype(np.int64) & EMASK) << WEP_SHIFT) | tid
-    return st if lag is None else st | (lag.astype(np.int64) << LAG_SHIFT)
+    Same barrier interval <=> equal bits from BAR_SHIFT up; NONE (-1) never matches."""
+    dt = lay.dtype
+    st = ((bar.astype(dt) & lay.EMASK) << lay.BAR_SHIFT) | ((wep.astype(dt) & lay.EMASK) << lay.WEP_SHIFT) | tid
+    return st if lag is None else st | (lag.astype(dt) << lay.LAG_SHIFT)
 
 
-def same_interval(other, curbar, curlag):
+def same_interval(lay, other, curbar, curlag):
     """Which recorded stamps `other` fall in a barrier interval this access (epoch curbar, lag
     curlag; None: no thread lags) shares: the same epoch, or, for a lagging side, an epoch
     between its last waiting barrier and its current one. NONE never matches."""
-    ob = other >> BAR_SHIFT
+    ob = other >> lay.BAR_SHIFT
     if curlag is None:
         return ob == curbar
-    olag = (other >> LAG_SHIFT) & MAX_LAG
-    d = (curbar - ob) & EMASK
-    return (other >= 0) & ((d <= curlag) | (((-d) & EMASK) <= olag))
+    olag = (other >> lay.LAG_SHIFT) & MAX_LAG
+    d = (curbar - ob) & lay.EMASK
+    return (other >= 0) & ((d <= curlag) | (((-d) & lay.EMASK) <= olag))
 
 
 def _increasing(key):
@@ -59,29 +87,44 @@ def _increasing(key):
     return bool((key[1:] > key[:-1]).all())
 
 
-def warp_of(field):
-    """The warp of a thread field; for a several-warps record a number no warp has (>= 2**34)."""
-    return (field & LOW) >> 5
+def warp_of(lay, field):
+    """The warp of a thread field; for a several-warps record a number no warp has."""
+    return (field & lay.LOW) >> 5
 
 
 def block_of(field, spb):
-    """The block of a thread field (`spb` slots a block): one thread's, or the one block that
-    several readers share, or MANY_BLOCKS when readers of several blocks are folded together."""
-    several_warps = (field & (SEVERAL | WARPS)) == (SEVERAL | WARPS)
-    return np.where(several_warps, field & BLOCK_MASK, warp_of(field) * 32 // spb)
+    """The block of a global thread field (`spb` slots a block): one thread's, or the one block
+    that several readers share, or GLOBAL.BLOCK_MASK when readers of several blocks are folded
+    together."""
+    several_warps = (field & (GLOBAL.SEVERAL | GLOBAL.WARPS)) == (GLOBAL.SEVERAL | GLOBAL.WARPS)
+    return np.where(several_warps, field & GLOBAL.BLOCK_MASK, warp_of(GLOBAL, field) * 32 // spb)
 
 
 class Shadow:
-    """One entry per granule: 20 bytes (16 + 2 x 2 for the sites) when the kernel has fewer than
-    8192 memory sites, plus 1 for the writer's fence count once a kernel fences."""
+    """One entry per granule: the last writer's stamp (8 bytes in global memory, 4 in shared)
+    and site (1 byte while the kernel has fewer than 64 memory sites, else 2), and, from the
+    region's first read on, the readers' stamp and site (as many again): a global array only
+    ever written (an output) costs 9 bytes a granule, a shared one read and written 10. Plus 1
+    for the writer's fence count once a kernel fences."""
 
-    def __init__(self, n, nsites):
-        site_type = np.int16 if nsites * 4 < np.iinfo(np.int16).max else np.int32
+    def __init__(self, n, nsites, lay):
+        self.n = n
+        self.lay = lay
+        # the writer's site is site * 4 + 2 flag bits; a reader's is the bare site
+        self.w_site_type = _narrowest(nsites * 4 + 3)
+        self.r_site_type = _narrowest(nsites)
         self.w_fence = None                      # global memory: the writer's fence count at the write
-        self.w = np.full(n, NONE, np.int64)      # last writer's stamp
-        self.w_site = np.zeros(n, site_type)     # its site * 4 + (1 if atomic) + (2 if atomicCAS)
-        self.r = np.full(n, NONE, np.int64)      # reader's stamp (see stamp())
-        self.r_site = np.zeros(n, site_type)
+        self.w = np.full(n, NONE, lay.dtype)    # last writer's stamp
+        self.w_site = np.zeros(n, self.w_site_type)   # its site * 4 + (1 if atomic) + (2 if atomicCAS)
+        self.r = None                            # reader's stamp (see stamp()), from the first read on
+        self.r_site = None
+
+    def readers(self):
+        """The readers' stamps, allocated at the region's first read (before it: nobody read)."""
+        if self.r is None:
+            self.r = np.full(self.n, NONE, self.lay.dtype)
+            self.r_site = np.zeros(self.n, self.r_site_type)
+        return self.r
 
     def fence_counts(self):
         """The writers' fence counts, from the first fence on (writes before it: count 0)."""
@@ -94,32 +137,48 @@ class Shadow:
         return sum(a.nbytes for a in (self.w_fence, self.w, self.w_site, self.r, self.r_site) if a is not None)
 
 
+def _narrowest(largest):
+    """The smallest unsigned integer type that holds 0..largest (sites are never negative)."""
+    for t in (np.uint8, np.uint16, np.uint32):
+        if largest <= np.iinfo(t).max:
+            return t
+    return np.int64
+
+
 class Stamps:
     """The current stamp of every slot, and what the checks derive from it (cached per epoch;
     each derived array is computed the first time a check needs it)."""
 
-    def __init__(self, wave, base, acquired=None):
-        self.tid = np.arange(wave.S, dtype=np.int64) + base
+    def __init__(self, wave, lay, acquired=None):
+        self.lay = lay
+        if lay is SHARED:
+            self.tid = wave.slot_thread.astype(np.int32)          # the slot within its block
+        else:
+            self.tid = np.arange(wave.S, dtype=np.int64) + wave.gslot_base
         self.spb = wave.spb
         # lag: barrier epochs entered by bar.arrive since the thread last waited (None: nobody lags)
-        self.lag = None if acquired is None else np.minimum((wave.bar_epoch - acquired) & EMASK, MAX_LAG)
-        self.stamp = stamp(self.tid, wave.bar_epoch, wave.warp_epoch, self.lag)
-        self.bar = self.stamp >> BAR_SHIFT
+        self.lag = None if acquired is None else np.minimum(wave.bar_epoch - acquired, MAX_LAG)
+        self.stamp = stamp(lay, self.tid, wave.bar_epoch, wave.warp_epoch, self.lag)
+        self.bar = self.stamp >> lay.BAR_SHIFT
 
     def lag_of(self, L):
         return None if self.lag is None else self.lag[L]
 
     @cached_property
     def wep(self):
-        return self.stamp >> WEP_SHIFT
+        return self.stamp >> self.lay.WEP_SHIFT
 
     @cached_property
     def warp(self):
         return self.tid >> 5
 
     @cached_property
+    def epochs(self):
+        return self.stamp & ~self.lay.dtype(self.lay.TID_MASK)
+
+    @cached_property
     def several(self):
-        return (self.stamp & ~np.int64(TID_MASK)) | SEVERAL | (self.warp << 5) | 31
+        return self.epochs | self.lay.SEVERAL | (self.warp << 5) | 31
 
     @cached_property
     def block(self):
@@ -127,11 +186,14 @@ class Stamps:
 
     @cached_property
     def several_warps(self):
-        return (self.stamp & ~np.int64(TID_MASK)) | SEVERAL | WARPS | self.block
+        lay = self.lay
+        if lay is SHARED:                   # the shadow entry says which block
+            return self.epochs | (lay.SEVERAL | lay.WARPS)
+        return self.epochs | lay.SEVERAL | lay.WARPS | self.block
 
     @cached_property
     def many_blocks(self):
-        return (self.stamp & ~np.int64(TID_MASK)) | MANY_TID
+        return self.epochs | self.lay.MANY_TID
 
 
 class RaceDetector(Plugin):
@@ -151,6 +213,9 @@ class RaceDetector(Plugin):
         self.shared_shadows = {}
         self._stamps = {}
         self.acquired = None
+        self._bar_swept = np.zeros(wave.nblk, np.int64)      # per block: its highest epoch at the last sweep
+        self._wep_swept = np.zeros(wave.nwarps, np.int64)    # per warp: the same for __syncwarp epochs
+        self._bar_due = self._wep_due = SWEEP_EVERY          # no block (warp) can be due before
 
     def on_fence(self, lanes):
         """__threadfence() then an atomic (a ticket, a flag) publishes a thread's earlier global
@@ -189,11 +254,80 @@ class RaceDetector(Plugin):
         if getattr(sync, "grid_wide", False):
             # cg::this_grid().sync(): every global access before it happens before every one after
             self.global_shadows = {}
+        e = self.wave
+        passed = epochs[lanes]
+        if passed.size == 0:
+            return
+        # one max per barrier; the exact per-block (per-warp) test only when it may be due
+        if passed.max() >= self._bar_due and \
+                (passed >= self._bar_swept[e.slot_block[lanes]] + SWEEP_EVERY).any():
+            self._sweep("bar")
+            self._bar_swept = e.bar_epoch.reshape(e.nblk, e.spb).max(axis=1).astype(np.int64)
+            self._bar_due = int(self._bar_swept.min()) + SWEEP_EVERY
+        if e.warp_epoch[lanes].max() >= self._wep_due and \
+                (e.warp_epoch[lanes] >= self._wep_swept[e.slot_warp[lanes]] + SWEEP_EVERY).any():
+            self._sweep("warp")
+            self._wep_swept = e.warp_epoch.reshape(e.nwarps, 32).max(axis=1).astype(np.int64)
+            self._wep_due = int(self._wep_swept.min()) + SWEEP_EVERY
+
+    def _sweep(self, which):
+        """Make plainly old every stamp whose barrier epoch ('bar') or warp epoch ('warp') all live
+        threads of its block (warp) have passed by more than the lag: no live thread can share its
+        interval any more, and after this no wrap-around can make one seem to.
+
+        Between two sweeps a group's highest epoch moves at most SWEEP_EVERY, and a group is swept
+        only while its live threads are less than HALF apart: every stamp left is then at most
+        HALF + SWEEP_EVERY + STALE_GAP below the group's highest epoch, less than the epoch range,
+        so its true epoch is the one just below that highest (never newer than it really was)."""
+        e = self.wave
+        if which == "bar":
+            epochs, group, margin = e.bar_epoch, e.spb, MAX_LAG + 1
+        else:
+            epochs, group, margin = e.warp_epoch, 32, 0
+        live = (e.st != EXIT).reshape(-1, group)
+        ep = epochs.astype(np.int64).reshape(-1, group)
+        hi = ep.max(axis=1)            # exited threads too: a stamp may be theirs, never newer than this
+        lo = np.where(live, ep, np.iinfo(np.int64).max).min(axis=1)
+        for table, lay in ((self.shared_shadows, SHARED), (self.global_shadows, GLOBAL)):
+            shift = lay.BAR_SHIFT if which == "bar" else lay.WEP_SHIFT
+            for sh in table.values():
+                for arr in (sh.w, sh.r):
+                    if arr is None:
+                        continue
+                    idx = np.flatnonzero(arr >= 0)
+                    rec = arr[idx]
+                    field = rec & lay.TID_MASK
+                    if lay is SHARED:          # the entry's index says the block; the field, the warp in it
+                        block = idx // (sh.n // e.nblk)
+                        if which == "bar":
+                            g = block
+                        else:
+                            g = block * e.wpb + warp_of(lay, field)
+                            g[warp_of(lay, field) >= e.wpb] = -1         # several warps: no warp
+                    elif which == "bar":
+                        g = block_of(field, e.spb) - e.gslot_base // e.spb
+                    else:
+                        g = warp_of(lay, field) - e.gslot_base // 32
+                    inside = (g >= 0) & (g < len(hi))
+                    idx, rec, g = idx[inside], rec[inside], g[inside]
+                    top, bottom = hi[g], lo[g]
+                    known = (bottom <= top) & (top - bottom < lay.HALF)      # live threads, close together
+                    true = top - ((top - ((rec >> shift) & lay.EMASK)) & lay.EMASK)
+                    old = known & (true < bottom - margin)
+                    if not old.any():
+                        continue
+                    if lay is SHARED and which == "bar":
+                        arr[idx[old]] = NONE          # shared memory: only its own block can race with it
+                    else:
+                        keep = ~(lay.EMASK << shift)
+                        if which == "bar":
+                            keep &= ~(MAX_LAG << lay.LAG_SHIFT)
+                        arr[idx[old]] = (rec[old] & keep) | (((bottom[old] - STALE_GAP) & lay.EMASK) << shift)
 
     def stamps(self, kind):
         st = self._stamps.get(kind)
         if st is None:
-            st = self._stamps[kind] = Stamps(self.wave, self.wave.gslot_base if kind == "global" else 0, self.acquired)
+            st = self._stamps[kind] = Stamps(self.wave, GLOBAL if kind == "global" else SHARED, self.acquired)
         return st
 
     def on_memory_access(self, region, offsets, size, kind, L, site):
@@ -222,7 +356,8 @@ class RaceDetector(Plugin):
         sh = table.get(region.id)
         if sh is None:
             per = max(1, region.nbytes // granule)
-            sh = table[region.id] = Shadow(e.nblk * per if region.kind == "shared" else per, len(self.program.sites))
+            sh = table[region.id] = (Shadow(e.nblk * per, len(self.program.sites), SHARED) if region.kind == "shared"
+                                     else Shadow(per, len(self.program.sites), GLOBAL))
         return sh
 
     def _check(self, region, gran, granule, kind, L, site):
@@ -253,27 +388,38 @@ class RaceDetector(Plugin):
         if w_conf.any():
             k = int(np.flatnonzero(w_conf)[0])
             ws = int(sh.w_site[key[k]])
-            self._report("RAW" if kind == "read" else "WAW", region, gran[k], granule, int(w[k] & TID_MASK),
-                         ws >> 2, "atomic" if ws & 1 else "write", int(cur[k] & TID_MASK), site,
+            self._report("RAW" if kind == "read" else "WAW", region, gran[k], granule, self._thread(w, st, L, k),
+                         ws >> 2, "atomic" if ws & 1 else "write", self._thread(cur, st, L, k), site,
                          "atomic" if atomic else kind)
         if kind == "read":
             self._record_read(sh, key, st, L, curbar, site, is_global)
         else:
             self._record_write(sh, key, st, L, curbar, site, region, gran, granule, kind, is_global)
 
+    def _thread(self, stamps, st, L, k):
+        """The thread (its launch-wide number, or its slot in the wave for shared memory) of the
+        single-thread stamp stamps[k] of lane k of L; -1 for a record of several readers."""
+        field = int(stamps[k] & st.lay.TID_MASK)
+        if field & st.lay.SEVERAL:
+            return -1
+        if st.lay is SHARED:                # the slot within its block, and lane k is of that block
+            return field + int(self.wave.slot_block[L][k]) * self.wave.spb
+        return field
+
     def _unordered(self, other, st, L, curbar, is_global, published=None):
         """Which recorded accesses `other` (stamps, one per lane) nothing orders before this
         lane's access: in this block, the same barrier interval by another thread (not ordered by
         __syncwarp); in global memory, also any access by a thread of another block (unless that
         thread has since published it: `published(thread ids)`)."""
-        hit = same_interval(other, curbar, st.lag_of(L))    # a barrier interval they share
+        lay = st.lay
+        hit = same_interval(lay, other, curbar, st.lag_of(L))    # a barrier interval they share
         if not (hit.any() or (is_global and (other >= 0).any())):
             return hit
-        otid, tid = other & TID_MASK, st.tid[L]
+        otid, tid = other & lay.TID_MASK, st.tid[L]
         hit &= otid != tid
-        owarp = warp_of(otid)
+        owarp = warp_of(lay, otid)
         same_warp = owarp == st.warp[L]
-        hit &= ~(same_warp & ((other >> WEP_SHIFT) != st.wep[L]))   # ordered by __syncwarp
+        hit &= ~(same_warp & ((other >> lay.WEP_SHIFT) != st.wep[L]))   # ordered by __syncwarp
         if is_global:
             # Blocks are never ordered by a barrier: an access of another block is unordered in any
             # interval. A record of readers of several blocks always holds one of another block.
@@ -290,14 +436,17 @@ class RaceDetector(Plugin):
         e = self.wave
         cur = st.stamp[L]
         atomic = kind in ("atomic", "cas")
-        r = sh.r[key]
-        r_conf = self._unordered(r, st, L, curbar, is_global) if kind != "cas" else np.zeros(len(key), bool)
-        if r_conf.any():
+        if sh.r is None or kind == "cas":         # nobody read this region yet; a CAS checks what it read
+            r_conf = None
+        else:
+            r = sh.r[key]
+            r_conf = self._unordered(r, st, L, curbar, is_global)
+        if r_conf is not None and r_conf.any():
             k = int(np.flatnonzero(r_conf)[0])
-            other = int(r[k] & TID_MASK)
+            other = int(r[k] & st.lay.TID_MASK)
             cross = is_global and int(block_of(np.int64(other), e.spb)) != int(st.block[L][k])
-            self._report("WAR", region, gran[k], granule, -1 if other & SEVERAL else other,
-                         int(sh.r_site[key[k]]), "read", int(cur[k] & TID_MASK), site,
+            self._report("WAR", region, gran[k], granule, self._thread(r, st, L, k),
+                         int(sh.r_site[key[k]]), "read", self._thread(cur, st, L, k), site,
                          "atomic" if atomic else kind, cross=cross)
         sh.w[key] = cur
         if len(key) > 1 and not atomic and not _increasing(key):
@@ -306,11 +455,11 @@ class RaceDetector(Plugin):
             clash = back != cur
             if clash.any():
                 k = int(np.flatnonzero(clash)[0])
-                self._report("WAW", region, gran[k], granule, int(back[k] & TID_MASK), site, "write",
-                             int(cur[k] & TID_MASK), site, kind)
+                self._report("WAW", region, gran[k], granule, self._thread(back, st, L, k), site, "write",
+                             self._thread(cur, st, L, k), site, kind)
         sh.w_site[key] = site * 4 + (1 if atomic else 0) + (2 if kind == "cas" else 0)
         if is_global and self.fences is not None:
-            g = cur & TID_MASK
+            g = cur & GLOBAL.TID_MASK
             sh.fence_counts()[key] = self.fences[g]
             if atomic:
                 # the lanes of one atomic instruction apply in lane order: a finer clock
@@ -321,7 +470,7 @@ class RaceDetector(Plugin):
     def _record_read(self, sh, key, st, L, curbar, site, is_global):
         """A read: remember this interval's readers, folded into one record per granule that keeps
         their warp when they share one and their block when they share one."""
-        new = self._fold_reader(sh.r[key], st, L, curbar, is_global)
+        new = self._fold_reader(sh.readers()[key], st, L, curbar, is_global)
         sh.r[key] = new
         if len(key) > 1 and not _increasing(key):
             # lanes of this very instruction reading one location: scatter, then fold the losers in
@@ -332,8 +481,9 @@ class RaceDetector(Plugin):
                 folded = self._fold_reader(back[clash], st, lanes, curbar[clash], is_global)
                 # Each loser folded against the same winner: the widest fold covers them all
                 # (one warp < several warps of one block < several blocks), so store it last.
-                f = folded & TID_MASK
-                width = (f & SEVERAL != 0).astype(np.int8) + (f & WARPS != 0) + (f == MANY_TID)
+                lay = st.lay
+                f = folded & lay.TID_MASK
+                width = (f & lay.SEVERAL != 0).astype(np.int8) + (f & lay.WARPS != 0) + (f == lay.MANY_TID)
                 for w in np.unique(width):
                     sh.r[key[clash][width == w]] = folded[width == w]
         sh.r_site[key] = site
@@ -341,9 +491,9 @@ class RaceDetector(Plugin):
     @staticmethod
     def _fold_reader(r, st, L, curbar, is_global):
         """The reader record after lanes L read, given the record `r` (one per lane)."""
-        cur = st.stamp[L]
-        same_bar = same_interval(r, curbar, st.lag_of(L))
-        otid = r & TID_MASK
+        cur, lay = st.stamp[L], st.lay
+        same_bar = same_interval(lay, r, curbar, st.lag_of(L))
+        otid = r & lay.TID_MASK
         if is_global:
             # In global memory a reader of another block stays unordered whatever the interval:
             # never drop it, nor its block.
@@ -352,8 +502,8 @@ class RaceDetector(Plugin):
             other_block = np.zeros(len(r), bool)
         if not (same_bar.any() or other_block.any()):
             return cur
-        same_warp = warp_of(otid) == st.warp[L]
-        over = (otid == st.tid[L]) | (same_warp & ((r >> WEP_SHIFT) != st.wep[L]))  # the old read is over
+        same_warp = warp_of(lay, otid) == st.warp[L]
+        over = (otid == st.tid[L]) | (same_warp & ((r >> lay.WEP_SHIFT) != st.wep[L]))  # the old read is over
         folded = np.where(same_warp, st.several[L], st.several_warps[L])
         new = np.where(~same_bar | over, cur, folded)
         return np.where(other_block, st.many_blocks[L], new)
