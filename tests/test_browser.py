@@ -403,6 +403,9 @@ def test_cuda_in_cells_is_highlighted_as_cpp(lab, browser, shots):
     url, work = lab
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(src) for src in CUDA_CELLS]
+    # a kernel to open with (no kernel chooser), as the lessons have
+    nb.metadata = nbformat.from_dict(
+        _tasks_module().kernel_metadata(Path(sys.executable)))
     nbformat.write(nb, work / "cuda_highlight.ipynb")
     page = browser.new_page(viewport={"width": WIDE[0], "height": WIDE[1]})
     console_errors = []
@@ -430,6 +433,8 @@ def test_cuda_in_cells_is_highlighted_as_cpp(lab, browser, shots):
             assert colour(cell, "extern") == keyword, \
                 f"{what}: 'extern' is not coloured as a keyword (C++ highlighting is off)"
             assert colour(cell, '"C"') == string, f"{what}: the C string \"C\" is not a string"
+            assert colour(cell, "int") not in (plain, keyword, string), \
+                f"{what}: the C type 'int' is not coloured as a type"
         assert colour(0, "// my element") not in (plain, keyword, string), \
             "%%cuda cell: the C comment is not coloured as a comment"
         assert colour(1, 'r"""') == string, "the kernel string's quotes lost the string colour"

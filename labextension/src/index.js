@@ -6,11 +6,25 @@
 // whose parser hands the CUDA parts of a cell (cudaNest.js says which) to JupyterLab's own
 // C++ parser. Everything else about the Python language (indentation, folding, completion
 // of builtins) is kept, since only the parser is wrapped.
-import { LanguageSupport } from '@codemirror/language';
+import {
+  HighlightStyle,
+  LanguageSupport,
+  syntaxHighlighting
+} from '@codemirror/language';
 import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
 import { parseMixed } from '@lezer/common';
+import { tags } from '@lezer/highlight';
 
 import { cudaNest } from './cudaNest';
+
+// JupyterLab's theme leaves type names uncoloured (Python has none to colour); in a kernel
+// they are most of what is not a keyword: int, float, void, and __global__ / __shared__,
+// which the C++ grammar reads as type names.
+const typeColour = syntaxHighlighting(
+  HighlightStyle.define([
+    { tag: tags.typeName, color: 'var(--jp-mirror-editor-variable-2-color)' }
+  ])
+);
 
 const plugin = {
   id: 'gpu-barriers-course-cuda-highlight:plugin',
@@ -32,7 +46,7 @@ const plugin = {
     );
     // The registry keeps the loaded support on the spec and hands it to every editor made
     // from now on (notebooks open after plugins activate).
-    ipython.support = new LanguageSupport(wrapped, original.support);
+    ipython.support = new LanguageSupport(wrapped, [original.support, typeColour]);
   }
 };
 
