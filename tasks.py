@@ -113,6 +113,10 @@ def has_display() -> bool:
 
 LAB_SETTINGS = ROOT / "lab-settings"
 WORK = ROOT / "my-course"          # the student's working copy of course/ (git ignores it)
+# The course's prebuilt JupyterLab extension (labextension/README.md: CUDA in cells is
+# highlighted as C++). A wheel install puts it into share/jupyter/labextensions; an editable
+# install (this file's) does not install data files, so JupyterLab is pointed at the checkout.
+LAB_EXTENSIONS = ROOT / "labextension" / "prebuilt"
 
 
 def lab_settings_dir(instructor: bool) -> Path:
@@ -218,7 +222,8 @@ def cmd_course(args: list[str]) -> int:
         metadata = None
     for line in sync_working_copy(metadata=metadata):
         say(line)
-    cmd = [venv_bin("jupyter"), "lab", f"--LabApp.app_settings_dir={lab_settings_dir(instructor)}"]
+    cmd = [venv_bin("jupyter"), "lab", f"--LabApp.app_settings_dir={lab_settings_dir(instructor)}",
+           f"--LabApp.extra_labextensions_path={LAB_EXTENSIONS}"]
     if not has_display():
         cmd.append("--no-browser")
         say("no display found: open the URL that JupyterLab prints below in a browser")

@@ -15,9 +15,10 @@ cell magic::
     extern "C" __global__ void k(float *x) { ... }
 
 which stores the cell's body (CUDA C, not a Python string, so not one red string in the
-editor) in the variable ``SOURCE``. JupyterLab 4 highlights the body with the notebook's
-Python highlighter (it does not switch language per cell magic: jupyterlab/jupyterlab#15324);
-the handouts (``tasks.py handouts``) highlight ``%%cuda`` cells as CUDA.
+editor) in the variable ``SOURCE``. JupyterLab 4 alone highlights every cell as Python (it
+does not switch language per cell magic: jupyterlab/jupyterlab#15324); the course's
+JupyterLab extension (labextension/) highlights the body as C++, and the handouts
+(``tasks.py handouts``) highlight ``%%cuda`` cells as CUDA.
 """
 
 from __future__ import annotations

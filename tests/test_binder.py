@@ -19,9 +19,9 @@ from course_testing import ROOT, strip_ansi
 pytestmark = pytest.mark.slow
 
 LESSON = "course/01_barrier_guarantees.ipynb"
-SKIP = (".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache",
-        ".hypothesis", ".ipynb_checkpoints", "gradebook.db", "submitted", "autograded",
-        "feedback", "release")
+SKIP = (".git", ".venv", "node_modules", "build", "dist", "*.egg-info", "__pycache__",
+        ".pytest_cache", ".hypothesis", ".ipynb_checkpoints", "gradebook.db", "submitted",
+        "autograded", "feedback", "release")
 
 RUNNER = textwrap.dedent('''
     import os, sys, nbformat
@@ -74,3 +74,7 @@ def test_binder_environment_runs_the_first_lesson(tmp_path):
     assert "executed" in out
     exts = strip_ansi(run(bin_dir / "jupyter", "labextension", "list"))
     assert "@jupyter/nbgrader" in exts and "@jupyter-widgets/jupyterlab-manager" in exts, exts
+    # the course's own extension (labextension/: CUDA highlighted as C++), from the wheel's
+    # data files
+    ours = [line for line in exts.splitlines() if "gpu-barriers-course-cuda-highlight" in line]
+    assert ours and "enabled" in ours[0] and "OK" in ours[0], exts

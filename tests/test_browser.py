@@ -98,7 +98,8 @@ def lab(tmp_path_factory):
     shutil.copy(ROOT / "lab-settings" / "overrides.json", app_settings / "overrides.json")
     shutil.copy(ROOT / "lab-settings" / "student-page_config.json",
                 app_settings / "page_config.json")
-    extra = [f"--LabApp.app_settings_dir={app_settings}"]
+    extra = [f"--LabApp.app_settings_dir={app_settings}",
+             f"--LabApp.extra_labextensions_path={tasks.LAB_EXTENSIONS}"]
     cmd = [sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={port}",
            "--ServerApp.ip=127.0.0.1", f"--ServerApp.token={TOKEN}",
            f"--ServerApp.root_dir={work}", "--LabApp.expose_app_in_browser=True",
@@ -508,6 +509,86 @@ def test_player_in_the_browser(lab, browser, shots):
         assert _player_step(fault) == fault_step and "THE FAULT" in fault["label"]
         assert fault["grid"] == opened["grid"]
         assert fault_title in fault["report"] and "ends in this fault" not in fault["report"]
+        assert not console_errors, f"errors in the page: {console_errors[:3]}"
+    finally:
+        try:
+            page.evaluate("window.jupyterapp.shell.currentWidget?.sessionContext?.shutdown()")
+        except Exception:
+            pass
+        page.close()
+
+
+# --- CUDA highlighting (labextension/: the course's JupyterLab extension) --------------------
+
+CUDA_CELLS = [
+    # the course's cell magic (barrier_course/notebook.py): the body is CUDA C
+    '%%cuda SOURCE\nextern "C" __global__ void twice(float *y, int n)\n'
+    '{\n    int i = threadIdx.x;  // my element\n    if (i < n) y[i] = 2.0f * y[i];\n}',
+    # an exercise's kernel: a Python string the grader reads, its contents CUDA C
+    'source = r"""\nextern "C" __global__ void twice(float *y, int n)\n'
+    '{\n    int i = threadIdx.x;\n}\n"""',
+    # plain Python, and a string that is no kernel: both stay Python
+    'for i in range(3):\n    label = "extern void"\n    print(i, label)',
+]
+
+# The colour JupyterLab's theme gives the first token that is exactly ``word`` in code cell
+# ``cell`` (CodeMirror puts each highlighted token in its own span), or null.
+TOKEN_COLOUR = """([cell, word]) => {
+    const panel = window.jupyterapp.shell.currentWidget;
+    const content = panel.content.widgets[cell].node.querySelector('.cm-content');
+    const walk = document.createTreeWalker(content, NodeFilter.SHOW_TEXT);
+    for (let node = walk.nextNode(); node; node = walk.nextNode()) {
+        if (node.textContent.trim() === word)
+            return getComputedStyle(node.parentElement).color;
+    }
+    return null;
+}"""
+
+
+def test_cuda_in_cells_is_highlighted_as_cpp(lab, browser, shots):
+    """A ``%%cuda`` cell's body and a kernel string's contents get C++ colours (``extern``
+    a keyword, as Python's ``for``); the string's quotes and a string that is no kernel keep
+    the string colour; Python cells are Python."""
+    import nbformat
+
+    url, work = lab
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(src) for src in CUDA_CELLS]
+    # a kernel to open with (no kernel chooser), as the lessons have
+    nb.metadata = nbformat.from_dict(
+        _tasks_module().kernel_metadata(Path(sys.executable)))
+    nbformat.write(nb, work / "cuda_highlight.ipynb")
+    page = browser.new_page(viewport={"width": WIDE[0], "height": WIDE[1]})
+    console_errors = []
+    page.on("pageerror", lambda exc: console_errors.append(str(exc)))
+    try:
+        page.goto(f"{url}/lab?token={TOKEN}&reset", wait_until="domcontentloaded")
+        page.wait_for_function("window.jupyterapp !== undefined", timeout=60_000)
+        page.evaluate(OPEN, "cuda_highlight.ipynb")
+        page.wait_for_function("document.querySelectorAll("
+                               "'.jp-NotebookPanel:not(.lm-mod-hidden) .cm-content').length >= 3",
+                               timeout=30_000)
+        page.wait_for_timeout(1500)           # the language loads, the parse finishes
+
+        def colour(cell, word):
+            found = page.evaluate(TOKEN_COLOUR, [cell, word])
+            assert found is not None, f"no token {word!r} in cell {cell}"
+            return found
+
+        keyword = colour(2, "for")           # Python's keyword colour
+        string = colour(2, '"extern void"')  # Python's string colour
+        plain = colour(2, "label")           # a Python variable
+        assert len({keyword, string, plain}) == 3, (keyword, string, plain)
+        page.screenshot(path=str(shots / "cuda-highlight.png"))
+        for cell, what in ((0, "%%cuda cell"), (1, "kernel string")):
+            assert colour(cell, "extern") == keyword, \
+                f"{what}: 'extern' is not coloured as a keyword (C++ highlighting is off)"
+            assert colour(cell, '"C"') == string, f"{what}: the C string \"C\" is not a string"
+            assert colour(cell, "int") not in (plain, keyword, string), \
+                f"{what}: the C type 'int' is not coloured as a type"
+        assert colour(0, "// my element") not in (plain, keyword, string), \
+            "%%cuda cell: the C comment is not coloured as a comment"
+        assert colour(1, 'r"""') == string, "the kernel string's quotes lost the string colour"
         assert not console_errors, f"errors in the page: {console_errors[:3]}"
     finally:
         try:
