@@ -371,21 +371,7 @@ def test_lesson_in_the_browser(lab, browser, shots, lesson):
 
 # The seeds' if/else with a barrier on each side: with 64 threads and split 40, warp 1 splits
 # (lanes 0-7 take `then`, 8-31 `else`) and the launch ends in a divergent-barrier fault.
-PLAYER_KERNEL = r'''
-__global__ void ifelse(int *out, int split)
-{
-    __shared__ int s[1024];
-    int t = threadIdx.x;
-    s[t] = t;
-    if (t < split) {
-        __syncthreads();
-        out[t] = s[(t + 1) % blockDim.x];
-    } else {
-        __syncthreads();
-        out[t] = s[(t + 1) % blockDim.x] + 1000;
-    }
-}
-'''
+from seed_kernels import IFELSE as PLAYER_KERNEL  # noqa: E402 (the one definition of the seeds' kernel)
 PLAYER_THREADS, PLAYER_SPLIT = 64, 40
 PLAYER_CELL = f'''import numpy as np
 import simcore

@@ -93,31 +93,15 @@ def test_pdfs_are_printed(built):
     assert pages("workshop") == sum(pages(p.stem) for p in LESSONS)
 
 
-# The seeds' if/else with a barrier on each side; 64 threads split at 40: a divergent barrier.
-PLAYER_LESSON_CELL = '''import numpy as np
-import simcore
-from barrier_course import player
+from seed_kernels import IFELSE  # noqa: E402 (the one definition of the seeds' kernel)
 
-SRC = r"""
-__global__ void ifelse(int *out, int split)
-{
-    __shared__ int s[1024];
-    int t = threadIdx.x;
-    s[t] = t;
-    if (t < split) {
-        __syncthreads();
-        out[t] = s[(t + 1) % blockDim.x];
-    } else {
-        __syncthreads();
-        out[t] = s[(t + 1) % blockDim.x] + 1000;
-    }
-}
-"""
-kernel = simcore.RawModule(code=SRC).get_function("ifelse")
-watch = player.show(kernel, (1,), (64,), (np.zeros(64, np.int32), np.int32(40)))
-watch.go(STEP)          # the step the handout shows
-watch
-'''
+# The seeds' if/else with a barrier on each side; 64 threads split at 40: a divergent barrier.
+PLAYER_LESSON_CELL = ('import numpy as np\nimport simcore\nfrom barrier_course import player\n\n'
+                      'SRC = r"""' + IFELSE + '"""\n'
+                      'kernel = simcore.RawModule(code=SRC).get_function("ifelse")\n'
+                      'watch = player.show(kernel, (1,), (64,), (np.zeros(64, np.int32), np.int32(40)))\n'
+                      'watch.go(STEP)          # the step the handout shows\n'
+                      'watch\n')
 
 
 def test_a_player_cell_becomes_the_players_picture_at_its_step(tmp_path):
