@@ -21,6 +21,7 @@ missing, otherwise.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
@@ -210,6 +211,27 @@ RENDERED = """() => {
 }"""
 
 
+@contextlib.contextmanager
+def _open_in_lab(browser, url, path):
+    """A wide page with JupyterLab showing the notebook at ``path`` (relative to the lab's root);
+    yields (page, errors the page raised). Afterwards the notebook's kernel is shut down and the
+    page closed, whatever the test did."""
+    page = browser.new_page(viewport={"width": WIDE[0], "height": WIDE[1]})
+    console_errors = []
+    page.on("pageerror", lambda exc: console_errors.append(str(exc)))
+    try:
+        page.goto(f"{url}/lab?token={TOKEN}&reset", wait_until="domcontentloaded")
+        page.wait_for_function("window.jupyterapp !== undefined", timeout=60_000)
+        page.evaluate(OPEN, path)
+        yield page, console_errors
+    finally:
+        try:
+            page.evaluate("window.jupyterapp.shell.currentWidget?.sessionContext?.shutdown()")
+        except Exception:
+            pass                              # the page may already be gone; close it anyway
+        page.close()
+
+
 def _wait_for_run(page, lesson, timeout=600):
     """Poll until every code cell has an execution count and the kernel is idle."""
     deadline = time.time() + timeout
@@ -315,13 +337,7 @@ def _screenshot(page, shots, lesson, size, tag):
 @pytest.mark.parametrize("lesson", LESSONS)
 def test_lesson_in_the_browser(lab, browser, shots, lesson):
     url, work = lab
-    page = browser.new_page(viewport={"width": WIDE[0], "height": WIDE[1]})
-    console_errors = []
-    page.on("pageerror", lambda exc: console_errors.append(str(exc)))
-    try:
-        page.goto(f"{url}/lab?token={TOKEN}&reset", wait_until="domcontentloaded")
-        page.wait_for_function("window.jupyterapp !== undefined", timeout=60_000)
-        page.evaluate(OPEN, f"course/{lesson}")
+    with _open_in_lab(browser, url, f"course/{lesson}") as (page, console_errors):
         page.wait_for_timeout(2000)           # the kernel's info arrives, settings load
         assert not page.evaluate(DIRTY), f"{lesson} opens modified (a dot on its tab)"
         clutter = page.evaluate(CLUTTER)
@@ -359,12 +375,6 @@ def test_lesson_in_the_browser(lab, browser, shots, lesson):
         _screenshot(page, shots, lesson, NARROW, "narrow")
         _screenshot(page, shots, lesson, WIDE, "wide")
         assert not console_errors, f"{lesson}: errors in the page: {console_errors[:3]}"
-    finally:
-        try:
-            page.evaluate("window.jupyterapp.shell.currentWidget?.sessionContext?.shutdown()")
-        except Exception:
-            pass
-        page.close()
 
 
 # --- the step-through player (barrier_course.player) ---------------------------------------
@@ -430,10 +440,6 @@ def test_player_in_the_browser(lab, browser, shots):
                                  "name": "python3"}
     nbformat.write(nb, str(work / "player_check.ipynb"))
 
-    page = browser.new_page(viewport={"width": WIDE[0], "height": WIDE[1]})
-    console_errors = []
-    page.on("pageerror", lambda exc: console_errors.append(str(exc)))
-
     def view_after(click, what, changed_from):
         """Click a player button (or, with ``click=None``, nothing); wait until its step label
         differs from ``changed_from`` and the view has settled (each part of the player
@@ -450,10 +456,7 @@ def test_player_in_the_browser(lab, browser, shots):
             last = view
             page.wait_for_timeout(400)
 
-    try:
-        page.goto(f"{url}/lab?token={TOKEN}&reset", wait_until="domcontentloaded")
-        page.wait_for_function("window.jupyterapp !== undefined", timeout=60_000)
-        page.evaluate(OPEN, "player_check.ipynb")
+    with _open_in_lab(browser, url, "player_check.ipynb") as (page, console_errors):
         page.wait_for_timeout(1000)
         page.evaluate(RUN_ALL)
         state = _wait_for_run(page, "player_check.ipynb", timeout=120)
@@ -496,12 +499,6 @@ def test_player_in_the_browser(lab, browser, shots):
         assert fault["grid"] == opened["grid"]
         assert fault_title in fault["report"] and "ends in this fault" not in fault["report"]
         assert not console_errors, f"errors in the page: {console_errors[:3]}"
-    finally:
-        try:
-            page.evaluate("window.jupyterapp.shell.currentWidget?.sessionContext?.shutdown()")
-        except Exception:
-            pass
-        page.close()
 
 
 # --- CUDA highlighting (labextension/: the course's JupyterLab extension) --------------------
@@ -544,13 +541,7 @@ def test_cuda_in_cells_is_highlighted_as_cpp(lab, browser, shots):
     nb.metadata = nbformat.from_dict(
         _tasks_module().kernel_metadata(Path(sys.executable)))
     nbformat.write(nb, work / "cuda_highlight.ipynb")
-    page = browser.new_page(viewport={"width": WIDE[0], "height": WIDE[1]})
-    console_errors = []
-    page.on("pageerror", lambda exc: console_errors.append(str(exc)))
-    try:
-        page.goto(f"{url}/lab?token={TOKEN}&reset", wait_until="domcontentloaded")
-        page.wait_for_function("window.jupyterapp !== undefined", timeout=60_000)
-        page.evaluate(OPEN, "cuda_highlight.ipynb")
+    with _open_in_lab(browser, url, "cuda_highlight.ipynb") as (page, console_errors):
         page.wait_for_function("document.querySelectorAll("
                                "'.jp-NotebookPanel:not(.lm-mod-hidden) .cm-content').length >= 3",
                                timeout=30_000)
@@ -576,9 +567,3 @@ def test_cuda_in_cells_is_highlighted_as_cpp(lab, browser, shots):
             "%%cuda cell: the C comment is not coloured as a comment"
         assert colour(1, 'r"""') == string, "the kernel string's quotes lost the string colour"
         assert not console_errors, f"errors in the page: {console_errors[:3]}"
-    finally:
-        try:
-            page.evaluate("window.jupyterapp.shell.currentWidget?.sessionContext?.shutdown()")
-        except Exception:
-            pass
-        page.close()
