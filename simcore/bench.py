@@ -5,6 +5,12 @@ for its design, next to its peers, with every output checked.
     python -m simcore.bench --quick         # 2^12 and 2^16 threads, small worst cases
     python -m simcore.bench --sizes 14,18   # sizes as powers of two (or plain thread counts)
     python -m simcore.bench --no-peers --no-worst
+    python -m simcore.bench --baseline /tmp/simcore-base --profile    # before/after table, profile
+
+Options: --workloads reverse,reduce (a subset), --repeat N (timed runs per point, default 3),
+--peer-budget S (seconds a peer, or the baseline, may spend on one point; default 300),
+--memory-size / --profile-size (threads, as for --sizes; default 20, i.e. 2^20), --no-memory,
+--numba-python PY, --json FILE (the raw results, the before/after points and the profile included).
 
 Workloads (CUDA C, run by simcore; the same algorithms for the peers):
   reverse   reverse a tile in shared memory, blocks of 256, one barrier;
@@ -43,6 +49,30 @@ Peers (optional, never project dependencies; skipped with a note when missing):
     its output for the check. Point --numba-python at an interpreter that has numba if this one
     has not. It is very slow, so it runs the lesson-sized launches and 2^16 threads of reverse
     only, and it has no warp shuffles (no "shuffle" run).
+Before/after (--baseline DIR): DIR is another simcore source tree, the directory that holds
+simcore/ (for the state before issue 13's work: `git worktree add /tmp/simcore-base 85ffb5f`; the
+header names its commit, `git rev-parse --short HEAD`, when DIR is a git tree, "+ uncommitted
+changes" when its simcore/ differs from it). DIR and this tree each run in their own worker
+process with PYTHONPATH=<tree>, where simcore is importable from that tree only (checked:
+simcore.__file__ must lie under it; an editable install of the project is made unimportable
+there); a DIR that has no simcore or whose simcore fails to import stops the benchmark at once
+with an error naming DIR. For every course point and worst case, checks on and off, the two
+processes run in turn (baseline, current, baseline, current, ...; an untimed first launch of each
+kernel in each process), so that a change of the machine's load hits both; the table gives each
+side's median [range] of CPU time (time.process_time of the launch in the worker), the speedup
+(baseline median / current median), and each side's output of every run checked against the same
+numpy reference (exact / allclose / WRONG; a launch that raises counts as WRONG, with the error in
+the note). Launch options an older tree does not accept are not passed (max_steps only where the
+kernel's __call__ names it). The baseline follows the peers' budget rule: a launch may take at
+most --peer-budget seconds (then it is stopped and the note says so); when the first timed run
+says that --repeat runs would exceed the budget, floor(budget / first run) runs are made (at least
+1) and the note says "k of N runs (over budget)". Nothing is skipped silently. The memory line is
+measured for the baseline too (its own fresh process).
+
+Profile (--profile): cProfile of one launch of the reduction (--profile-size, default 2^20) with
+checks on, after an untimed warm-up launch, in this process: the top 10 functions by own time
+(tottime), each with its share of the launch's total own time under the profiler.
+
 Ratios are peer median / simcore median: Oclgrind without race detection against simcore with
 checks off, Oclgrind --data-races against simcore with checks on, Numba's simulator against
 simcore with checks off.
@@ -656,7 +686,8 @@ def main(argv=None):
     ap.add_argument("--repeat", type=int, default=3, help="timed runs per point (median and range; default 3)")
     ap.add_argument("--numba-python", help="python interpreter with numba installed (default: this one)")
     ap.add_argument("--peer-budget", type=float, default=300.0,
-                    help="seconds a peer may spend on one point (its runs together; default 300)")
+                    help="seconds a peer may spend on one point (its runs together; default 300); "
+                         "with --baseline also the time limit of one baseline launch")
     ap.add_argument("--baseline", metavar="DIR",
                     help="another simcore source tree (the directory holding simcore/, e.g. a git worktree of an "
                          "older commit) to run side by side with this one: the before/after table")
