@@ -15,6 +15,7 @@ import json
 import os
 import pickle
 import select
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -199,7 +200,8 @@ class TreeProcess:
 
     def close(self):
         self.stop()
-        import shutil
+        if getattr(self, "_err", None) is not None:
+            self._err.close()
         shutil.rmtree(self.tmp, ignore_errors=True)
 
     def args_file(self, key, make_args):
