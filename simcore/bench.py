@@ -5,6 +5,12 @@ for its design, next to its peers, with every output checked.
     python -m simcore.bench --quick         # 2^12 and 2^16 threads, small worst cases
     python -m simcore.bench --sizes 14,18   # sizes as powers of two (or plain thread counts)
     python -m simcore.bench --no-peers --no-worst
+    python -m simcore.bench --baseline /tmp/simcore-base --profile    # before/after table, profile
+
+Options: --workloads reverse,reduce (a subset), --repeat N (timed runs per point, default 3),
+--peer-budget S (seconds a peer, or the baseline, may spend on one point; default 300),
+--memory-size / --profile-size (threads, as for --sizes; default 20, i.e. 2^20), --no-memory,
+--numba-python PY, --json FILE (the raw results, the before/after points and the profile included).
 
 Workloads (CUDA C, run by simcore; the same algorithms for the peers):
   reverse   reverse a tile in shared memory, blocks of 256, one barrier;
@@ -43,6 +49,30 @@ Peers (optional, never project dependencies; skipped with a note when missing):
     its output for the check. Point --numba-python at an interpreter that has numba if this one
     has not. It is very slow, so it runs the lesson-sized launches and 2^16 threads of reverse
     only, and it has no warp shuffles (no "shuffle" run).
+Before/after (--baseline DIR): DIR is another simcore source tree, the directory that holds
+simcore/ (for the state before issue 13's work: `git worktree add /tmp/simcore-base 85ffb5f`; the
+header names its commit, `git rev-parse --short HEAD`, when DIR is a git tree, "+ uncommitted
+changes" when its simcore/ differs from it). DIR and this tree each run in their own worker
+process with PYTHONPATH=<tree>, where simcore is importable from that tree only (checked:
+simcore.__file__ must lie under it; an editable install of the project is made unimportable
+there); a DIR that has no simcore or whose simcore fails to import stops the benchmark at once
+with an error naming DIR. For every course point and worst case, checks on and off, the two
+processes run in turn (baseline, current, baseline, current, ...; an untimed first launch of each
+kernel in each process), so that a change of the machine's load hits both; the table gives each
+side's median [range] of CPU time (time.process_time of the launch in the worker), the speedup
+(baseline median / current median), and each side's output of every run checked against the same
+numpy reference (exact / allclose / WRONG; a launch that raises counts as WRONG, with the error in
+the note). Launch options an older tree does not accept are not passed (max_steps only where the
+kernel's __call__ names it). The baseline follows the peers' budget rule: a launch may take at
+most --peer-budget seconds (then it is stopped and the note says so); when the first timed run
+says that --repeat runs would exceed the budget, floor(budget / first run) runs are made (at least
+1) and the note says "k of N runs (over budget)". Nothing is skipped silently. The memory line is
+measured for the baseline too (its own fresh process).
+
+Profile (--profile): cProfile of one launch of the reduction (--profile-size, default 2^20) with
+checks on, after an untimed warm-up launch, in this process: the top 10 functions by own time
+(tottime), each with its share of the launch's total own time under the profiler.
+
 Ratios are peer median / simcore median: Oclgrind without race detection against simcore with
 checks off, Oclgrind --data-races against simcore with checks on, Numba's simulator against
 simcore with checks off.
@@ -441,39 +471,146 @@ def run_numba(py, name, n, repeat, timeout=900):
 
 
 # ===================================================================== memory over launches
-MEMORY_SCRIPT = r"""
-import gc, json, os, sys
-import numpy as np
-sys.path.insert(0, sys.argv[1])
-import simcore
-from simcore.bench import SOURCE, K_STEPS
-n, launches = int(sys.argv[2]), int(sys.argv[3])
-k = simcore.RawModule(code=SOURCE, options=(f"-DK={K_STEPS}",)).get_function("reduce")
-x = np.random.default_rng(0).standard_normal(n).astype(np.float32)
-out = np.zeros(n // 256, np.float32)
-page = os.sysconf("SC_PAGE_SIZE")
-def rss():
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * page
-gc.disable()
-sizes = []
-for _ in range(launches):
-    k((n // 256,), (256,), (out, x))
-    sizes.append(rss())
-print(json.dumps(sizes))
-"""
+def memory_over_launches(n, launches, root=None):
+    """RSS (bytes) after each launch of the reduction, simcore from `root` (default: this tree),
+    in a fresh process with the cyclic GC off; None without /proc."""
+    from .bench_tree import memory_over_launches as measure, this_tree
+    return measure(root or this_tree(), SOURCE, (f"-DK={K_STEPS}",), "reduce", n, launches)
 
 
-def memory_over_launches(n, launches):
-    """RSS (bytes) after each launch of the reduction, in a fresh process with the cyclic GC off."""
-    if not os.path.exists("/proc/self/statm"):
-        return None
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    proc = subprocess.run([sys.executable, "-c", MEMORY_SCRIPT, root, str(n), str(launches)],
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=1800)
-    if proc.returncode != 0:
-        return None
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+def fmt_memory(sizes):
+    mib = [s / 2 ** 20 for s in sizes]
+    growth = (mib[-1] - mib[0]) / (len(mib) - 1) if len(mib) > 1 else 0.0
+    return (f"RSS {mib[0]:.0f} MiB after the first, {mib[-1]:.0f} MiB after the last, {max(mib):.0f} MiB at most "
+            f"({growth:+.1f} MiB a launch)")
+
+
+# ===================================================================== before/after: another simcore tree
+def case_source(case):
+    return SOURCE if case.kernel in WORKLOADS else WORST_SOURCE
+
+
+def tree_launch(tree, case, checks, timeout):
+    """One launch of `case` by a bench_tree.TreeProcess, its output checked here against the
+    case's numpy reference: -> the worker's reply with 'verdict', or with 'error'."""
+    args = tree.args_file((case.label, case.size), case.make_args)
+    r = tree.launch(case_source(case), (f"-DK={K_STEPS}",), case.kernel, case.grid, case.block, args,
+                    case.out_index, checks, timeout)
+    if "error" not in r:
+        r["verdict"] = verdict(r.pop("output"), case.ref)
+    return r
+
+
+def side_by_side(case, trees, checks, repeat, budget):
+    """Run `case` on each tree in turn, one launch each per round (tree 1, tree 2, tree 1, ...), so
+    that a change of the machine's load hits all of them. The first launch of a kernel in a
+    process is an untimed warm-up (its output is checked too). Every launch may take at most
+    `budget` seconds; when the first timed run says that `repeat` runs would exceed `budget`,
+    that tree gets floor(budget / first) runs (at least 1) and a note says so.
+    -> ([{'times', 'cpu', 'verdict', 'note', 'thread_instructions'} per tree], [tree names in run order])."""
+    res = [{"times": [], "cpu": [], "verdicts": [], "notes": [], "thread_instructions": None} for _ in trees]
+    planned, order = [repeat] * len(trees), []
+    for i in range(repeat):
+        for j, tree in enumerate(trees):
+            r = res[j]
+            if i >= planned[j]:
+                continue
+            if (case.kernel, checks) not in tree.warm:
+                w = tree_launch(tree, case, checks, budget)
+                order.append(tree.name + " (warm-up)")
+                if "error" in w:
+                    r["notes"].append(f"warm-up: {w['error']}")
+                    r["verdicts"].append("WRONG" if "time limit" not in w["error"] else "-")
+                    planned[j] = i
+                    continue
+                tree.warm.add((case.kernel, checks))
+                r["verdicts"].append(w["verdict"])
+            run = tree_launch(tree, case, checks, budget)
+            order.append(tree.name)
+            if "error" in run:
+                r["notes"].append(run["error"])
+                r["verdicts"].append("WRONG" if "time limit" not in run["error"] else "-")
+                planned[j] = i
+                continue
+            r["times"].append(run["seconds"])
+            r["cpu"].append(run["cpu"])
+            r["verdicts"].append(run["verdict"])
+            r["thread_instructions"] = run["thread_instructions"]
+            if i == 0 and run["seconds"] * repeat > budget:
+                planned[j] = max(1, min(repeat, int(budget // run["seconds"])))
+                if planned[j] < repeat:
+                    r["notes"].append(f"{planned[j]} of {repeat} runs (over budget)")
+    for r in res:
+        r["verdict"] = worst_verdict([v for v in r.pop("verdicts") if v != "-"])
+        r["note"] = "; ".join(r.pop("notes"))
+    return res, order
+
+
+def before_after(points, base, current, repeat, budget, progress=True):
+    """The before/after rows: every point, checks on and off, baseline and current interleaved."""
+    rows, records = [], []
+    for case in points:
+        for checks in (True, False):
+            (b, c), order = side_by_side(case, [base, current], checks, repeat, budget)
+            records.append({"case": case.label, "size": case.size, "checks": checks, "baseline": b, "current": c,
+                            "order": order})
+            note = "; ".join(f"{who}: {r['note']}" for who, r in (("baseline", b), ("current", c)) if r["note"])
+            rows.append([case.label, case.size, "on" if checks else "off", fmt_stat(b["cpu"]), fmt_stat(c["cpu"]),
+                         fmt_ratio(b["cpu"], c["cpu"]), f"{b['verdict']} / {c['verdict']}", note])
+            if progress:
+                print(f"  before/after {case.label} at {case.size}, checks {'on' if checks else 'off'}", file=sys.stderr)
+    return rows, records
+
+
+BEFORE_AFTER_HEADERS = ["case", "size", "checks", "baseline", "current", "speedup", "output base / current", "note"]
+
+
+# ===================================================================== profile
+def profile_launch(name="reduce", n=2 ** 20, checks=True, top=10):
+    """cProfile of one launch of a course workload (after an untimed warm-up launch): the `top`
+    functions by own time (tottime), each with its share of the total own time of the launch."""
+    import cProfile
+    import pstats
+    case = course_case(name, n)
+    kern = kernel_of(case)
+    opts = dict(checks=checks, max_steps=10 ** 8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        kern(case.grid, case.block, case.make_args(), **opts)
+        args = case.make_args()
+        prof = cProfile.Profile()
+        prof.enable()
+        kern(case.grid, case.block, args, **opts)
+        prof.disable()
+    stats = pstats.Stats(prof).stats
+    total = sum(v[2] for v in stats.values())
+    ranked = sorted(stats.items(), key=lambda kv: kv[1][2], reverse=True)[:top]
+    rows = [{"function": function_label(func), "calls": v[1], "tottime": v[2], "cumtime": v[3],
+             "share": v[2] / total if total else 0.0} for func, v in ranked]
+    return {"workload": name, "n": n, "checks": checks, "total_seconds": total,
+            "verdict": verdict(args[case.out_index], case.ref), "top": rows}
+
+
+def function_label(func):
+    """'simcore/sync.py:120(resolve)', 'numpy/...' or '{built-in method ...}'."""
+    filename, line, name = func
+    if filename == "~" or not os.path.isabs(filename):
+        return name if filename == "~" else f"{filename}:{line}({name})"
+    parts = os.path.normpath(filename).split(os.sep)
+    for anchor in ("simcore", "numpy"):
+        if anchor in parts:
+            k = len(parts) - 1 - parts[::-1].index(anchor)
+            return f"{'/'.join(parts[k:])}:{line}({name})"
+    return f"{'/'.join(parts[-2:])}:{line}({name})"
+
+
+def fmt_profile(p):
+    rows = [[k + 1, r["function"], r["calls"], f"{r['tottime']:.3f}", f"{100 * r['share']:.1f}%", f"{r['cumtime']:.3f}"]
+            for k, r in enumerate(p["top"])]
+    head = (f"profile: cProfile of one launch of {p['workload']} at {fmt_n(p['n'])}, checks "
+            f"{'on' if p['checks'] else 'off'} (after a warm-up launch; output {p['verdict']}): top {len(rows)} "
+            f"functions by own time, share of the {p['total_seconds']:.2f} s total own time (under the profiler)")
+    return head + "\n" + table(["#", "function", "calls", "own s", "share", "cumulative s"], rows)
 
 
 # ===================================================================== report
@@ -518,6 +655,11 @@ def table(headers, rows):
     return "\n".join(out)
 
 
+def points_n(sizes):
+    """The lesson-sized launch, then `sizes`, each once."""
+    return list(dict.fromkeys([LESSON] + list(sizes)))
+
+
 def parse_sizes(text):
     sizes = []
     for part in text.split(","):
@@ -544,13 +686,45 @@ def main(argv=None):
     ap.add_argument("--repeat", type=int, default=3, help="timed runs per point (median and range; default 3)")
     ap.add_argument("--numba-python", help="python interpreter with numba installed (default: this one)")
     ap.add_argument("--peer-budget", type=float, default=300.0,
-                    help="seconds a peer may spend on one point (its runs together; default 300)")
+                    help="seconds a peer may spend on one point (its runs together; default 300); "
+                         "with --baseline also the time limit of one baseline launch")
+    ap.add_argument("--baseline", metavar="DIR",
+                    help="another simcore source tree (the directory holding simcore/, e.g. a git worktree of an "
+                         "older commit) to run side by side with this one: the before/after table")
+    ap.add_argument("--profile", action="store_true",
+                    help="cProfile one launch of the reduction with checks on: the top 10 functions by own time")
+    ap.add_argument("--profile-size", default="20", help="threads of the profiled reduction (default 20: 2^20)")
+    ap.add_argument("--memory-size", help="threads of the reduction launched 20 times for the memory line "
+                                          "(default 20: 2^20; 16 with --quick)")
     ap.add_argument("--json", help="also write the raw results to this file")
     a = ap.parse_args(argv)
     sizes = parse_sizes(a.sizes) if a.sizes else ([2 ** 12, 2 ** 16] if a.quick else [2 ** 16, 2 ** 20])
     names = [w for w in a.workloads.split(",") if w]
+    unknown = [w for w in names if w not in WORKLOADS]
+    if unknown:
+        ap.error(f"--workloads: unknown workload(s) {', '.join(unknown)} (known: {', '.join(WORKLOADS)})")
     rep = max(1, a.repeat)
     results = {"machine": machine(), "simcore": [], "worst": [], "oclgrind": [], "numba": [], "memory": None}
+    trees = None
+    if a.baseline:                      # before anything long: a baseline that cannot run is said at once
+        from .bench_tree import TreeError, TreeProcess, this_tree, tree_label
+        trees = (TreeProcess(a.baseline, "baseline"), TreeProcess(this_tree(), "current"))
+        try:
+            for tree in trees:
+                tree.start()
+        except TreeError as e:
+            for tree in trees:
+                tree.close()
+            print(f"python -m simcore.bench: error: --baseline: cannot run simcore from {e}", file=sys.stderr)
+            return 2
+    try:
+        return run_all(a, sizes, names, rep, results, trees)
+    finally:
+        for tree in trees or ():
+            tree.close()
+
+
+def run_all(a, sizes, names, rep, results, trees):
     print(f"simcore benchmark on {results['machine']}")
     t0 = time.perf_counter()
     module()
@@ -566,7 +740,7 @@ def main(argv=None):
 
     rows = []
     for name in names:
-        for n in [LESSON] + sizes:
+        for n in points_n(sizes):
             case = course_case(name, n)
             on, off = simcore_point(case)
             mem_on = run_simcore(case, True, 1, memory=True)["peak_bytes"]
@@ -595,15 +769,50 @@ def main(argv=None):
         print()
 
     if not a.no_memory:
-        n_mem = 2 ** 16 if a.quick else 2 ** 20
+        n_mem = parse_sizes(a.memory_size)[0] if a.memory_size else (2 ** 16 if a.quick else 2 ** 20)
         sizes_mem = memory_over_launches(n_mem, 20)
         results["memory"] = {"n": n_mem, "rss_bytes": sizes_mem}
         if sizes_mem:
-            mib = [s / 2 ** 20 for s in sizes_mem]
-            print(f"memory over 20 launches of the {fmt_n(n_mem)} reduction (fresh process, cyclic GC off): RSS "
-                  f"{mib[0]:.0f} MiB after the first, {mib[-1]:.0f} MiB after the last, {max(mib):.0f} MiB at most\n")
+            print(f"memory over 20 launches of the {fmt_n(n_mem)} reduction (fresh process, cyclic GC off): "
+                  f"{fmt_memory(sizes_mem)}\n")
         else:
             print("memory over launches: not measured (needs /proc)\n")
+
+    if trees:
+        base, current = trees
+        print(f"before/after: baseline {base.label} ({base.root}) against the current tree {current.label} "
+              f"({current.root})")
+        print(f"each tree in its own process (PYTHONPATH=tree), runs interleaved (baseline, current, baseline, ...); "
+              f"CPU time of one launch (process_time), median of {rep} [range] after an untimed first launch; "
+              f"at most {a.peer_budget:.0f} s a launch (--peer-budget)")
+        points = [course_case(name, n) for name in names for n in points_n(sizes)] + worst
+        rows, records = before_after(points, base, current, rep, a.peer_budget)
+        print(table(BEFORE_AFTER_HEADERS, rows))
+        print("(speedup = baseline median / current median; output: each side's outputs, every run, against the "
+              "same numpy reference)")
+        results["baseline"] = {"baseline": {"root": base.root, "label": base.label, "simcore": base.info["simcore"]},
+                               "current": {"root": current.root, "label": current.label,
+                                           "simcore": current.info["simcore"]},
+                               "points": records, "memory": None}
+        if not a.no_memory:
+            from .bench_tree import TreeError
+            try:
+                base_mem = memory_over_launches(n_mem, 20, base.root)
+            except TreeError as e:
+                base_mem, why = None, str(e)
+            else:
+                why = "needs /proc"
+            results["baseline"]["memory"] = {"n": n_mem, "rss_bytes": base_mem}
+            print(f"memory over 20 launches of the {fmt_n(n_mem)} reduction (fresh process each, cyclic GC off):")
+            print(f"  baseline {base.label}: {fmt_memory(base_mem) if base_mem else 'not measured (' + why + ')'}")
+            print(f"  current {current.label}: {fmt_memory(sizes_mem) if sizes_mem else 'not measured'}")
+        print()
+
+    if a.profile:
+        p = profile_launch("reduce", parse_sizes(a.profile_size)[0], checks=True)
+        results["profile"] = p
+        print(fmt_profile(p))
+        print()
 
     if a.no_peers:
         return results_out(a, results)
@@ -616,7 +825,7 @@ def main(argv=None):
         print("Oclgrind: not installed (apt-get install oclgrind); skipped\n")
     else:
         rows = []
-        points = [course_case(name, n) for name in names for n in [LESSON] + sizes] + worst
+        points = [course_case(name, n) for name in names for n in points_n(sizes)] + worst
         last = {}
         for case in points:
             on, off = simcore_point(case)

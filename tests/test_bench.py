@@ -30,3 +30,128 @@ def test_simcore_is_exact_on_the_small_worst_cases():
 def test_times_are_reported_as_median_and_range():
     assert bench.fmt_stat([0.010, 0.030, 0.020]) == "20 ms [10-30]"
     assert bench.fmt_stat([2.0]) == "2.00 s (1 run)"
+
+
+# ----------------------------------------------------------------- --baseline, --profile
+import json
+import os
+import shutil
+import textwrap
+
+from simcore import bench_tree
+
+SMALL = ["--sizes", "11", "--workloads", "reduce", "--no-worst", "--no-peers", "--repeat", "2"]
+
+# A stand-in for an older simcore: its kernels accept no max_steps (as an old tree might not),
+# "reduce" writes wrong numbers, "reverse" takes 0.3 s, "shuffle" 5 s.
+FAKE_SIMCORE = textwrap.dedent('''
+    import time
+    import numpy as np
+
+    class _Kernel:
+        def __init__(self, name):
+            self.name = name
+
+        def __call__(self, grid, block, args, *, checks=True):
+            if self.name == "reverse":
+                time.sleep(0.3)
+                args[0][...] = args[1].reshape(-1, 256)[:, ::-1].ravel()
+            elif self.name == "shuffle":
+                time.sleep(5)
+            else:
+                args[0][...] = 1.0
+
+    class RawModule:
+        def __init__(self, code=None, options=()):
+            pass
+
+        def get_function(self, name):
+            return _Kernel(name)
+''')
+
+
+def make_tree(tmp_path, name, init_text):
+    pkg = tmp_path / name / "simcore"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text(init_text)
+    return tmp_path / name
+
+
+def copy_of_this_tree(tmp_path):
+    src = os.path.join(bench_tree.this_tree(), "simcore")
+    shutil.copytree(src, tmp_path / "copy" / "simcore", ignore=shutil.ignore_patterns("__pycache__"))
+    return tmp_path / "copy"
+
+
+def test_baseline_runs_side_by_side_interleaved_with_outputs_checked(tmp_path, capsys):
+    base = copy_of_this_tree(tmp_path)
+    out_json = tmp_path / "r.json"
+    rc = bench.main(SMALL + ["--memory-size", "11", "--baseline", str(base), "--json", str(out_json)])
+    text = capsys.readouterr().out
+    assert rc == 0
+    r = json.load(open(out_json))["baseline"]
+    assert r["baseline"]["simcore"].startswith(str(base))         # imported from DIR, not from this tree
+    assert r["current"]["simcore"].startswith(bench_tree.this_tree())
+    assert [(p["case"], p["size"], p["checks"]) for p in r["points"]] == [("reduce", "2^11", True),
+                                                                          ("reduce", "2^11", False)]
+    for p in r["points"]:
+        for side in ("baseline", "current"):
+            assert p[side]["verdict"] == "exact" and len(p[side]["cpu"]) == 2
+        timed = [who for who in p["order"] if "warm-up" not in who]
+        assert timed == ["baseline", "current", "baseline", "current"]
+    assert len(r["memory"]["rss_bytes"]) == 20
+    assert f"before/after: baseline {base}" in text               # not a git tree: named by its path
+    assert "exact / exact" in text and "memory over 20 launches" in text and "baseline " in text
+
+
+def test_a_baseline_with_wrong_output_is_labelled_wrong(tmp_path, capsys):
+    fake = make_tree(tmp_path, "fake", FAKE_SIMCORE)
+    rc = bench.main(SMALL + ["--no-memory", "--baseline", str(fake)])
+    text = capsys.readouterr().out
+    assert rc == 0
+    rows = [line for line in text.splitlines() if line.startswith("reduce") and "WRONG / exact" in line]
+    assert len(rows) == 2                                          # checks on and off
+
+
+def test_baseline_runs_fewer_times_over_budget_and_says_why(tmp_path):
+    tree = bench_tree.TreeProcess(make_tree(tmp_path, "fake", FAKE_SIMCORE), "baseline")
+    try:
+        (slow,), order = bench.side_by_side(bench.course_case("reverse", bench.LESSON), [tree], True, 3, budget=0.5)
+        assert slow["verdict"] == "exact" and len(slow["times"]) == 1
+        assert "1 of 3 runs (over budget)" in slow["note"]
+        (stuck,), _ = bench.side_by_side(bench.course_case("shuffle", bench.LESSON), [tree], True, 3, budget=0.5)
+        assert stuck["times"] == [] and "over the time limit" in stuck["note"]
+        assert "warm-up" in stuck["note"]
+    finally:
+        tree.close()
+
+
+@pytest.mark.parametrize("init_text, expected", [
+    (None, "no simcore package there"),
+    ("raise ImportError('an old tree that does not import')", "an old tree that does not import"),
+])
+def test_a_baseline_that_cannot_import_names_the_directory(tmp_path, capsys, init_text, expected):
+    # an empty directory must not fall back on this tree (or an editable install of the project)
+    base = make_tree(tmp_path, "broken", init_text) if init_text else tmp_path / "empty"
+    base.mkdir(exist_ok=True)
+    rc = bench.main(SMALL + ["--no-memory", "--baseline", str(base)])
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert str(base) in err and expected in err and "Traceback" not in err
+
+
+def test_profile_prints_the_top_ten_by_own_time(tmp_path, capsys):
+    out_json = tmp_path / "r.json"
+    rc = bench.main(["--sizes", "11", "--workloads", "reduce", "--no-worst", "--no-peers", "--no-memory",
+                     "--repeat", "1", "--profile", "--profile-size", "11", "--json", str(out_json)])
+    text = capsys.readouterr().out
+    assert rc == 0
+    p = json.load(open(out_json))["profile"]
+    assert p["n"] == 2 ** 11 and p["checks"] and p["verdict"] == "exact" and len(p["top"]) == 10
+    own = [r["tottime"] for r in p["top"]]
+    assert own == sorted(own, reverse=True) and 0 < sum(r["share"] for r in p["top"]) <= 1
+    assert any(r["function"].startswith("simcore/") for r in p["top"])
+    lines = text[text.index("profile: cProfile"):].splitlines()
+    assert "top 10 functions by own time" in lines[0]
+    assert [line.split()[0] for line in lines[3:13]] == [str(k) for k in range(1, 11)]
+    assert p["top"][0]["function"] in lines[3]
