@@ -7,5 +7,5 @@ from .base import Plugin
 class NamedBarrierCheck(Plugin):
     checks = ("named_barrier",)
 
-    def on_named_barrier_misuse(self, block, bar_id, lanes, message, too_many):
-        self.report.named_barrier(block, bar_id, lanes, message, too_many)
+    def on_named_barrier_misuse(self, block, bar_id, lanes, message, too_many, fix=None):
+        self.report.named_barrier(block, bar_id, lanes, message, too_many, fix)

@@ -1,0 +1,86 @@
+"""Which phases of its block's barriers each thread knows to be complete: PTX's rule for a
+thread that arrives at a barrier again.
+
+A hardware barrier counts arrivals until `count` is reached, then resets for its next phase
+("the barrier is reinitialized so that it can be immediately reused"). It does not know who
+arrives: a thread that executes `bar.arrive` and then arrives at the same barrier again
+before the barrier has reset is counted twice in one phase, and the phase completes without
+the threads it was meant to wait for. PTX leaves this to the program: "Care must be taken to
+keep a warp from executing more barrier instructions than intended (barrier.arrive followed
+by any other barrier instruction to the same barrier) prior to the reset of the barrier"
+(PTX ISA, `bar`/`barrier`).
+
+Whether the second arrival lands in the same phase is a matter of timing, so a simulated run
+that happened to reset the barrier in between proves nothing. What the program guarantees is
+an order: a thread may arrive again only once it *knows* that the phase it arrived at has
+completed, that is, when a chain of barrier waits leads from that completion to the thread.
+This module keeps that knowledge, in the manner of a vector clock over barrier phases:
+
+* every thread knows, per barrier id of its block, how many phases have completed;
+* an arrival (bar.arrive, bar.sync, __syncthreads) brings the thread's knowledge to the phase;
+* when a phase completes, the threads that waited in it (bar.sync, never bar.arrive) learn
+  everything the phase's arrivals knew, plus the completion itself.
+
+A thread whose earlier `bar.arrive` joined a phase it does not know to be complete arrives
+again too early in *some* timing, whichever order this run took; so the check says so in
+every schedule. Only barriers order threads here: a hand-over through memory flags is not
+followed (no course kernel pairs one with named barriers).
+"""
+import numpy as np
+
+NUM_BARRIERS = 16       # per block, PTX ids 0 to 15
+
+
+class BarrierPhases:
+    """The phase knowledge of one wave (created only for programs that use bar.arrive: with
+    sync-only barriers every arrival waits for its phase, so no thread can arrive early)."""
+
+    def __init__(self, nblk, slots, slot_block):
+        self.slot_block = slot_block
+        self.completed = np.zeros((nblk, NUM_BARRIERS), np.int64)   # phases completed, per barrier
+        # what the open phase of each barrier carries to its waiters: the most its arrivals knew
+        self.carried = np.zeros((nblk, NUM_BARRIERS, NUM_BARRIERS), np.int64)
+        self.known = np.zeros((slots, NUM_BARRIERS), np.int64)      # per thread: phases it knows done
+        # per thread and barrier: the phase its last bar.arrive joined (-1: none) and where
+        self.arrived_in = np.full((slots, NUM_BARRIERS), -1, np.int64)
+        self.arrived_at = np.full((slots, NUM_BARRIERS), -1, np.int64)
+
+    def too_early(self, lanes, bar_id):
+        """Mask of lanes whose earlier bar.arrive at bar_id joined a phase they do not know to
+        be complete: arriving now may be counted in that same phase."""
+        last = self.arrived_in[lanes, bar_id]
+        return (last >= 0) & (self.known[lanes, bar_id] <= last)
+
+    def earlier_site(self, lane, bar_id):
+        """The sync site of lane's earlier bar.arrive at bar_id."""
+        return int(self.arrived_at[lane, bar_id])
+
+    def arrive(self, block, bar_id, lanes, site_id=None):
+        """lanes of one block arrive at bar_id's open phase. site_id: a bar.arrive's site (the
+        lanes go on without waiting; remember which phase they joined); None for waiters."""
+        if len(lanes) == 0:
+            return
+        np.maximum(self.carried[block, bar_id], self.known[lanes].max(axis=0), out=self.carried[block, bar_id])
+        if site_id is not None:
+            self.arrived_in[lanes, bar_id] = self.completed[block, bar_id]
+            self.arrived_at[lanes, bar_id] = site_id
+
+    def complete(self, block, bar_id, waiters):
+        """The open phase of bar_id in block completes; waiters (its bar.sync lanes, already
+        counted by arrive) learn what it carried and that it completed."""
+        self.completed[block, bar_id] += 1
+        news = self.carried[block, bar_id].copy()
+        news[bar_id] = self.completed[block, bar_id]
+        self.carried[block, bar_id] = 0
+        if len(waiters):
+            self.known[waiters] = np.maximum(self.known[waiters], news)
+
+    def complete_blocks(self, lanes, bar_id=0):
+        """Block barriers (__syncthreads, every live thread of each block waits): each block's
+        phase completes, and its threads learn everything any of them knew."""
+        blocks = self.slot_block[lanes]
+        for b in np.unique(blocks):
+            sel = lanes[blocks == b]
+            self.arrive(int(b), bar_id, sel)
+            self.complete(int(b), bar_id, sel)
+
