@@ -37,13 +37,13 @@ class BarrierPhases:
 
     def __init__(self, nblk, slots, slot_block):
         self.slot_block = slot_block
-        self.completed = np.zeros((nblk, NUM_BARRIERS), np.int64)   # phases completed, per barrier
+        self.completed = np.zeros((nblk, NUM_BARRIERS), np.int32)   # phases completed, per barrier
         # what the open phase of each barrier carries to its waiters: the most its arrivals knew
-        self.carried = np.zeros((nblk, NUM_BARRIERS, NUM_BARRIERS), np.int64)
-        self.known = np.zeros((slots, NUM_BARRIERS), np.int64)      # per thread: phases it knows done
+        self.carried = np.zeros((nblk, NUM_BARRIERS, NUM_BARRIERS), np.int32)
+        self.known = np.zeros((slots, NUM_BARRIERS), np.int32)      # per thread: phases it knows done
         # per thread and barrier: the phase its last bar.arrive joined (-1: none) and where
-        self.arrived_in = np.full((slots, NUM_BARRIERS), -1, np.int64)
-        self.arrived_at = np.full((slots, NUM_BARRIERS), -1, np.int64)
+        self.arrived_in = np.full((slots, NUM_BARRIERS), -1, np.int32)
+        self.arrived_at = np.full((slots, NUM_BARRIERS), -1, np.int32)
 
     def too_early(self, lanes, bar_id):
         """Mask of lanes whose earlier bar.arrive at bar_id joined a phase they do not know to
@@ -55,32 +55,39 @@ class BarrierPhases:
         """The sync site of lane's earlier bar.arrive at bar_id."""
         return int(self.arrived_at[lane, bar_id])
 
-    def arrive(self, block, bar_id, lanes, site_id=None):
-        """lanes of one block arrive at bar_id's open phase. site_id: a bar.arrive's site (the
-        lanes go on without waiting; remember which phase they joined); None for waiters."""
+    def arrive(self, block, bar_id, lanes, site_id):
+        """lanes of one block arrive at bar_id's open phase with bar.arrive (at sync site
+        site_id): what they know goes to the phase's waiters, and they go on without learning
+        when the phase completes, so remember which phase they joined. (Waiters are counted in
+        when their phase completes: complete_blocks.)"""
         if len(lanes) == 0:
             return
         np.maximum(self.carried[block, bar_id], self.known[lanes].max(axis=0), out=self.carried[block, bar_id])
-        if site_id is not None:
-            self.arrived_in[lanes, bar_id] = self.completed[block, bar_id]
-            self.arrived_at[lanes, bar_id] = site_id
+        self.arrived_in[lanes, bar_id] = self.completed[block, bar_id]
+        self.arrived_at[lanes, bar_id] = site_id
 
-    def complete(self, block, bar_id, waiters):
-        """The open phase of bar_id in block completes; waiters (its bar.sync lanes, already
-        counted by arrive) learn what it carried and that it completed."""
+    def complete_unwaited(self, block, bar_id):
+        """A phase of bar.arrive alone completed: nobody waited in it, so nobody learns of it."""
         self.completed[block, bar_id] += 1
-        news = self.carried[block, bar_id].copy()
-        news[bar_id] = self.completed[block, bar_id]
         self.carried[block, bar_id] = 0
-        if len(waiters):
-            self.known[waiters] = np.maximum(self.known[waiters], news)
 
     def complete_blocks(self, lanes, bar_id=0):
-        """Block barriers (__syncthreads, every live thread of each block waits): each block's
-        phase completes, and its threads learn everything any of them knew."""
+        """The phases of bar_id complete in every block of `lanes`, which are all their waiters
+        (a block barrier, or a named barrier's bar.sync lanes): each block's waiters learn
+        everything any of them and the phase's earlier arrivals knew."""
+        lanes = np.asarray(lanes)
         blocks = self.slot_block[lanes]
-        for b in np.unique(blocks):
-            sel = lanes[blocks == b]
-            self.arrive(int(b), bar_id, sel)
-            self.complete(int(b), bar_id, sel)
-
+        if len(lanes) > 1 and (blocks[1:] < blocks[:-1]).any():
+            order = np.argsort(blocks, kind="stable")
+            lanes, blocks = lanes[order], blocks[order]
+        first = np.ones(len(lanes), bool)
+        first[1:] = blocks[1:] != blocks[:-1]
+        starts = np.flatnonzero(first)
+        group = np.cumsum(first) - 1
+        done = blocks[starts]
+        self.completed[done, bar_id] += 1
+        known = self.known[lanes]
+        news = np.maximum(self.carried[done, bar_id], np.maximum.reduceat(known, starts, axis=0))
+        news[:, bar_id] = self.completed[done, bar_id]
+        self.carried[done, bar_id] = 0
+        self.known[lanes] = np.maximum(known, news[group])

@@ -417,7 +417,7 @@ class Sync:
                 else:
                     res = (cnt > 0).astype(np.int64)
                 w.R[site.result][lanes[sel]] = res[blocks[sel]]
-        if self.track_phases:
+        if self.track_phases:       # the waiters learn that bar_id's phase (0: a block barrier) completed
             self._phases_of(w).complete_blocks(lanes, bar_id)
         first_site = prog.sync_sites[int(sites[0])]
         for hook in self.plugins.barrier_release:
@@ -516,14 +516,17 @@ class Sync:
     def _phase_complete(self, w, b, bar_id):
         """A phase made of bar.arrive alone completed: nobody waited, nobody learns of it."""
         if self.track_phases:
-            self._phases_of(w).complete(b, bar_id, [])
+            self._phases_of(w).complete_unwaited(b, bar_id)
 
     def _arrived_again_text(self, w, bar_id, lanes, c0):
         site = self.prog.sync_sites[int(w.site[lanes[0]])]
         earlier = self.prog.sync_sites[self._phases_of(w).earlier_site(int(lanes[0]), bar_id)]
         tids = w.slot_thread[lanes]
         lo, hi = int(tids.min()), int(tids.max())
-        who = f"thread {lo}" if lo == hi else f"threads {lo}-{hi}"
+        if lo == hi:
+            who = f"thread {lo}"
+        else:
+            who = f"threads {lo}-{hi}" if len(tids) == hi - lo + 1 else f"{len(tids)} threads ({lo} to {hi})"
         before = "at the same place" if earlier.id == site.id else f"at {earlier.where}"
         return (f"{who} arrive at barrier {bar_id} again, at {site.where}, before they can know that the phase "
                 f"they joined earlier with bar.arrive ({before}) reached its count of {c0}: no barrier they "
