@@ -376,13 +376,13 @@ class Reporter:
                     "__syncthreads(), and put the condition around the work instead.",
                     locs, None, block=w.first_block + b, split_warp=split_warp)
 
-    def named_barrier(self, b, bar_id, lanes, message, too_many=False):
+    def named_barrier(self, b, bar_id, lanes, message, too_many=False, fix=None):
         w = self.wave
         site = self.prog.sync_sites[int(w.site[lanes[0]])]
         self.raise_("named_barrier", f"Named barrier {bar_id} misused",
-                    message + ".", "make every thread of the group arrive with the same id and count, with the "
-                    "count equal to the number of threads in the group (a multiple of 32), and keep other "
-                    "threads off that barrier id.",
+                    message + ".", fix or "make every thread of the group arrive with the same id and count, "
+                    "with the count equal to the number of threads in the group (a multiple of 32), and keep "
+                    "other threads off that barrier id.",
                     [{"line": site.line, "text": site.text.strip(), "what": site.name}], self.who(lanes[0]),
                     block=w.first_block + b, barrier=bar_id)
 

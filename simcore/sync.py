@@ -10,6 +10,7 @@ every block of the wave in a handful of numpy calls.
 """
 import numpy as np
 
+from .barrier_phases import BarrierPhases
 from .context import BAR, EXIT, JOIN, PARK, RUN, WARP
 from .memory import run_starts
 from .memory import UNDEF_SHUFFLE
@@ -17,6 +18,9 @@ from .memory import UNDEF_SHUFFLE
 FULL = 0xFFFFFFFF
 OP_BAR, OP_SYNCWARP, OP_SHFL, OP_VOTE = 0, 1, 2, 3
 OP_CODES = {"bar": OP_BAR, "syncwarp": OP_SYNCWARP, "shfl": OP_SHFL, "vote": OP_VOTE}
+ARRIVE_AGAIN_FIX = ("give every hand-off that can be in flight at the same time its own barrier id (a block has 16); "
+                    "reuse an id only where the threads that signalled with bar.arrive have since waited "
+                    "(bar.sync) for something that comes after that phase completed.")
 
 
 def _grouped(keys):
@@ -54,6 +58,10 @@ class Sync:
         self.site_block_wide = np.array([x.block_wide for x in sites] + [False], bool)
         self.site_arrive = np.array([x.mode == "arrive" for x in sites] + [False], bool)
         self.site_grid = np.array([x.grid_wide for x in sites] + [False], bool)
+        # which barrier phases each thread knows complete (barrier_phases): only bar.arrive can
+        # arrive early, so programs without it skip the bookkeeping
+        self.track_phases = bool(self.site_arrive.any())
+        self._phases_wave, self._phases = None, None
 
     def eager(self, w, site):
         """Right after lanes arrive at a sync point: finish what needs no one else. Warp collectives
@@ -75,6 +83,7 @@ class Sync:
                         continue        # misuse: left for the named-barrier check
                     if nb.arrived[b, i] + sel.sum() > c0:
                         continue        # too many arrivals: left for the check, which explains it
+                    self._check_arrival(w, int(b), int(i), lanes[sel], c0, site.id)
                     nb.arrived[b, i] += int(sel.sum())
                     nb.count[b, i] = c0
                     self._passed_barrier(w, site, lanes[sel])
@@ -82,6 +91,7 @@ class Sync:
                     if nb.arrived[b, i] == c0 and not self._waiting_at(w, b, i):
                         nb.arrived[b, i] = 0      # a phase of arrivals only: complete, nobody waits
                         nb.count[b, i] = 0
+                        self._phase_complete(w, int(b), int(i))
 
     def _waiting_at(self, w, b, bar_id):
         waiting = np.flatnonzero((w.st == BAR) & (w.slot_block == b))
@@ -371,7 +381,7 @@ class Sync:
         for hook in self.plugins.barrier:
             hook(site, lanes)
 
-    def _release_barrier(self, w, lanes, blocks, sites, whole_block=True):
+    def _release_barrier(self, w, lanes, blocks, sites, whole_block=True, bar_id=0):
         prog = self.prog
         # exited threads are not waited for: legal, but worth a warning once per site
         total = w.tpb
@@ -407,6 +417,8 @@ class Sync:
                 else:
                     res = (cnt > 0).astype(np.int64)
                 w.R[site.result][lanes[sel]] = res[blocks[sel]]
+        if self.track_phases:       # the waiters learn that bar_id's phase (0: a block barrier) completed
+            self._phases_of(w).complete_blocks(lanes, bar_id)
         first_site = prog.sync_sites[int(sites[0])]
         for hook in self.plugins.barrier_release:
             hook(first_site, lanes)
@@ -436,6 +448,8 @@ class Sync:
             for hook in self.plugins.divergent_barrier:
                 hook(b, lanes)
         arrive = self.site_arrive[w.site[lanes]]
+        if 0 <= bar_id < 16:
+            self._check_arrival(w, b, bar_id, lanes, c0)
         total = int(nb.arrived[b, bar_id]) + len(lanes)
         if total > c0:
             self._named_misuse(w, b, bar_id, lanes, f"{total} threads arrived at barrier {bar_id} in one phase "
@@ -453,6 +467,7 @@ class Sync:
             al = lanes[arrive]
             nb.arrived[b, bar_id] += len(al)
             nb.count[b, bar_id] = c0
+            self._record_arrival(w, b, bar_id, al, int(w.site[al[0]]))
             self._passed_barrier(w, prog.sync_sites[int(w.site[al[0]])], al)
             w.release(al, prog.sync_sites)
             lanes = lanes[~arrive]
@@ -461,15 +476,65 @@ class Sync:
             nb.count[b, bar_id] = 0
             if len(lanes):
                 sites = w.site[lanes]
-                self._release_barrier(w, lanes, w.slot_block[lanes], sites, whole_block=bool((counts < 0).all()))
+                self._release_barrier(w, lanes, w.slot_block[lanes], sites, whole_block=bool((counts < 0).all()),
+                                      bar_id=bar_id)
+            else:
+                self._phase_complete(w, b, bar_id)
             return True
         if len(lanes):
             nb.count[b, bar_id] = c0
         return bool(arrive.any())
 
-    def _named_misuse(self, w, b, bar_id, lanes, message, too_many=False):
+    def _named_misuse(self, w, b, bar_id, lanes, message, too_many=False, fix=None):
         for hook in self.plugins.named_barrier_misuse:
-            hook(b, bar_id, lanes, message, too_many)
+            hook(b, bar_id, lanes, message, too_many, fix)
+
+    # ---- arriving again before the barrier has reset (barrier_phases explains the rule)
+    def _phases_of(self, w):
+        if self._phases_wave is not w:
+            self._phases_wave, self._phases = w, BarrierPhases(w.nblk, w.S, w.slot_block)
+        return self._phases
+
+    def _check_arrival(self, w, b, bar_id, lanes, c0, arrive_site=None):
+        """lanes of block b arrive at bar_id (count c0): report those whose earlier bar.arrive
+        there joined a phase they cannot know to be complete; arrive_site: count them in as
+        bar.arrive lanes of that site (eager arrivals), else the caller records them."""
+        if not self.track_phases:
+            return
+        phases = self._phases_of(w)
+        early = phases.too_early(lanes, bar_id)
+        if early.any():
+            self._named_misuse(w, b, bar_id, lanes[early], self._arrived_again_text(w, bar_id, lanes[early], c0),
+                               fix=ARRIVE_AGAIN_FIX)
+        if arrive_site is not None:
+            phases.arrive(b, bar_id, lanes, arrive_site)
+
+    def _record_arrival(self, w, b, bar_id, lanes, arrive_site):
+        if self.track_phases:
+            self._phases_of(w).arrive(b, bar_id, lanes, arrive_site)
+
+    def _phase_complete(self, w, b, bar_id):
+        """A phase made of bar.arrive alone completed: nobody waited, nobody learns of it."""
+        if self.track_phases:
+            self._phases_of(w).complete_unwaited(b, bar_id)
+
+    def _arrived_again_text(self, w, bar_id, lanes, c0):
+        site = self.prog.sync_sites[int(w.site[lanes[0]])]
+        earlier = self.prog.sync_sites[self._phases_of(w).earlier_site(int(lanes[0]), bar_id)]
+        tids = w.slot_thread[lanes]
+        lo, hi = int(tids.min()), int(tids.max())
+        if lo == hi:
+            who = f"thread {lo}"
+        else:
+            who = f"threads {lo}-{hi}" if len(tids) == hi - lo + 1 else f"{len(tids)} threads ({lo} to {hi})"
+        before = "at the same place" if earlier.id == site.id else f"at {earlier.where}"
+        return (f"{who} arrive at barrier {bar_id} again, at {site.where}, before they can know that the phase "
+                f"they joined earlier with bar.arrive ({before}) reached its count of {c0}: no barrier they "
+                f"waited at since comes after that phase. A barrier counts arrivals, not threads: in some timing "
+                f"both arrivals land in one phase, which then completes without the threads it should wait for "
+                f"(a race or a hang). PTX: keep a warp from executing bar.arrive followed by another barrier "
+                f"instruction on the same barrier before the barrier resets; two hand-offs that can be in "
+                f"flight at once need two barrier ids")
 
     # ===================================================================== when nothing can move
     def diagnose_stuck(self, w):

@@ -6,6 +6,8 @@ solutions/ex06_named_barrier_pipeline: the four hand-off functions signal_full,
 wait_until_full, signal_empty and wait_until_empty of buffer b.
 """
 
+import pytest
+
 from exercise_answers import (grade, kernel_with, max_points, solution_notebook,
                               standard_answer_tests)
 
@@ -43,6 +45,14 @@ WRONG = {
     "count_hard_coded_128": (named(count="128"), "test_block_sizes"),
     # one id for both buffers' full hand-offs: the producers' two arrivals fill one phase
     "one_full_id_for_both_buffers": (named(full="1"), "test_first_tiles"),
+    # one id for both buffers' empty hand-offs: the consumers signal empty after tile 0 and again
+    # after tile 1 with nothing in between that waits for the first; when they run ahead of the
+    # producers the two signals are one phase, and the producers' wait for tile 2 is never counted
+    "one_empty_id_for_both_buffers": (named(empty="3"), "test_buffer_reuse"),
+    # one id per direction (full, empty) instead of one per hand-off
+    "one_full_id_and_one_empty_id": (named(full="1", empty="3"), "test_first_tiles"),
+    # one id for all four hand-offs
+    "one_id_for_all_four": (named(full="1", empty="1"), "test_first_tiles"),
     # full[b] and empty[b] share an id: a producer's wait for "empty" completes a "full" phase
     "full_and_empty_share_an_id": (named(empty="1 + b"), "test_buffer_reuse"),
     # ids 15 and 16: PTX has barriers 0 to 15 only
@@ -112,3 +122,28 @@ def test_partial_credit_without_the_empty_handoff():
     scores = grade(NOTEBOOK, kernel_with(NOTEBOOK, WRONG["no_empty_handoff"][0]))
     assert scores["test_first_tiles"][0] == FULL["test_first_tiles"], scores
     assert sum(p for p, _ in scores.values()) < sum(FULL.values()), scores
+
+
+# answers that use one barrier id for two hand-offs that can be in flight at once: the report
+# the student reads first is the second arrival at that id (docs/semantics.md, section 2)
+REUSED_IDS = {"one_full_id_for_both_buffers": 1, "one_empty_id_for_both_buffers": 3,
+              "one_full_id_and_one_empty_id": 1, "one_id_for_all_four": 1}
+
+
+@pytest.mark.parametrize("name", sorted(REUSED_IDS))
+def test_a_barrier_id_used_for_two_hand_offs_is_named_first(name):
+    answer, cell = WRONG[name]
+    scores = grade(NOTEBOOK, kernel_with(NOTEBOOK, answer))
+    points, message = scores[cell]
+    assert points == 0, scores
+    head = message.lstrip().splitlines()
+    assert head[0].startswith(f"========= simcore: Named barrier {REUSED_IDS[name]} misused"), message[:800]
+    assert f"arrive at barrier {REUSED_IDS[name]} again" in message, message[:1500]
+
+
+def test_partial_credit_for_one_empty_id():
+    """One id for both empty hand-offs is only wrong once a buffer is reused twice: the first
+    tiles keep their points, every test with four tiles or more loses them."""
+    scores = grade(NOTEBOOK, kernel_with(NOTEBOOK, WRONG["one_empty_id_for_both_buffers"][0]))
+    lost = {k for k, (p, _) in scores.items() if p < FULL[k]}
+    assert lost == {"test_buffer_reuse", "test_every_schedule", "test_block_sizes"}, scores

@@ -110,6 +110,6 @@ class Plugin:
     def on_divergent_barrier(self, block, lanes):
         """The threads of `block` (in the wave) reached barrier 0 at different call sites."""
 
-    def on_named_barrier_misuse(self, block, bar_id, lanes, message, too_many):
+    def on_named_barrier_misuse(self, block, bar_id, lanes, message, too_many, fix=None):
         """A named barrier is used against PTX's rules (message says how); the phase then
         completes as it would on hardware."""
