@@ -270,7 +270,7 @@ class Sync:
         R[site.result][lanes] = values
         R["__u_" + site.result][lanes] = taint
         if (~taking_part).any():
-            self.report.note_undefined_shuffle(site, lanes[~taking_part], src[~taking_part])
+            self.report.note_undefined_shuffle(site, lanes[~taking_part], src[~taking_part], part_bits[~taking_part])
 
     # ===================================================================== barriers
     def resolve_barriers(self, w, diagnose):
