@@ -60,6 +60,8 @@ class Context(LaneIndexing):
         self.slot_warp = wave.slot_warp
         self.S = wave.S
         self._all = np.arange(wave.S)
+        self.activemask_split = wave.activemask_split
+        self.activemask_second = wave.activemask_second
 
     def subset(self, L, keep):
         return self.lane_index(L)[keep]
@@ -244,7 +246,13 @@ class Context(LaneIndexing):
             run_bits = bits[first:end]
             sub = [np.bitwise_or.reduce(run_bits[group == g]) for g in (0, 1)]
             masks[first:end] = np.where(group == 0, sub[0], sub[1])
-            self.report.note_activemask(site, int(warps[first]), [int(m) for m in sub])
+            warp, split = int(warps[first]), (site, [int(m) for m in sub])
+            self.activemask_split[warp] = split
+            second = self.activemask_second.setdefault(warp, {})
+            second.pop(split[1][1], None)
+            second[split[1][1]] = split
+            if len(second) > 8:         # the recent ones: enough for the sub-groups still apart
+                del second[next(iter(second))]
         return masks
 
     def nth_lane(self, mask, n, L):

@@ -45,11 +45,9 @@ class Reporter:
         self._warned = set()
         self.undefined_shuffles = []        # the first few shuffles that read a lane not taking part
         self.activemask_shuffle = None      # the first of them whose mask came from a split __activemask()
-        self._activemask_split = {}         # warp of the wave -> (site, sub-group masks) of its last split
 
     def start_wave(self, wave):
         self.wave = wave
-        self._activemask_split = {}
 
     def warn(self, key, message):
         """A warning for the launch record, once per key."""
@@ -260,16 +258,11 @@ class Reporter:
                     "check the divisor first, or compute only where it is non-zero.",
                     [self.site_loc(site, "division")], self.who(lanes[k]))
 
-    def note_activemask(self, site, warp, sub_groups):
-        """__activemask() at `site` returned to the lanes of `warp` (of the wave) only their own
-        sub-group, masks `sub_groups` (activemask.py): remembered until that warp's next split."""
-        self._activemask_split[warp] = (site, sub_groups)
-
     def note_undefined_shuffle(self, site, lanes, src, masks=None):
         """Lanes (slots) of a shuffle read lanes `src` that were not taking part; masks: each
         reading lane's group of participants."""
         why = None
-        if masks is not None and self._activemask_split and self.activemask_shuffle is None:
+        if masks is not None and self.wave.activemask_split and self.activemask_shuffle is None:
             for k in range(len(lanes)):
                 why = self._mask_from_activemask(int(lanes[k]), int(masks[k]), int(src[k]))
                 if why:
@@ -279,23 +272,43 @@ class Reporter:
         if len(self.undefined_shuffles) < 4:
             self.undefined_shuffles.append((site, int(lanes[0]), int(src[0]), None))
 
+    def split_syncwarp(self, sync_site, mask, split):
+        """A warning, once per __syncwarp site: its mask is a sub-group that a split __activemask()
+        returned (split: (site, sub-group masks)), so it ordered only those lanes."""
+        site = self.prog.sync_sites[sync_site]
+        where, _ = self._activemask_where(split)
+        first, second = (_lanes(m) for m in split[1])
+        self.warn(("split_syncwarp", sync_site),
+                  f"line {site.line}: {site.name}() was called with mask 0x{mask:08x}, which {where} returned "
+                  f"under the {self.schedule} schedule: that call ran the warp's {_lanes(split[1][0] | split[1][1])} "
+                  f"in two groups that reconverged right after, {first} and {second}, as a GPU with "
+                  "independent thread scheduling (Volta and later) may do. A __syncwarp() orders only the "
+                  f"lanes of its mask, so {first} and {second} were not ordered with each other there (the "
+                  f"simulator let {first} run on first), and what one group wrote for the other may not have "
+                  "been there yet. __activemask() tells which lanes happen to be executing together, not "
+                  "which lanes the algorithm needs: give __syncwarp() those (all 32: __syncwarp(), or a "
+                  "__ballot_sync of the condition before the branch).")
+
+    def _activemask_where(self, split):
+        """('__activemask() on line N', N) for a split (site, sub-group masks)."""
+        line = self.prog.sites[split[0]].line if split[0] is not None else 0
+        return (f"__activemask() on line {line}" if line else "__activemask()"), line
+
     def _mask_from_activemask(self, slot, mask, src):
         """(sentence, line) when `mask`, the group of the shuffle that `slot` took part in, is the
         sub-group a split __activemask() returned to it; else None."""
         w = self.wave
-        split = self._activemask_split.get(int(w.slot_warp[slot]))
-        if split is None or mask not in split[1] or not mask >> int(w.slot_lane[slot]) & 1:
+        warp, lane = int(w.slot_warp[slot]), int(w.slot_lane[slot])
+        recent = [w.activemask_split.get(warp)] + list(w.activemask_second.get(warp, {}).values())[::-1]
+        split = next((sp for sp in recent if sp is not None and mask in sp[1]), None)
+        if split is None or not mask >> lane & 1:
             return None
-        site_id, sub = split
-        site = self.prog.sites[site_id] if site_id is not None else None
-        line = site.line if site is not None else 0
-        where = f"__activemask() on line {line}" if line else "__activemask()"
-        lane = int(w.slot_lane[slot])
-        return (f"Its mask 0x{mask:08x} came from {where}: under the {self.schedule} schedule the lanes "
-                f"{lane_ranges(_bits(sub[0] | sub[1]))} of this warp ran that call in two groups that "
-                f"reconverged right after, lanes {lane_ranges(_bits(sub[0]))} and lanes "
-                f"{lane_ranges(_bits(sub[1]))}, and __activemask() returned to each lane only its own "
-                f"group, so lane {lane} could not read lane {src}. A GPU with independent thread "
+        where, line = self._activemask_where(split)
+        sub = split[1]
+        return (f"Its mask 0x{mask:08x} came from {where}: under the {self.schedule} schedule the "
+                f"{_lanes(sub[0] | sub[1])} of this warp ran that call in two groups that reconverged right "
+                f"after, {_lanes(sub[0])} and {_lanes(sub[1])}, and __activemask() returned to each lane only "
+                f"its own group, so lane {lane} could not read lane {src}. A GPU with independent thread "
                 "scheduling (Volta and later) may split a warp like that at any instruction: "
                 "__activemask() tells which lanes happen to be executing together, not which lanes the "
                 "algorithm needs, so it is never the right mask for a shuffle or a __syncwarp().", line)
@@ -607,6 +620,12 @@ def _past(kind):
 
 def _bits(mask):
     return [i for i in range(32) if mask >> i & 1]
+
+
+def _lanes(mask):
+    """0x0000ffff -> 'lanes 0-15'; 0x4 -> 'lane 2'."""
+    bits = _bits(mask)
+    return f"lane {bits[0]}" if len(bits) == 1 else f"lanes {lane_ranges(bits)}"
 
 
 def _undef_fix(bits, mask_from_activemask=None):
