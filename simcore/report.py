@@ -275,6 +275,8 @@ class Reporter:
     def split_syncwarp(self, sync_site, mask, split):
         """A warning, once per __syncwarp site: its mask is a sub-group that a split __activemask()
         returned (split: (site, sub-group masks)), so it ordered only those lanes."""
+        if ("split_syncwarp", sync_site) in self._warned:
+            return
         site = self.prog.sync_sites[sync_site]
         where, _ = self._activemask_where(split)
         first, second = (_lanes(m) for m in split[1])
@@ -313,19 +315,11 @@ class Reporter:
                 "__activemask() tells which lanes happen to be executing together, not which lanes the "
                 "algorithm needs, so it is never the right mask for a shuffle or a __syncwarp().", line)
 
-    def _undefined_shuffle_note(self, slots):
-        """The noted shuffle that explains an undefined value in one of `slots`: one read by one
-        of them (a split __activemask() first), else the split __activemask() one, else the first."""
-        notes = ([self.activemask_shuffle] if self.activemask_shuffle else []) + self.undefined_shuffles
-        slots = {int(x) for x in slots}
-        for note in notes:
-            if note[1] in slots:
-                return note
-        return notes[0] if notes else None
-
-    def _undefined_origin(self, taint_bits, slots=()):
-        note = self._undefined_shuffle_note(slots) if taint_bits & 1 else None
-        if note is not None:
+    def _undefined_origin(self, taint_bits):
+        """(sentence, line where it became undefined, line of the __activemask() its shuffle's
+        mask came from): a shuffle whose mask a split __activemask() returned explains best."""
+        note = self.activemask_shuffle or (self.undefined_shuffles[0] if self.undefined_shuffles else None)
+        if taint_bits & 1 and note is not None:
             site, slot, src, why = note
             text = (f"The value came from {site.name}() on line {site.line}: {self.who(slot)} read lane {src}, "
                     "which was not taking part in that shuffle (not in the mask, exited, or elsewhere), so "
@@ -356,7 +350,7 @@ class Reporter:
         bits = int(np.bitwise_or.reduce(taint))
         lanes = w.lane_index(L)
         k = int(np.flatnonzero(taint)[0])
-        origin, oline, mask_line = self._undefined_origin(bits, lanes[np.asarray(taint) != 0])
+        origin, oline, mask_line = self._undefined_origin(bits)
         self.raise_(check, f"Undefined value {what}",
                     f"a value that is undefined {what} at line {self.prog.sites[site].line}. {origin}",
                     _undef_fix(bits, mask_line), self._undefined_locations(site, what, oline, mask_line),
@@ -369,7 +363,7 @@ class Reporter:
         lanes = w.lane_index(L)
         bits = int(np.bitwise_or.reduce(taint))
         k = int(np.flatnonzero(taint)[0])
-        origin, oline, mask_line = self._undefined_origin(bits, lanes[np.asarray(taint) != 0])
+        origin, oline, mask_line = self._undefined_origin(bits)
         locs = self._undefined_locations(site, f"stored to {region.name}", oline, mask_line)
         title = ("Never-written shared memory reached the output" if check == "uninitialized"
                  else "Undefined value stored to memory")

@@ -207,10 +207,11 @@ class Sync:
 
     @staticmethod
     def _split_syncwarp(w, gwarp, gmask, is_syncwarp):
-        """Per group of a collective: a __syncwarp whose mask is the second sub-group that a recent
-        split __activemask() of its warp returned (activemask.py). Such a __syncwarp orders only its own lanes, so
-        nothing makes them go on together with the first sub-group: it completes only once
-        nothing else can run (resolve), while the first sub-group runs on, as a GPU may do."""
+        """Per group of a collective: a __syncwarp whose mask is the second sub-group that a
+        recent split __activemask() of its warp returned (activemask.py). Such a __syncwarp
+        orders only its own lanes, so nothing makes them go on together with the first
+        sub-group: eager completion leaves it waiting until nothing else can run (then resolve
+        completes it), while the first sub-group runs on, as a GPU may do."""
         held = np.zeros(len(gwarp), bool)
         for g in np.flatnonzero(is_syncwarp):
             held[g] = int(gmask[g]) in w.activemask_second.get(int(gwarp[g]), ())
