@@ -286,15 +286,21 @@ class Reporter:
                   f"in two groups that reconverged right after, {first} and {second}, as a GPU with "
                   "independent thread scheduling (Volta and later) may do. A __syncwarp() orders only the "
                   f"lanes of its mask, so {first} and {second} were not ordered with each other there (the "
-                  f"simulator let {first} run on first), and what one group wrote for the other may not have "
-                  "been there yet. __activemask() tells which lanes happen to be executing together, not "
-                  "which lanes the algorithm needs: give __syncwarp() those (all 32: __syncwarp(), or a "
+                  f"simulator let {first} run on first): what one group wrote for the other may not have been "
+                  "there yet. That is right only if the two groups share nothing there. __activemask() tells "
+                  "which lanes happen to be executing together, not which lanes the algorithm needs; if they "
+                  "share data, give __syncwarp() the lanes that need each other (all 32: __syncwarp(), or a "
                   "__ballot_sync of the condition before the branch).")
 
     def _activemask_where(self, split):
         """('__activemask() on line N', N) for a split (site, sub-group masks)."""
-        line = self.prog.sites[split[0]].line if split[0] is not None else 0
-        return (f"__activemask() on line {line}" if line else "__activemask()"), line
+        site = self.prog.sites[split[0]] if split[0] is not None else None
+        line = site.line if site is not None else 0
+        if not line:
+            return "__activemask()", 0
+        if "coalesced_threads" in site.text:     # cg::coalesced_threads() is __activemask() there
+            return f"coalesced_threads() (that is, __activemask()) on line {line}", line
+        return f"__activemask() on line {line}", line
 
     def _mask_from_activemask(self, slot, mask, src):
         """(sentence, line) when `mask`, the group of the shuffle that `slot` took part in, is the

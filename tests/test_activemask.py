@@ -206,3 +206,42 @@ def test_syncwarp_with_a_split_mask_orders_only_that_part_and_the_launch_says_so
     assert any(n.startswith("line 12: __syncwarp() was called with mask 0xffff0000, which __activemask() on "
                             "line 12 returned under the adversarial schedule") and "lanes 0-15 and lanes 16-31" in n
                for n in notes), notes
+
+
+COALESCED = r"""
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+namespace cg = cooperative_groups;
+extern "C" __global__ void k(const int *in, int *size, int *rank, int *sum)
+{
+    int i = threadIdx.x;
+    int v = in[i];
+    if (v % 3 == 0) {
+        cg::coalesced_group active = cg::coalesced_threads();
+        size[i] = active.size();
+        rank[i] = active.thread_rank();
+        sum[i] = cg::reduce(active, v, cg::plus<int>());
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("schedule,seed", ALL_SCHEDULES, ids=SCHED_IDS)
+def test_a_coalesced_group_is_one_part_of_the_warp_and_consistent_in_it(schedule, seed):
+    """cg::coalesced_threads() is __activemask() there: under a splitting schedule each part is
+    a group of its own, with its own size, ranks and sum."""
+    x = np.random.default_rng(4).integers(-50, 50, 64).astype(np.int32)
+    size, rank, total = (np.full(64, -7, np.int32) for _ in range(3))
+    run_clean(kernel(COALESCED, "k"), (1,), (64,), (x, size, rank, total), schedule=schedule, seed=seed)
+    taking = x % 3 == 0
+    assert (size[~taking] == -7).all()
+    for w in range(2):
+        lanes = np.flatnonzero(taking[32 * w:32 * w + 32]) + 32 * w
+        parts = {}
+        for lane in lanes:
+            parts.setdefault((size[lane], total[lane]), []).append(lane)
+        for (n, s), members in parts.items():
+            assert n == len(members) and s == x[members].sum()
+            assert sorted(rank[members].tolist()) == list(range(n))
+        if schedule in ("lockstep", "round_robin"):
+            assert len(parts) == 1      # the whole branch is one group
