@@ -17,6 +17,12 @@ random non-empty part and the rest (drawn from the launch's seed, so a launch re
 model (one program counter per warp: the active mask is exact there), it returns every
 executing lane. A legal use (warp-aggregated atomics: each sub-group elects its own leader and
 adds its own count; a mask that is only printed or counted) works under every schedule.
+
+Where it shows: the context (`Context.activemask`) records each split on the wave; a shuffle
+that reads a lane of the other part reads an undefined value, and its report names the
+`__activemask()` the mask came from (report.py); a `__syncwarp` with the second part's mask
+orders only that part, so the first part runs on and the second waits there until nothing
+else can run (sync.py), with a warning saying so.
 """
 import numpy as np
 
