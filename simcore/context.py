@@ -9,6 +9,7 @@ import re
 
 import numpy as np
 
+from .activemask import ActiveMask
 from .livelock import CasWatch
 from .memory import UNDEF_LOCAL, run_starts
 
@@ -38,8 +39,9 @@ class Context(LaneIndexing):
     DEFINED = np.uint8(0)
     UNSET = np.uint8(UNDEF_LOCAL)
 
-    def __init__(self, launch, prog, report, plugins):
+    def __init__(self, launch, prog, report, plugins, active_mask=None):
         self.launch = launch
+        self.active_mask = active_mask or ActiveMask()     # what __activemask() returns (activemask.py)
         self.prog = prog
         self.memory = None      # memory.Memory of the launch (set once it exists)
         self.report = report    # report.Reporter: raises the faults found here
@@ -58,6 +60,8 @@ class Context(LaneIndexing):
         self.slot_warp = wave.slot_warp
         self.S = wave.S
         self._all = np.arange(wave.S)
+        self.activemask_split = wave.activemask_split
+        self.activemask_second = wave.activemask_second
 
     def subset(self, L, keep):
         return self.lane_index(L)[keep]
@@ -223,14 +227,33 @@ class Context(LaneIndexing):
             out |= ((u >> np.uint32(i)) & np.uint32(1)) << np.uint32(31 - i)
         return out
 
-    def activemask(self, L):
-        """Lanes of each warp that execute this point together (the lanes in L)."""
+    def activemask(self, L, site=None):
+        """__activemask(): the lanes of each warp that execute this point together (the lanes in
+        L); under a splitting schedule, only the caller's sub-group of them (activemask.py)."""
         idx = self.lane_index(L)
         warps = self.slot_warp[idx]
         bits = (np.uint32(1) << self.slot_lane[idx].astype(np.uint32)).astype(np.uint32)
         change = run_starts(warps)
         starts = np.flatnonzero(change)
-        return np.bitwise_or.reduceat(bits, starts)[np.cumsum(change) - 1]
+        masks = np.bitwise_or.reduceat(bits, starts)[np.cumsum(change) - 1]
+        if not self.active_mask.splits:
+            return masks
+        masks = masks.copy()
+        for first, end in zip(starts, np.append(starts[1:], len(idx))):
+            group = self.active_mask.sub_groups(int(end - first))
+            if not group.any():
+                continue
+            run_bits = bits[first:end]
+            sub = [np.bitwise_or.reduce(run_bits[group == g]) for g in (0, 1)]
+            masks[first:end] = np.where(group == 0, sub[0], sub[1])
+            warp, split = int(warps[first]), (site, [int(m) for m in sub])
+            self.activemask_split[warp] = split
+            second = self.activemask_second.setdefault(warp, {})
+            second.pop(split[1][1], None)
+            second[split[1][1]] = split
+            if len(second) > 8:         # the recent ones: enough for the sub-groups still apart
+                del second[next(iter(second))]
+        return masks
 
     def nth_lane(self, mask, n, L):
         """Lane of the n-th (from 0) set bit of each lane's mask; the lane itself when there is

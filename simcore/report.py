@@ -43,7 +43,8 @@ class Reporter:
         self.wave = None
         self.warnings = []
         self._warned = set()
-        self.undefined_shuffles = []
+        self.undefined_shuffles = []        # the first few shuffles that read a lane not taking part
+        self.activemask_shuffle = None      # the first of them whose mask came from a split __activemask()
 
     def start_wave(self, wave):
         self.wave = wave
@@ -257,22 +258,96 @@ class Reporter:
                     "check the divisor first, or compute only where it is non-zero.",
                     [self.site_loc(site, "division")], self.who(lanes[k]))
 
-    def note_undefined_shuffle(self, site, lanes, src):
+    def note_undefined_shuffle(self, site, lanes, src, masks=None):
+        """Lanes (slots) of a shuffle read lanes `src` that were not taking part; masks: each
+        reading lane's group of participants."""
+        why = None
+        if masks is not None and self.wave.activemask_split and self.activemask_shuffle is None:
+            for k in range(len(lanes)):
+                why = self._mask_from_activemask(int(lanes[k]), int(masks[k]), int(src[k]))
+                if why:
+                    break
+            if why and self.activemask_shuffle is None:
+                self.activemask_shuffle = (site, int(lanes[k]), int(src[k]), why)
         if len(self.undefined_shuffles) < 4:
-            self.undefined_shuffles.append((site, int(lanes[0]), int(src[0])))
+            self.undefined_shuffles.append((site, int(lanes[0]), int(src[0]), None))
+
+    def split_syncwarp(self, sync_site, mask, split):
+        """A warning, once per __syncwarp site: its mask is a sub-group that a split __activemask()
+        returned (split: (site, sub-group masks)), so it ordered only those lanes."""
+        if ("split_syncwarp", sync_site) in self._warned:
+            return
+        site = self.prog.sync_sites[sync_site]
+        where, _ = self._activemask_where(split)
+        first, second = (_lanes(m) for m in split[1])
+        self.warn(("split_syncwarp", sync_site),
+                  f"line {site.line}: {site.name}() was called with mask 0x{mask:08x}, which {where} returned "
+                  f"under the {self.schedule} schedule: that call ran the warp's {_lanes(split[1][0] | split[1][1])} "
+                  f"in two groups that reconverged right after, {first} and {second}, as a GPU with "
+                  "independent thread scheduling (Volta and later) may do. A __syncwarp() orders only the "
+                  f"lanes of its mask, so {first} and {second} were not ordered with each other there (the "
+                  f"simulator let {first} run on first): what one group wrote for the other may not have been "
+                  "there yet. That is right only if the two groups share nothing there. __activemask() tells "
+                  "which lanes happen to be executing together, not which lanes the algorithm needs; if they "
+                  "share data, give __syncwarp() the lanes that need each other (all 32: __syncwarp(), or a "
+                  "__ballot_sync of the condition before the branch).")
+
+    def _activemask_where(self, split):
+        """('__activemask() on line N', N) for a split (site, sub-group masks)."""
+        site = self.prog.sites[split[0]] if split[0] is not None else None
+        line = site.line if site is not None else 0
+        if not line:
+            return "__activemask()", 0
+        if "coalesced_threads" in site.text:     # cg::coalesced_threads() is __activemask() there
+            return f"coalesced_threads() (that is, __activemask()) on line {line}", line
+        return f"__activemask() on line {line}", line
+
+    def _mask_from_activemask(self, slot, mask, src):
+        """(sentence, line) when `mask`, the group of the shuffle that `slot` took part in, is the
+        sub-group a split __activemask() returned to it; else None."""
+        w = self.wave
+        warp, lane = int(w.slot_warp[slot]), int(w.slot_lane[slot])
+        recent = [w.activemask_split.get(warp)] + list(w.activemask_second.get(warp, {}).values())[::-1]
+        split = next((sp for sp in recent if sp is not None and mask in sp[1]), None)
+        if split is None or not mask >> lane & 1:
+            return None
+        where, line = self._activemask_where(split)
+        sub = split[1]
+        return (f"Its mask 0x{mask:08x} came from {where}: under the {self.schedule} schedule the "
+                f"{_lanes(sub[0] | sub[1])} of this warp ran that call in two groups that reconverged right "
+                f"after, {_lanes(sub[0])} and {_lanes(sub[1])}, and __activemask() returned to each lane only "
+                f"its own group, so lane {lane} could not read lane {src}. A GPU with independent thread "
+                "scheduling (Volta and later) may split a warp like that at any instruction: "
+                "__activemask() tells which lanes happen to be executing together, not which lanes the "
+                "algorithm needs, so it is never the right mask for a shuffle or a __syncwarp().", line)
 
     def _undefined_origin(self, taint_bits):
-        if taint_bits & 1 and self.undefined_shuffles:
-            site, slot, src = self.undefined_shuffles[0]
-            return (f"The value came from {site.name}() on line {site.line}: {self.who(slot)} read lane {src}, "
+        """(sentence, line where it became undefined, line of the __activemask() its shuffle's
+        mask came from): a shuffle whose mask a split __activemask() returned explains best."""
+        note = self.activemask_shuffle or (self.undefined_shuffles[0] if self.undefined_shuffles else None)
+        if taint_bits & 1 and note is not None:
+            site, slot, src, why = note
+            text = (f"The value came from {site.name}() on line {site.line}: {self.who(slot)} read lane {src}, "
                     "which was not taking part in that shuffle (not in the mask, exited, or elsewhere), so "
-                    "what it read is undefined.", site.line)
+                    "what it read is undefined.")
+            if why:
+                return f"{text} {why[0]}", site.line, why[1]
+            return text, site.line, None
         if taint_bits & 2:
-            return ("The value was read from shared memory that no thread of the block had written yet.", None)
+            return ("The value was read from shared memory that no thread of the block had written yet.", None, None)
         if taint_bits & 4:
             return ("The value is a local variable that was declared without a value and read before any "
-                    "assignment.", None)
-        return ("The value is undefined.", None)
+                    "assignment.", None, None)
+        return ("The value is undefined.", None, None)
+
+    def _undefined_locations(self, site, what, oline, mask_line):
+        locs = [self.site_loc(site, what)]
+        if oline:
+            locs.append({"line": oline, "text": self.prog.line_text(oline), "what": "where it became undefined"})
+        if mask_line:
+            locs.append({"line": mask_line, "text": self.prog.line_text(mask_line),
+                         "what": "where the shuffle's mask came from"})
+        return locs
 
     def undefined_use(self, check, taint, L, site, what):
         """Raise `check` ('undefined_value' | 'uninitialized'): an undefined value (taint bits
@@ -281,13 +356,11 @@ class Reporter:
         bits = int(np.bitwise_or.reduce(taint))
         lanes = w.lane_index(L)
         k = int(np.flatnonzero(taint)[0])
-        origin, oline = self._undefined_origin(bits)
-        locs = [self.site_loc(site, what)]
-        if oline:
-            locs.append({"line": oline, "text": self.prog.line_text(oline), "what": "where it became undefined"})
+        origin, oline, mask_line = self._undefined_origin(bits)
         self.raise_(check, f"Undefined value {what}",
                     f"a value that is undefined {what} at line {self.prog.sites[site].line}. {origin}",
-                    _undef_fix(bits), locs, self.who(lanes[k]))
+                    _undef_fix(bits, mask_line), self._undefined_locations(site, what, oline, mask_line),
+                    self.who(lanes[k]))
 
     def undefined_store(self, check, taint, region, L, site):
         """The fault of `check`: an undefined value (taint bits per lane) stored to `region`
@@ -296,15 +369,14 @@ class Reporter:
         lanes = w.lane_index(L)
         bits = int(np.bitwise_or.reduce(taint))
         k = int(np.flatnonzero(taint)[0])
-        origin, oline = self._undefined_origin(bits)
-        locs = [self.site_loc(site, f"stored to {region.name}")]
-        if oline:
-            locs.append({"line": oline, "text": self.prog.line_text(oline), "what": "where it became undefined"})
+        origin, oline, mask_line = self._undefined_origin(bits)
+        locs = self._undefined_locations(site, f"stored to {region.name}", oline, mask_line)
         title = ("Never-written shared memory reached the output" if check == "uninitialized"
                  else "Undefined value stored to memory")
         return make_fault(**self.base(check, title,
                           f"{int((taint != 0).sum())} thread(s) stored an undefined value to '{region.name}' at "
-                          f"line {self.prog.sites[site].line}. {origin}", _undef_fix(bits), locs, self.who(lanes[k])))
+                          f"line {self.prog.sites[site].line}. {origin}", _undef_fix(bits, mask_line), locs,
+                          self.who(lanes[k])))
 
     # ---- sync faults
     def invalid_mask(self, lanes, mask, warp, own_ok, bits, named_live, same_site):
@@ -546,7 +618,22 @@ def _past(kind):
     return {"read": "read", "write": "wrote", "atomic": "atomically updated"}[kind]
 
 
-def _undef_fix(bits):
+def _bits(mask):
+    return [i for i in range(32) if mask >> i & 1]
+
+
+def _lanes(mask):
+    """0x0000ffff -> 'lanes 0-15'; 0x4 -> 'lane 2'."""
+    bits = _bits(mask)
+    return f"lane {bits[0]}" if len(bits) == 1 else f"lanes {lane_ranges(bits)}"
+
+
+def _undef_fix(bits, mask_from_activemask=None):
+    if bits & 1 and mask_from_activemask:
+        return ("take the mask from what the algorithm needs, the same under every schedule: the lanes that "
+                "exist, as __ballot_sync(0xffffffff, 1) before any branch or computed from blockDim.x, or a "
+                "__ballot_sync of the condition before the branch; never __activemask(). Keep only the "
+                "values read from lanes in that mask.")
     if bits & 1:
         return ("give the shuffle a mask that names exactly the participating lanes, and only read from "
                 "lanes that take part (or ignore the result in lanes whose source does not).")

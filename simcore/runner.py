@@ -2,6 +2,7 @@
 engine, run it, fill the launch record."""
 import numpy as np
 
+from .activemask import ActiveMask
 from .context import Context
 from .engine import Engine, source_lines
 from .memory import Memory
@@ -22,7 +23,7 @@ def build_engine(prog, launch, values, options, extra_plugins=(), module_vars=No
     report = Reporter(prog, launch, options, *source_lines(prog))
     extra = [cls(launch, prog, report, options) for cls in extra_plugins]
     plugins = build_plugins(REGISTERED, launch, prog, report, options, extra=extra)
-    ctx = Context(launch, prog, report, plugins)
+    ctx = Context(launch, prog, report, plugins, ActiveMask(options.schedule, options.model, options.seed))
     memory = Memory(report, plugins)
     ctx.memory = memory
     pointers = [(p.name, v, p.type.startswith("const ") and p.type.count("*") == 1)

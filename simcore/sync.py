@@ -68,7 +68,7 @@ class Sync:
         complete as soon as their whole mask is there, and bar.arrive never waits, so a trace shows
         them as cheap as they are. (Block barriers keep waiting until nothing else can run.)"""
         if site.op != "bar":
-            self.resolve_collectives(w)
+            self.resolve_collectives(w, hold_split=True)
         elif site.mode == "arrive":
             lanes = np.flatnonzero((w.st == BAR) & (w.site == site.id))
             ids = w.R[site.operands["id"]][lanes].astype(np.int64)
@@ -160,9 +160,10 @@ class Sync:
         return True
 
     # ===================================================================== warp collectives
-    def resolve_collectives(self, w, force=False):
+    def resolve_collectives(self, w, force=False, hold_split=False):
         """Complete the warp collectives whose whole mask has arrived. force: complete the others too,
-        after telling the plugins (the invalid-mask check raises)."""
+        after telling the plugins (the invalid-mask check raises). hold_split: leave waiting a
+        __syncwarp of the second sub-group of a split __activemask() (see _split_syncwarp)."""
         if not self.site_is_coll.any():
             return False
         prog = self.prog
@@ -189,6 +190,13 @@ class Sync:
         same_site = site_first == site_min
         all_syncwarp = self.site_op[site_first] == OP_SYNCWARP
         complete = (bits == named_live) & own_all & (same_site | all_syncwarp)
+        if w.activemask_second:
+            split = self._split_syncwarp(w, gwarp, gmask, all_syncwarp)
+            for g in np.flatnonzero(split & complete):
+                self.report.split_syncwarp(int(site_first[g]), int(gmask[g]),
+                                           w.activemask_second[int(gwarp[g])][int(gmask[g])])
+            if hold_split:
+                complete &= ~split
         if force:
             bad = np.flatnonzero(~complete)
             if len(bad):
@@ -206,6 +214,18 @@ class Sync:
             sel = w.site[lanes] == s
             self._complete_collective(w, prog.sync_sites[int(s)], lanes[sel], bits[inv[sel]])
         return True
+
+    @staticmethod
+    def _split_syncwarp(w, gwarp, gmask, is_syncwarp):
+        """Per group of a collective: a __syncwarp whose mask is the second sub-group that a
+        recent split __activemask() of its warp returned (activemask.py). Such a __syncwarp
+        orders only its own lanes, so nothing makes them go on together with the first
+        sub-group: eager completion leaves it waiting until nothing else can run (then resolve
+        completes it), while the first sub-group runs on, as a GPU may do."""
+        held = np.zeros(len(gwarp), bool)
+        for g in np.flatnonzero(is_syncwarp):
+            held[g] = int(gmask[g]) in w.activemask_second.get(int(gwarp[g]), ())
+        return held
 
     def _operand(self, w, lanes, key):
         """Per-lane operand values: each lane's own sync site decides which register holds them."""
@@ -280,7 +300,7 @@ class Sync:
         R[site.result][lanes] = values
         R["__u_" + site.result][lanes] = taint
         if (~taking_part).any():
-            self.report.note_undefined_shuffle(site, lanes[~taking_part], src[~taking_part])
+            self.report.note_undefined_shuffle(site, lanes[~taking_part], src[~taking_part], part_bits[~taking_part])
 
     # ===================================================================== barriers
     def resolve_barriers(self, w, diagnose):

@@ -75,6 +75,10 @@ class Wave(LaneIndexing):
         self.top = np.full(S, -1, np.int32)
         self.bar_epoch = np.zeros(S, np.int32)
         self.warp_epoch = np.zeros(S, np.int32)
+        # __activemask() split by the schedule (activemask.py), per warp: (site, [first, second
+        # sub-group mask]) of its last split; {second sub-group mask: the same} of its recent ones
+        self.activemask_split = {}
+        self.activemask_second = {}
         self.exit_line = np.zeros(S, np.int32)
         self.named = NamedBarriers(nblk)
         self.exited_any = bool((self.slot_thread >= tpb).any())

@@ -106,6 +106,13 @@ def grade(path: Path, kernel_source: str) -> dict:
     return {c.grade_id: (float(c.points), c.error) for c in result.cells}
 
 
+def cell_outputs(path: Path, kernel_source: str) -> dict:
+    """{grade_id: what the cell printed} for one kernel source (graded as by :func:`grade`):
+    the notes the student reads above a failure message."""
+    grade(path, kernel_source)
+    return {c.grade_id: c.output for c in _SCORES[(*_notebook_key(path), kernel_source)].cells}
+
+
 def assert_own_mistake_first(message: str, kernel_name: str) -> None:
     """A failing cell shows the student's mistake first: the simulator's report, or the kernel's
     wrong numbers with the launch -- not the grader's traceback, not "not done yet"."""

@@ -4,10 +4,10 @@ lose points, right answers written in other ways than the solution get all of th
 Each answer is what a student writes in place of the solution region of
 solutions/ex04_partial_warp_reduction (after `int v = ...;`, to the end of the kernel).
 
-Not graded as wrong here: __activemask() as the mask *with* guarded additions. The task forbids
-it (the mask describes the schedule, not the algorithm), but at that point of this kernel the
-simulator's warps are always converged, so no run can tell it from a ballot; a test must not
-inspect how the answer is written.
+__activemask() as the mask *with* the guarded additions is graded as wrong: under the
+adversarial and random schedules the simulator lets __activemask() return only the caller's
+part of a warp that a GPU may have split there (simcore/activemask.py), so the shuffle reads a
+lane outside its mask and the report names the __activemask() the mask came from.
 """
 
 from exercise_answers import solution_notebook, standard_answer_tests
@@ -137,6 +137,13 @@ if (t < num_warps) {
         out[blockIdx.x] = v;
 }
 """,
+        "test_schedules_and_models"),
+    # the solution's guarded additions, but the stage-1 mask from __activemask(): it names the
+    # lanes that happen to run together, which a GPU (and the adversarial schedule) may split
+    "activemask_with_guards": (stage1(mask="__activemask()") + BAR + STAGE2_PAD,
+        "test_schedules_and_models"),
+    # the same in stage 2 only: warp 0's mask from __activemask() inside `if (warp == 0)`
+    "activemask_with_guards_stage2": (stage1() + BAR + STAGE2_PAD.replace("__ballot_sync(0xffffffff, 1)", "__activemask()"),
         "test_schedules_and_models"),
     # the barrier inside `if (lane == 0)`: only one lane per warp arrives
     "barrier_in_lane0_branch": (LANES + """unsigned mask = __ballot_sync(0xffffffff, 1);

@@ -6,7 +6,7 @@ solutions/ex05_legacy_warp_sync: the body of ``if (t < 32)``, where warp 0 folds
 sums s[0..63] into s[0].
 """
 
-from exercise_answers import max_points, solution_notebook, standard_answer_tests
+from exercise_answers import cell_outputs, kernel_with, max_points, solution_notebook, standard_answer_tests
 
 NOTEBOOK = solution_notebook("ex05_legacy_warp_sync")
 KERNEL = "center_tiles"
@@ -74,6 +74,28 @@ for (int offset = 32; offset > 0; offset /= 2) {
     }
 }
 """, "test_one_block_size"),
+    # __syncwarp(__activemask()): the mask names the lanes that happen to run together, which a GPU
+    # (and the adversarial schedule) may split in parts; each part's __syncwarp orders only itself
+    "syncwarp_activemask": ("""
+float v = s[t];
+for (int offset = 32; offset > 0; offset /= 2) {
+    v += s[t + offset];
+    __syncwarp(__activemask());
+    s[t] = v;
+    __syncwarp(__activemask());
+}
+""", "test_every_schedule"),
+    # the same inside a lane condition: the lanes still adding, as __activemask() "sees" them
+    "syncwarp_activemask_under_lane_condition": ("""
+for (int offset = 32; offset > 0; offset /= 2) {
+    if (t < offset) {
+        float v = s[t] + s[t + offset];
+        __syncwarp(__activemask());
+        s[t] = v;
+        __syncwarp(__activemask());
+    }
+}
+""", "test_every_schedule"),
     # a fence is not a barrier: it orders this lane's accesses, it waits for nobody
     "fence_instead_of_syncwarp": ("volatile float *vs = s;\n"
                                   + folded(lambda o: f"vs[t] += vs[t + {o}]; __threadfence_block();\n"),
@@ -160,3 +182,12 @@ FULL = max_points(NOTEBOOK)
 
 def test_the_exercise_is_worth_ten_points():
     assert sum(FULL.values()) == 10
+
+
+def test_syncwarp_activemask_is_named_before_the_wrong_numbers():
+    """__syncwarp(__activemask()) gives wrong numbers under the adversarial schedule, not a fault
+    report: the note printed before them names the __activemask() the mask came from."""
+    for name in ("syncwarp_activemask", "syncwarp_activemask_under_lane_condition"):
+        output = cell_outputs(NOTEBOOK, kernel_with(NOTEBOOK, WRONG[name][0]))["test_every_schedule"]
+        assert "which __activemask() on line" in output and "orders only the lanes of its mask" in output, \
+            (name, output[:2000])

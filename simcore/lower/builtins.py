@@ -179,6 +179,17 @@ class Printf:
         return low.const(0, T.INT)
 
 
+@dataclass(frozen=True)
+class ActiveMaskCall:
+    """__activemask(): what it returns depends on the schedule (simcore/activemask.py); its site
+    lets a report say where a mask came from."""
+    pure = True
+
+    def lower(self, low, name, args, node):
+        low.nargs(name, args, 0, node)
+        return Val(f"X.activemask(L, {low.site(node, name)})", T.UINT)
+
+
 def _math(pairs, arity=1):
     return {name: Math(fn, arity) for name, fn in pairs.items()}
 
@@ -241,7 +252,7 @@ BUILTINS = {
     "__dadd_rn": Formula((D, D), D, "({0} + {1})"),
     "__dmul_rn": Formula((D, D), D, "({0} * {1})"),
     # the lanes themselves
-    "__activemask": Formula((), U, "X.activemask(L)", pure=True),
+    "__activemask": ActiveMaskCall(),
     "__lane_id": Formula((), U, "X.lane_of(L)"),
     # for cooperative groups (groups.py): the lane of the n-th lane of a mask (own lane if none,
     # as coalesced_group's shuffles do), and a ballot packed to the mask's lanes (its ranks)
