@@ -138,9 +138,11 @@ def _warnings_to_stdout():
     SimWarnings describe legal code. On stderr they would cost the cell its points
     (nbgrader scores a graded cell that wrote to stderr as 0); a warning never costs a point.
     """
+    launch_notes = []                 # every warning of this launch, shown before or not
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        yield
+        yield launch_notes
+    launch_notes.extend(str(w.message) for w in caught)
     for w in caught:
         text = str(w.message)
         if text in _SHOWN_WARNINGS:
@@ -309,7 +311,7 @@ def _run_one(kernel, kernel_name, case, backend, schedule, sim_options, rtol, at
     where = _where(backend, schedule, sim_options)
     header = f"Kernel '{kernel_name}' failed {where}.\nLaunch: {case.describe()}."
     try:
-        with _warnings_to_stdout():
+        with _warnings_to_stdout() as launch_notes:
             kernel(case.grid, (case.block,), args, shared_mem=case.shared_mem, **options)
     except kernel_fault as exc:
         # the simulator's report first: it names the student's line and the fix
@@ -334,6 +336,10 @@ def _run_one(kernel, kernel_name, case, backend, schedule, sim_options, rtol, at
             ]
             for idx, exp, got in shown:
                 lines.append(f"  {name}[{idx}]: expected {_fmt(exp)}, got {_fmt(got)}")
+            for note in launch_notes:
+                # a warning of the same launch often names the cause (e.g. a __syncwarp whose
+                # mask is only part of the warp): the student reads it next to the wrong numbers
+                lines.append(f"The simulator noted during this launch: {note}")
             if backend == "sim" and schedule == "adversarial":
                 lines.append(
                     "The adversarial schedule runs one warp at a time up to its next barrier: "

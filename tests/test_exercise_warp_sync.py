@@ -6,7 +6,7 @@ solutions/ex05_legacy_warp_sync: the body of ``if (t < 32)``, where warp 0 folds
 sums s[0..63] into s[0].
 """
 
-from exercise_answers import cell_outputs, kernel_with, max_points, solution_notebook, standard_answer_tests
+from exercise_answers import cell_outputs, grade, kernel_with, max_points, solution_notebook, standard_answer_tests
 
 NOTEBOOK = solution_notebook("ex05_legacy_warp_sync")
 KERNEL = "center_tiles"
@@ -191,3 +191,7 @@ def test_syncwarp_activemask_is_named_before_the_wrong_numbers():
         output = cell_outputs(NOTEBOOK, kernel_with(NOTEBOOK, WRONG[name][0]))["test_every_schedule"]
         assert "which __activemask() on line" in output and "orders only the lanes of its mask" in output, \
             (name, output[:2000])
+        # and the failure itself (what the grade report shows) carries the note with the numbers
+        _, failure = grade(NOTEBOOK, kernel_with(NOTEBOOK, WRONG[name][0]))["test_every_schedule"]
+        assert "The simulator noted during this launch:" in failure and "__activemask()" in failure, \
+            (name, failure[:2000])
