@@ -77,30 +77,58 @@ def test_the_engine_and_its_wave_die_when_the_launch_returns():
         assert launch.trace is not None and len(launch.trace.replay) > 0      # the record stays
 
 
-def _race_detector_after(source, name, grid, block, args):
+def _race_detector_after(source, name, grid, block, args, block_ranges=None, options=()):
     from simcore.plugins.races import RaceDetector
-    k = simcore.RawKernel(source, name)
+    k = simcore.RawModule(code=source, options=options).get_function(name)
     launch = simcore.module.Launch(name, (grid, 1, 1), (block, 1, 1), 0, "simulator")
-    engine = run_launch(k.program, launch, list(args), _options(True, "lockstep", "independent", 0, False, None))
+    engine = run_launch(k.program, launch, list(args), _options(True, "lockstep", "independent", 0, False, None),
+                        block_ranges=block_ranges)
     return engine.plugins.of_type(RaceDetector), engine
+
+
+def _bytes_per_word(races, engine, expected):
+    """Shadow bytes per granule of each shadowed array (by name), checked against `expected`;
+    -> the whole shadow's bytes per written word (every shadowed array here is written whole)."""
+    names = {r.id: r.name for r in engine.memory.regions.values()}
+    shadows = {names[i]: sh for table in (races.global_shadows, races.shared_shadows) for i, sh in table.items()}
+    assert {name: sh.nbytes / sh.n for name, sh in shadows.items()} == expected
+    return races.shadow_bytes() / sum(sh.n for sh in shadows.values())
 
 
 def test_the_race_shadow_covers_written_arrays_only():
     """The input (const float *) is only read: it gets no shadow. The output is only written: it
-    gets a writer's stamp and an 8-bit site (9 bytes a word), no readers' record. The shared tile
-    is written and read: 10 bytes a word (two 32-bit stamps, two 8-bit sites)."""
+    gets one writer's record with the site packed inside, no readers' record: at 2^14 threads
+    (site 7 bits for 17 sites, thread 17, barrier epoch 8: 32 bits) an int64, 8 bytes a word.
+    The shared tile is written and read: two int32 records (site 7, thread slot 10, epoch 8),
+    8 bytes a word."""
     n = 64 * 256
     out, x = _reduce_args(n)
     races, engine = _race_detector_after(REDUCE, "reduce", n // 256, 256, (out, x))
     assert np.allclose(out, x.reshape(-1, 256).sum(axis=1))
     regions = {r.name: r.id for r in engine.memory.regions.values()}
     assert regions["in"] not in races.global_shadows
-    out_shadow = races.global_shadows[regions["out"]]
-    assert out_shadow.r is None and out_shadow.nbytes == 9 * len(out)
-    written_words = len(out) + engine.wave.nblk * 256          # out, and the shared tile of the wave
-    tile = races.shared_shadows[regions["s"]]
-    assert tile.nbytes == 10 * engine.wave.nblk * 256
-    assert races.shadow_bytes() <= 10 * written_words
+    assert races.global_shadows[regions["out"]].r is None
+    assert _bytes_per_word(races, engine, {"out": 8, "s": 8}) <= 8
+
+
+# one wave (256 blocks) of each 2^20-thread workload of simcore.bench: the layout is the whole
+# launch's (launch-wide thread numbers of 23 bits: the global records are int64)
+N_BENCH = 1 << 20
+
+
+@pytest.mark.parametrize("name, block, per_array", [
+    ("reduce", 256, {"out": 8, "s": 8}),
+    ("stencil", 128, {"out": 8, "buf": 8}),
+    ("reverse", 256, {"out": 8, "tile": 8}),
+])
+def test_the_race_shadow_of_the_2_20_benchmark_workloads_is_8_bytes_a_written_word(name, block, per_array):
+    from simcore.bench import K_STEPS, SOURCE
+    x = np.arange(N_BENCH, dtype=np.float32) % 97
+    out = np.zeros(N_BENCH // 256 if name == "reduce" else N_BENCH, np.float32)
+    races, engine = _race_detector_after(SOURCE, name, N_BENCH // block, block, (out, x),
+                                         block_ranges=[(0, 256)], options=(f"-DK={K_STEPS}",))
+    assert np.count_nonzero(out) > 0
+    assert _bytes_per_word(races, engine, per_array) <= 8
 
 
 def test_a_race_on_an_array_first_read_after_its_writes_is_still_found():
@@ -140,3 +168,11 @@ def test_a_read_only_input_gets_no_shadow_and_races_on_written_arrays_are_still_
                                          (out, x))
     regions = {r.name: r.id for r in engine.memory.regions.values()}
     assert regions["in"] not in races.global_shadows and regions["out"] in races.global_shadows
+
+
+def test_a_small_launch_gets_int32_global_records():
+    """The layout fits the launch: 2^11 threads need 14 bits of thread field, so a global record
+    (site 7, thread 14, epoch 8) is an int32: the output costs 4 bytes a word."""
+    out, x = _reduce_args(2048)
+    races, engine = _race_detector_after(REDUCE, "reduce", 8, 256, (out, x))
+    assert _bytes_per_word(races, engine, {"out": 4, "s": 8}) <= 8
