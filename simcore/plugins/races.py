@@ -542,7 +542,7 @@ class RaceDetector(Plugin):
                 self._report("WAW", region, gran[k], granule, self._thread(back, st, L, k), site, "write",
                              self._thread(cur, st, L, k), site, kind)
         if is_global and self.fences is not None:
-            g = st.lay.field(cur)
+            g = st.lay.field(cur).astype(np.int64)     # launch-wide thread numbers, for the clocks
             sh.fence_counts()[key] = self.fences[g]
             if atomic:
                 # the lanes of one atomic instruction apply in lane order: a finer clock
