@@ -2424,6 +2424,35 @@ entry("device_ticket", grid=(4,), block=(64,), make_args=_ticket_args,
       expect="ok", why="__threadfence() before the ticket orders each partial sum before the last block reads it")
 
 
+
+def _first_reader_only(n, readers):
+    v = np.zeros(n, np.int32)
+    v[list(readers)] = 1
+    return v
+
+
+entry("y_syncwarp_orders_one_of_two_readers", grid=(1,), block=(64,),
+      make_args=lambda: (zeros(64),),
+      intended=lambda a: {0: _first_reader_only(64, (0, 32))},
+      expect="race",
+      why="threads 0 and 32 read s[0] (simcore: in one step), then __syncwarp() and thread 1 "
+          "writes it: the warp sync orders the write after thread 0's read, not thread 32's "
+          "(warp 1): write-after-read. The readers' record must keep both warps")
+
+entry("y_syncwarp_orders_one_of_two_readers_global", grid=(2,), block=(64,),
+      make_args=lambda: (full(2, 1), zeros(128)),
+      intended=lambda a: {1: np.tile(_first_reader_only(64, (0, 32)), 2)},
+      expect="race",
+      why="global memory, the writer in the other reader's warp: thread 33 writes flag[b] "
+          "after __syncwarp(), ordered after thread 32's read but not thread 0's")
+
+entry("y_syncwarp_orders_both_readers", grid=(1,), block=(64,),
+      make_args=lambda: (zeros(64),),
+      reference=lambda a: {0: np.where(np.isin(np.arange(64), (0, 2)), 1, np.arange(64)).astype(np.int32)},
+      expect="ok",
+      why="both readers (threads 0 and 2) are in the writer's warp: __syncwarp() orders the "
+          "write by thread 1 after both reads")
+
 # every entry is defined above this line
 BY_NAME = {e.name: e for e in ENTRIES}
 

@@ -97,10 +97,10 @@ def _bytes_per_word(races, engine, expected):
 
 def test_the_race_shadow_covers_written_arrays_only():
     """The input (const float *) is only read: it gets no shadow. The output is only written: it
-    gets one writer's record with the site packed inside, no readers' record: at 2^14 threads
-    (site 7 bits for 17 sites, thread 17, barrier epoch 8: 32 bits) an int64, 8 bytes a word.
-    The shared tile is written and read: two int32 records (site 7, thread slot 10, epoch 8),
-    8 bytes a word."""
+    gets one writer's record with its site inside, no readers' record: at 2^14 threads (site 5
+    bits for 7 memory sites, thread 17, barrier epoch 8: 30 bits) an int32, 4 bytes a word. The
+    shared tile is written and read: two int32 records (site 5, thread slot 10, epoch 8), 8
+    bytes a word."""
     n = 64 * 256
     out, x = _reduce_args(n)
     races, engine = _race_detector_after(REDUCE, "reduce", n // 256, 256, (out, x))
@@ -108,20 +108,22 @@ def test_the_race_shadow_covers_written_arrays_only():
     regions = {r.name: r.id for r in engine.memory.regions.values()}
     assert regions["in"] not in races.global_shadows
     assert races.global_shadows[regions["out"]].r is None
-    assert _bytes_per_word(races, engine, {"out": 8, "s": 8}) <= 8
+    assert _bytes_per_word(races, engine, {"out": 4, "s": 8}) <= 8
 
 
 # one wave (256 blocks) of each 2^20-thread workload of simcore.bench: the layout is the whole
-# launch's (launch-wide thread numbers of 23 bits: the global records are int64)
+# launch's. Launch-wide thread numbers take 23 bits, with the 8-bit epoch 31: the global record
+# is an int32 with the site in its own uint8 array (5 bytes), cheaper than an int64 with the site
+# inside; the shared records still hold their sites (two int32).
 N_BENCH = 1 << 20
 
 
 @pytest.mark.parametrize("name, block, per_array", [
-    ("reduce", 256, {"out": 8, "s": 8}),
-    ("stencil", 128, {"out": 8, "buf": 8}),
-    ("reverse", 256, {"out": 8, "tile": 8}),
+    ("reduce", 256, {"out": 5, "s": 8}),
+    ("stencil", 128, {"out": 5, "buf": 8}),
+    ("reverse", 256, {"out": 5, "tile": 8}),
 ])
-def test_the_race_shadow_of_the_2_20_benchmark_workloads_is_8_bytes_a_written_word(name, block, per_array):
+def test_the_race_shadow_of_the_2_20_benchmark_workloads_is_at_most_8_bytes_a_written_word(name, block, per_array):
     from simcore.bench import K_STEPS, SOURCE
     x = np.arange(N_BENCH, dtype=np.float32) % 97
     out = np.zeros(N_BENCH // 256 if name == "reduce" else N_BENCH, np.float32)
@@ -170,9 +172,35 @@ def test_a_read_only_input_gets_no_shadow_and_races_on_written_arrays_are_still_
     assert regions["in"] not in races.global_shadows and regions["out"] in races.global_shadows
 
 
-def test_a_small_launch_gets_int32_global_records():
-    """The layout fits the launch: 2^11 threads need 14 bits of thread field, so a global record
-    (site 7, thread 14, epoch 8) is an int32: the output costs 4 bytes a word."""
-    out, x = _reduce_args(2048)
-    races, engine = _race_detector_after(REDUCE, "reduce", 8, 256, (out, x))
-    assert _bytes_per_word(races, engine, {"out": 4, "s": 8}) <= 8
+WARP_TAIL = r"""
+__global__ void warp_tail(float *out, const float *in)
+{
+    __shared__ float s[1024];
+    int t = threadIdx.x;
+    s[t] = in[blockIdx.x * blockDim.x + t];
+    __syncthreads();
+    for (int stride = blockDim.x / 2; stride >= 32; stride >>= 1) {
+        if (t < stride)
+            s[t] += s[t + stride];
+        __syncthreads();
+    }
+    for (int stride = 16; stride > 0; stride >>= 1) {
+        if (t < stride)
+            s[t] += s[t + stride];
+        __syncwarp();
+    }
+    if (t == 0) out[blockIdx.x] = s[0];
+}
+"""
+
+
+def test_a_kernel_with_syncwarp_in_1024_thread_blocks_keeps_int32_shared_records():
+    """__syncwarp adds an 8-bit warp epoch: site 5 bits (8 memory sites), slot 12, two epochs
+    16 make 33 bits, too many for an int32 with the site inside, so the site moves to its own
+    uint8 array: 5 bytes a record (10 a word read and written), never an int64's 8. The output's
+    record (thread 14 bits at 2^11 threads, the same epochs: 30 bits) is the same: 5 bytes."""
+    x = np.arange(2 * 1024, dtype=np.float32)
+    out = np.zeros(2, np.float32)
+    races, engine = _race_detector_after(WARP_TAIL, "warp_tail", 2, 1024, (out, x))
+    assert np.allclose(out, x.reshape(2, -1).sum(axis=1))
+    assert _bytes_per_word(races, engine, {"out": 5, "s": 10}) <= 10

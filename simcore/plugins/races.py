@@ -68,14 +68,19 @@ class Layout:
         tid_bits = id_bits + FLAG_BITS
         self.lag_bits = 2 if lag else 0
         self.wep_bits = EPOCH_BITS if syncwarp else 0
-        site_bits = (nsites * 4 + 3).bit_length()
+        largest_code = nsites * 4 + 3
+        site_bits = largest_code.bit_length()
         rest = tid_bits + self.lag_bits + self.wep_bits + EPOCH_BITS
+        # the cheapest of: sites inside an int32; an int32 and a site array; sites inside an int64
+        self.site_dtype = None
         if rest + site_bits <= 31:
             self.dtype = np.int32
+        elif rest <= 31:
+            self.dtype, site_bits, self.site_dtype = np.int32, 0, _narrowest(largest_code)
         elif rest + site_bits <= 63:
             self.dtype = np.int64
-        else:                                   # sites apart (Shadow keeps them in their own arrays)
-            self.dtype, site_bits = np.int64, 0
+        else:
+            self.dtype, site_bits, self.site_dtype = np.int64, 0, _narrowest(largest_code)
         self.packed_sites = site_bits > 0
         self.SITE_MASK = (1 << site_bits) - 1
         self.TID_SHIFT = site_bits
@@ -104,7 +109,7 @@ class Layout:
         lag = any(s.op == "bar" and s.mode == "arrive" for s in sites)
         syncwarp = any(s.op == "syncwarp" for s in sites)
         id_bits = max(5, (slots - 1).bit_length() if shared else slots.bit_length())
-        return cls(shared, id_bits, len(program.sites), lag, syncwarp)
+        return cls(shared, id_bits, sum(s.memory for s in program.sites), lag, syncwarp)
 
     def field(self, rec):
         """The thread field of records (or stamps)."""
@@ -161,6 +166,14 @@ def block_of(lay, field, spb):
     return np.where(several_warps, field & lay.BLOCK_MASK, warp_of(lay, field) * 32 // spb)
 
 
+def _narrowest(largest):
+    """The smallest unsigned integer type that holds 0..largest (site codes are never negative)."""
+    for t in (np.uint8, np.uint16, np.uint32):
+        if largest <= np.iinfo(t).max:
+            return t
+    return np.int64
+
+
 class Shadow:
     """One record per granule: the last writer's, and from the region's first read on the
     readers' (the last reader's site, the readers folded as Layout says). A global array only
@@ -176,14 +189,14 @@ class Shadow:
         self.r = None                            # readers' record, from the first read on
         self.w_site = self.r_site = None         # sites apart (a layout that could not hold them)
         if not lay.packed_sites:
-            self.w_site = np.zeros(n, np.int64)
+            self.w_site = np.zeros(n, lay.site_dtype)
 
     def readers(self):
         """The readers' records, allocated at the region's first read (before it: nobody read)."""
         if self.r is None:
             self.r = np.full(self.n, NONE, self.lay.dtype)
             if not self.lay.packed_sites:
-                self.r_site = np.zeros(self.n, np.int64)
+                self.r_site = np.zeros(self.n, self.lay.site_dtype)
         return self.r
 
     def write(self, key, records, code):
@@ -284,6 +297,10 @@ class RaceDetector(Plugin):
         self.fences = None          # per launch-wide thread: how many __threadfence() it has run
         self.acquired = None        # per slot, once a bar.arrive ran: the epoch it last waited into
         self.shared_layout = self.global_layout = None     # fitted to the launch at its first wave
+        # records name memory sites only (loads, stores, atomics), numbered densely: fewer bits
+        self.memory_sites = [i for i, s in enumerate(program.sites) if s.memory]
+        self.memory_number = np.full(len(program.sites), -1, np.int64)
+        self.memory_number[self.memory_sites] = np.arange(len(self.memory_sites))
 
     def on_wave_start(self, wave):
         if self.global_layout is None:
@@ -444,6 +461,9 @@ class RaceDetector(Plugin):
 
     def _check(self, region, gran, granule, kind, L, site):
         e = self.wave
+        number = int(self.memory_number[site])
+        if number < 0:
+            raise AssertionError(f"memory access at site {site}, which the compiler did not mark as one")
         sh = self._shadow(region, granule)
         is_global = region.kind == "global"
         st = self.stamps(region.kind)
@@ -472,12 +492,12 @@ class RaceDetector(Plugin):
             k = int(np.flatnonzero(w_conf)[0])
             ws = int(codes[k])
             self._report("RAW" if kind == "read" else "WAW", region, gran[k], granule, self._thread(w, st, L, k),
-                         ws >> 2, "atomic" if ws & 1 else "write", self._thread(cur, st, L, k), site,
+                         self.memory_sites[ws >> 2], "atomic" if ws & 1 else "write", self._thread(cur, st, L, k), site,
                          "atomic" if atomic else kind)
         if kind == "read":
-            self._record_read(sh, key, st, L, curbar, site, is_global)
+            self._record_read(sh, key, st, L, curbar, number, is_global)
         else:
-            self._record_write(sh, key, st, L, curbar, site, region, gran, granule, kind, is_global)
+            self._record_write(sh, key, st, L, curbar, site, number, region, gran, granule, kind, is_global)
 
     def _thread(self, stamps, st, L, k):
         """The thread (its launch-wide number, or its slot in the wave for shared memory) of the
@@ -513,9 +533,9 @@ class RaceDetector(Plugin):
             hit = (hit & same_block) | cross
         return hit
 
-    def _record_write(self, sh, key, st, L, curbar, site, region, gran, granule, kind, is_global):
-        """A write or atomic: races with this interval's unordered readers, then it is the last
-        writer."""
+    def _record_write(self, sh, key, st, L, curbar, site, number, region, gran, granule, kind, is_global):
+        """A write or atomic (at `site`, memory site `number`): races with this interval's
+        unordered readers, then it is the last writer."""
         e = self.wave
         cur = st.stamp[L]
         atomic = kind in ("atomic", "cas")
@@ -529,9 +549,9 @@ class RaceDetector(Plugin):
             other = st.lay.field(r[k])
             cross = is_global and int(block_of(st.lay, other, e.spb)) != int(st.block[L][k])
             self._report("WAR", region, gran[k], granule, self._thread(r, st, L, k),
-                         sh.r_code(key[k]) >> 2, "read", self._thread(cur, st, L, k), site,
+                         self.memory_sites[sh.r_code(key[k]) >> 2], "read", self._thread(cur, st, L, k), site,
                          "atomic" if atomic else kind, cross=cross)
-        sh.write(key, cur, site * 4 + (1 if atomic else 0) + (2 if kind == "cas" else 0))
+        sh.write(key, cur, number * 4 + (1 if atomic else 0) + (2 if kind == "cas" else 0))
         if len(key) > 1 and not atomic and not _increasing(key):
             # two lanes of this very instruction writing one location: scatter, then read back
             # (one site: the records differ in their threads only)
@@ -550,11 +570,11 @@ class RaceDetector(Plugin):
                 self.atomic_clock[g] = clock
                 np.maximum.at(self.block_atomic_clock, g // e.spb, clock)
 
-    def _record_read(self, sh, key, st, L, curbar, site, is_global):
+    def _record_read(self, sh, key, st, L, curbar, number, is_global):
         """A read: remember this interval's readers, folded into one record per granule that keeps
         their warp when they share one and their block when they share one."""
         new = self._fold_reader(sh.readers()[key], st, L, curbar, is_global)
-        code = site * 4
+        code = number * 4
         sh.read(key, new, code)
         if len(key) > 1 and not _increasing(key):
             # lanes of this very instruction reading one location: scatter, then fold the losers in
