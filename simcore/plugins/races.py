@@ -65,6 +65,7 @@ class Layout:
     def __init__(self, shared, id_bits, nsites, lag, syncwarp):
         self.shared = shared
         self.id_bits = id_bits
+        self.nsites = nsites
         tid_bits = id_bits + FLAG_BITS
         self.lag_bits = 2 if lag else 0
         self.wep_bits = EPOCH_BITS if syncwarp else 0
