@@ -6,33 +6,37 @@ different threads of one block, at least one writes (plain, or atomic against pl
 no barrier separates them: each thread's barrier epoch counts the barriers it has passed,
 and lanes of one warp are also ordered by __syncwarp (their warp epoch).
 
-The record layout (one integer per granule and role, see Layout), fitted to each launch. A record
-says everything a race report needs; from the low bits up:
+Each granule has a writer's record and, from the region's first read on, a readers' record: one
+integer each, whose layout (Layout) is fitted to the launch: what a race report needs and what
+the kernel can use, in as few bits as that launch needs. From the low bits up:
 
-  site      the access's memory site * 4 + 1 if atomic + 2 if atomicCAS: the report's line and
-            text, and whether a later atomic (or a CAS loop's plain first read) conflicts.
-            (nsites * 4 + 3).bit_length() bits: 5 for a kernel of up to 7 sites, 8 below 64.
-  thread    who accessed: one thread, or several readers (of one warp; of several warps of one
-            block; of several blocks) behind two flag bits. Shared memory: the thread's slot in
-            its block (a shadow entry belongs to one block), so bits(slots per block - 1) + 2:
-            10 bits for 256-thread blocks, 12 for 1024. Global memory: the launch-wide slot,
-            bits(slots in the launch) + 2: 23 bits at 2^20 threads.
+  site      the access's memory site (loads, stores and atomics only, numbered densely:
+            Site.memory) * 4, + 1 if atomic, + 2 if atomicCAS: the report's line and text, and
+            whether a later atomic (or a CAS loop's plain first read) conflicts with the writer.
+            (memory sites * 4 + 3).bit_length() bits: 5 up to 7 memory sites, 8 up to 63.
+  thread    one thread, or several readers behind two flag bits (see Layout). Shared memory: the
+            thread's slot in its block (a shadow entry belongs to one block), bits(slots per block
+            - 1) + 2: 10 bits for 256-thread blocks, 12 for 1024. Global memory: the launch-wide
+            slot, bits(slots in the launch) + 2: 23 bits at 2^20 threads. (The report derives
+            block, warp and lane from it.)
   lag       2 bits, only in kernels with bar.arrive: barrier epochs the thread entered by
             arriving, not waiting (MAX_LAG = 3).
-  warp ep.  8 bits, only in kernels with __syncwarp (or a tile sync): __syncwarps its warp passed.
-  barrier   8 bits, the highest field (so "same interval" is one shift and compare): barriers
-            its block passed, modulo 256. 8 bits are the fewest the sweep allows: every
+  warp ep.  8 bits, only in kernels with __syncwarp: the __syncwarps the thread passed, mod 256.
+  barrier   8 bits, the highest field (so "same interval" is one shift and compare): the
+            barriers the thread passed, mod 256. 8 bits are the fewest the sweep allows: every
             SWEEP_EVERY = 64 epochs the stamps all live threads have left behind are made plainly
-            old, and a stamp must stay less than half the range (128) from its group's newest
-            epoch: SWEEP_EVERY + STALE_GAP = 72 < 128, while 7 bits (64) would not do.
+            old, and a stamp must stay less than half the range from its group's newest epoch:
+            SWEEP_EVERY + STALE_GAP = 72 < 128, while 7 bits (half range 64) would not do.
 
-The record is the narrowest signed integer that holds the fields with the sign bit clear (NONE,
--1, is "nobody"): int32 while they fit in 31 bits (shared memory of every block size, up to 38
-sites, or 8 with __syncwarp and bar.arrive in 1024-thread blocks), else int64. So a shared array
-read and written costs two int32 (8 bytes a word), a global array only written one int64 (8 bytes;
-the readers' record starts at the region's first read), an array only read none at all. A launch
-whose fields do not fit 63 bits (over 2^26 blocks of one thread and hundreds of sites) keeps the
-sites in separate arrays. Once a kernel fences, global writes add one byte (the fence count).
+The record is a signed integer with the sign bit clear (NONE, -1, is "nobody"), the cheapest of:
+the site inside an int32 (4 bytes); an int32 without it plus a uint8 (or uint16) site array (5 or
+6 bytes: global memory of launches up to 2^20 threads, kernels with __syncwarp and many sites);
+the site inside an int64 (8: global memory of larger launches); an int64 plus a site array (never
+in practice: over 2^26 blocks of one thread). So a shared array read and written costs 8 bytes a
+word (10 in 1024-thread blocks with __syncwarp), a global output only written 4 to 8 (the
+2^20 reduce, stencil, reverse: 5), an array only read none at all. Once a kernel fences, global
+writes add one byte (the fence count). Bytes per written word at 2^20 threads: reduce 7.82,
+stencil 5.34, reverse 5.18 (fixed int64/int32 stamps with site arrays took 9.94, 9.11, 9.06).
 """
 from functools import cached_property
 
