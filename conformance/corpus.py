@@ -2453,6 +2453,30 @@ entry("y_syncwarp_orders_both_readers", grid=(1,), block=(64,),
       why="both readers (threads 0 and 2) are in the writer's warp: __syncwarp() orders the "
           "write by thread 1 after both reads")
 
+
+def _other_half(a):
+    x = a[0].reshape(-1, 32)
+    return {1: np.roll(x, -16, axis=1).ravel()}
+
+
+entry("y_tile_sync_other_half", grid=(2,), block=(64,),
+      make_args=lambda: (i32(128, seed=250), zeros(128)),
+      intended=_other_half, expect="race",
+      why="tile.sync() of a 16-thread tile orders that tile's threads only; the value read was "
+          "written by the other half of the warp, with nothing between (read-after-write)")
+
+entry("y_tile_sync_own_half", grid=(2,), block=(64,),
+      make_args=lambda: (i32(128, seed=251), zeros(128)),
+      reference=lambda a: {1: a[0].reshape(-1, 16)[:, ::-1].ravel()}, expect="ok",
+      why="each thread reads a value of its own 16-thread tile after tile.sync(): ordered")
+
+entry("y_syncwarp_partial_mask_skips_reader", grid=(1,), block=(32,),
+      make_args=lambda: (zeros(32),),
+      intended=lambda a: {0: np.where(np.arange(32) == 1, 1, 0).astype(np.int32)},
+      expect="race",
+      why="__syncwarp(0x5) orders threads 0 and 2, not thread 1: thread 1's read of s[0] and "
+          "thread 2's later write are unordered (write-after-read)")
+
 # every entry is defined above this line
 BY_NAME = {e.name: e for e in ENTRIES}
 
