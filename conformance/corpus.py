@@ -2448,7 +2448,8 @@ entry("y_syncwarp_orders_one_of_two_readers_global", grid=(2,), block=(64,),
 
 entry("y_syncwarp_orders_both_readers", grid=(1,), block=(64,),
       make_args=lambda: (zeros(64),),
-      reference=lambda a: {0: np.where(np.isin(np.arange(64), (0, 2)), 1, np.arange(64)).astype(np.int32)},
+      reference=lambda a: {0: np.where(np.isin(np.arange(64), (0, 2)), 1,
+                                        np.arange(64)).astype(np.int32)},
       expect="ok",
       why="both readers (threads 0 and 2) are in the writer's warp: __syncwarp() orders the "
           "write by thread 1 after both reads")
