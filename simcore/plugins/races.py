@@ -37,6 +37,19 @@ word (10 in 1024-thread blocks with __syncwarp), a global output only written 4 
 2^20 reduce, stencil, reverse: 5), an array only read none at all. Once a kernel fences, global
 writes add one byte (the fence count). Bytes per written word at 2^20 threads: reduce 7.82,
 stencil 5.34, reverse 5.18 (fixed int64/int32 stamps with site arrays took 9.94, 9.11, 9.06).
+
+Readers of one granule in one step (lanes of several warps, or of several blocks) are folded
+into one record after the scatter (_record_read): each lane that lost the scatter is folded
+against the winner, so the record names the widest group (one warp < several warps of one
+block < several blocks) and a writer ordered after one of them by __syncwarp still races with
+the others (conformance/y_syncwarp_orders_one_of_two_readers*.cu).
+
+Known gap: two lanes of one warp count as ordered once the later one's warp epoch moved past
+the earlier access. That is exact while every __syncwarp names all the warp's lanes, but a
+partial one (a tile's sync, __syncwarp(mask)) moves its lanes' epochs past accesses of lanes it
+did not name, and such races are missed (KNOWN_WRONG in tests/test_conformance_corpus.py).
+Closing it needs per-lane vector clocks of the warp and record epochs that cannot wrap between
+what two lanes know (8 bits and the sweep do not bound that).
 """
 from functools import cached_property
 
@@ -183,8 +196,8 @@ class Shadow:
     """One record per granule: the last writer's, and from the region's first read on the
     readers' (the last reader's site, the readers folded as Layout says). A global array only
     ever written (an output) costs one record a granule, a shared one read and written two. Plus
-    1 byte for the writer's fence count once a kernel fences; plus the sites' own arrays in a
-    launch whose layout could not hold them."""
+    1 byte for the writer's fence count once a kernel fences; plus the site arrays (1 or 2 bytes
+    a record) where the layout keeps the sites apart."""
 
     def __init__(self, n, lay):
         self.n = n
