@@ -2427,6 +2427,60 @@ entry("device_ticket", grid=(4,), block=(64,), make_args=_ticket_args,
       expect="ok", why="__threadfence() before the ticket orders each partial sum before the last block reads it")
 
 
+
+def _first_reader_only(n, readers):
+    v = np.zeros(n, np.int32)
+    v[list(readers)] = 1
+    return v
+
+
+entry("y_syncwarp_orders_one_of_two_readers", grid=(1,), block=(64,),
+      make_args=lambda: (zeros(64),),
+      intended=lambda a: {0: _first_reader_only(64, (0, 32))},
+      expect="race",
+      why="threads 0 and 32 read s[0] (simcore: in one step), then __syncwarp() and thread 1 "
+          "writes it: the warp sync orders the write after thread 0's read, not thread 32's "
+          "(warp 1): write-after-read. The readers' record must keep both warps")
+
+entry("y_syncwarp_orders_one_of_two_readers_global", grid=(2,), block=(64,),
+      make_args=lambda: (full(2, 1), zeros(128)),
+      intended=lambda a: {1: np.tile(_first_reader_only(64, (0, 32)), 2)},
+      expect="race",
+      why="global memory, the writer in the other reader's warp: thread 33 writes flag[b] "
+          "after __syncwarp(), ordered after thread 32's read but not thread 0's")
+
+entry("y_syncwarp_orders_both_readers", grid=(1,), block=(64,),
+      make_args=lambda: (zeros(64),),
+      reference=lambda a: {0: np.where(np.isin(np.arange(64), (0, 2)), 1,
+                                        np.arange(64)).astype(np.int32)},
+      expect="ok",
+      why="both readers (threads 0 and 2) are in the writer's warp: __syncwarp() orders the "
+          "write by thread 1 after both reads")
+
+
+def _other_half(a):
+    x = a[0].reshape(-1, 32)
+    return {1: np.roll(x, -16, axis=1).ravel()}
+
+
+entry("y_tile_sync_other_half", grid=(2,), block=(64,),
+      make_args=lambda: (i32(128, seed=250), zeros(128)),
+      intended=_other_half, expect="race",
+      why="tile.sync() of a 16-thread tile orders that tile's threads only; the value read was "
+          "written by the other half of the warp, with nothing between (read-after-write)")
+
+entry("y_tile_sync_own_half", grid=(2,), block=(64,),
+      make_args=lambda: (i32(128, seed=251), zeros(128)),
+      reference=lambda a: {1: a[0].reshape(-1, 16)[:, ::-1].ravel()}, expect="ok",
+      why="each thread reads a value of its own 16-thread tile after tile.sync(): ordered")
+
+entry("y_syncwarp_partial_mask_skips_reader", grid=(1,), block=(32,),
+      make_args=lambda: (zeros(32),),
+      intended=lambda a: {0: np.where(np.arange(32) == 1, 1, 0).astype(np.int32)},
+      expect="race",
+      why="__syncwarp(0x5) orders threads 0 and 2, not thread 1: thread 1's read of s[0] and "
+          "thread 2's later write are unordered (write-after-read)")
+
 # every entry is defined above this line
 BY_NAME = {e.name: e for e in ENTRIES}
 

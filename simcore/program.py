@@ -66,6 +66,7 @@ class Site:
     column: int
     text: str            # the source line
     what: str = ""       # e.g. "read of tile[...]"
+    memory: bool = False  # a memory access (load, store, atomic): the race shadow numbers these densely
 
 
 @dataclass

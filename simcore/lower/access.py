@@ -114,7 +114,7 @@ class AccessLowering:
         if not (elem.is_scalar or elem.is_pointer):      # a pointer kept in memory (`__shared__ int *p;`)
             raise self.error(node, f"cannot load a value of type {elem}", construct="load")
         self.address_check(addr, node)
-        s = self.site(node, "read")
+        s = self.site(node, "read", memory=True)
         self.note_access_size(space, elem.size)
         name = self.fresh("_t")
         misaligned = MisalignedHole(addr.aligned)
@@ -127,7 +127,7 @@ class AccessLowering:
 
     def store(self, addr, elem, space, val, node):
         self.address_check(addr, node)
-        s = self.site(node, "write")
+        s = self.site(node, "write", memory=True)
         self.note_access_size(space, elem.size)
         self.emit(f"X.st({addr.code}, {val.code}, {memory_dtype(elem)}, L, {s}, ", TaintHole(val.taint, "None"), ", ",
                   MisalignedHole(addr.aligned), ")", reads=regs_of(addr, val))

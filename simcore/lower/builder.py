@@ -52,10 +52,11 @@ class Builder:
     def source_line(self, line):
         return self.pre.lines[line - 1] if line and 0 < line <= len(self.pre.lines) else None
 
-    def site(self, node, what="", note=True):
+    def site(self, node, what="", note=True, memory=False):
+        """A new report site; memory: it is a load, store or atomic (memory.py's hooks see it)."""
         line = node.coord.line if node is not None and node.coord else 0
         col = node.coord.column if node is not None and node.coord else 0
-        self.sites.append(Site(line, col, self.source_line(line) or "", what))
+        self.sites.append(Site(line, col, self.source_line(line) or "", what, memory))
         if note:
             self.note_line(node)
         return len(self.sites) - 1

@@ -152,7 +152,7 @@ class Atomic:
             if v.taint.possible:
                 low.use_check(v.taint, node, f"an operand of {name}", f"is stored by {name}")
         low.address_check(p, node)
-        s = low.site(node, name)
+        s = low.site(node, name, memory=True)
         (low.shared_sizes if p.space == "shared" else low.global_sizes).add(elem.size)
         out = low.fresh("_t")
         compare = rest[0].code if op == "cas" else "None"

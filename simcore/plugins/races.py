@@ -5,6 +5,51 @@ the readers of the current *barrier interval*. Two accesses race when they come 
 different threads of one block, at least one writes (plain, or atomic against plain), and
 no barrier separates them: each thread's barrier epoch counts the barriers it has passed,
 and lanes of one warp are also ordered by __syncwarp (their warp epoch).
+
+Each granule has a writer's record and, from the region's first read on, a readers' record: one
+integer each, whose layout (Layout) is fitted to the launch: what a race report needs and what
+the kernel can use, in as few bits as that launch needs. From the low bits up:
+
+  site      the access's memory site (loads, stores and atomics only, numbered densely:
+            Site.memory) * 4, + 1 if atomic, + 2 if atomicCAS: the report's line and text, and
+            whether a later atomic (or a CAS loop's plain first read) conflicts with the writer.
+            (memory sites * 4 + 3).bit_length() bits: 5 up to 7 memory sites, 8 up to 63.
+  thread    one thread, or several readers behind two flag bits (see Layout). Shared memory: the
+            thread's slot in its block (a shadow entry belongs to one block), bits(slots per block
+            - 1) + 2: 10 bits for 256-thread blocks, 12 for 1024. Global memory: the launch-wide
+            slot, bits(slots in the launch) + 2: 23 bits at 2^20 threads. (The report derives
+            block, warp and lane from it.)
+  lag       2 bits, only in kernels with bar.arrive: barrier epochs the thread entered by
+            arriving, not waiting (MAX_LAG = 3).
+  warp ep.  8 bits, only in kernels with __syncwarp: the __syncwarps the thread passed, mod 256.
+  barrier   8 bits, the highest field (so "same interval" is one shift and compare): the
+            barriers the thread passed, mod 256. 8 bits are the fewest the sweep allows: every
+            SWEEP_EVERY = 64 epochs the stamps all live threads have left behind are made plainly
+            old, and a stamp must stay less than half the range from its group's newest epoch:
+            SWEEP_EVERY + STALE_GAP = 72 < 128, while 7 bits (half range 64) would not do.
+
+The record is a signed integer with the sign bit clear (NONE, -1, is "nobody"), the cheapest of:
+the site inside an int32 (4 bytes); an int32 without it plus a uint8 (or uint16) site array (5 or
+6 bytes: global memory of launches up to 2^20 threads, kernels with __syncwarp and many sites);
+the site inside an int64 (8: global memory of larger launches); an int64 plus a site array (never
+in practice: over 2^26 blocks of one thread). So a shared array read and written costs 8 bytes a
+word (10 in 1024-thread blocks with __syncwarp), a global output only written 4 to 8 (the
+2^20 reduce, stencil, reverse: 5), an array only read none at all. Once a kernel fences, global
+writes add one byte (the fence count). Bytes per written word at 2^20 threads: reduce 7.82,
+stencil 5.34, reverse 5.18 (fixed int64/int32 stamps with site arrays took 9.94, 9.11, 9.06).
+
+Readers of one granule in one step (lanes of several warps, or of several blocks) are folded
+into one record after the scatter (_record_read): each lane that lost the scatter is folded
+against the winner, so the record names the widest group (one warp < several warps of one
+block < several blocks) and a writer ordered after one of them by __syncwarp still races with
+the others (conformance/y_syncwarp_orders_one_of_two_readers*.cu).
+
+Known gap: two lanes of one warp count as ordered once the later one's warp epoch moved past
+the earlier access. That is exact while every __syncwarp names all the warp's lanes, but a
+partial one (a tile's sync, __syncwarp(mask)) moves its lanes' epochs past accesses of lanes it
+did not name, and such races are missed (KNOWN_WRONG in tests/test_conformance_corpus.py).
+Closing it needs per-lane vector clocks of the warp and record epochs that cannot wrap between
+what two lanes know (8 bits and the sweep do not bound that).
 """
 from functools import cached_property
 
@@ -15,49 +60,86 @@ from .base import Plugin
 
 NONE = -1
 MAX_LAG = 3                    # 2 bits: barrier epochs a thread passed by bar.arrive, not waiting
-# Epochs are kept modulo 2**epoch_bits, so a stamp that many barriers (or __syncwarps) old would
+# Epochs are kept modulo 2**EPOCH_BITS, so a stamp that many barriers (or __syncwarps) old would
 # read as "this interval". Every SWEEP_EVERY epochs of a block (warp) the stamps all its live
 # threads have left behind are made plainly old: cleared (shared memory) or given an epoch no
 # live thread will have before the next sweep (global memory, where the thread still matters
 # to other blocks).
 SWEEP_EVERY = 64
 STALE_GAP = 2 * (MAX_LAG + 1)  # a swept stamp's epoch: this far below the group's slowest thread
+EPOCH_BITS = 8
+FLAG_BITS = 2                  # SEVERAL and WARPS, above a thread number
+SITE_FLAGS = 2                 # atomic, atomicCAS: below the site number
 
 
 class Layout:
-    """Where the fields of a stamp lie, for one kind of memory. From the high bits: barrier
-    epoch, warp-sync epoch, lag, thread field. The thread field holds a thread id, or with the
-    SEVERAL flag several readers: of one warp w (low bits w << 5 | 31, so that (field & LOW) >> 5
-    is the warp in both cases), of several warps of one block (SEVERAL | WARPS | block), or of
-    several blocks (all ones)."""
+    """Where the fields of a record lie, for one kind of memory in one launch (see the module
+    docstring). The thread field holds a thread number, or with the SEVERAL flag several
+    readers: of one warp w (low bits w << 5 | 31, so that (field & LOW) >> 5 is the warp in both
+    cases), of several warps of one block (SEVERAL | WARPS | block; shared memory: no block), or
+    of several blocks (all ones)."""
 
-    def __init__(self, dtype, tid_bits, epoch_bits):
-        self.dtype = dtype
+    def __init__(self, shared, id_bits, nsites, lag, syncwarp):
+        self.shared = shared
+        self.id_bits = id_bits
+        self.nsites = nsites
+        tid_bits = id_bits + FLAG_BITS
+        self.lag_bits = 2 if lag else 0
+        self.wep_bits = EPOCH_BITS if syncwarp else 0
+        largest_code = nsites * 4 + 3
+        site_bits = largest_code.bit_length()
+        rest = tid_bits + self.lag_bits + self.wep_bits + EPOCH_BITS
+        # the cheapest of: sites inside an int32; an int32 and a site array; sites inside an int64
+        self.site_dtype = None
+        if rest + site_bits <= 31:
+            self.dtype = np.int32
+        elif rest <= 31:
+            self.dtype, site_bits, self.site_dtype = np.int32, 0, _narrowest(largest_code)
+        elif rest + site_bits <= 63:
+            self.dtype = np.int64
+        else:
+            self.dtype, site_bits, self.site_dtype = np.int64, 0, _narrowest(largest_code)
+        self.packed_sites = site_bits > 0
+        self.SITE_MASK = (1 << site_bits) - 1
+        self.TID_SHIFT = site_bits
         self.TID_MASK = (1 << tid_bits) - 1
         self.SEVERAL = 1 << (tid_bits - 1)
         self.LOW = self.SEVERAL - 1
         self.WARPS = 1 << (tid_bits - 2)
         self.BLOCK_MASK = self.WARPS - 1
         self.MANY_TID = self.TID_MASK
-        self.EMASK = (1 << epoch_bits) - 1
+        self.EMASK = (1 << EPOCH_BITS) - 1
         self.HALF = (self.EMASK + 1) // 2
-        self.LAG_SHIFT = tid_bits
-        self.WEP_SHIFT = tid_bits + 2
-        self.BAR_SHIFT = self.WEP_SHIFT + epoch_bits
-        assert self.BAR_SHIFT + epoch_bits < 8 * np.dtype(dtype).itemsize      # the sign bit stays clear
-        assert self.HALF > SWEEP_EVERY + STALE_GAP                           # see RaceDetector._sweep
+        self.LAG_SHIFT = self.TID_SHIFT + tid_bits
+        self.WEP_SHIFT = self.LAG_SHIFT + self.lag_bits
+        self.BAR_SHIFT = self.WEP_SHIFT + self.wep_bits
+        self.THREAD_BITS = self.TID_MASK << self.TID_SHIFT        # the thread field in place
+        assert self.BAR_SHIFT + EPOCH_BITS < 8 * np.dtype(self.dtype).itemsize   # the sign bit stays clear
+        assert self.HALF > SWEEP_EVERY + STALE_GAP                             # see RaceDetector._sweep
 
+    @classmethod
+    def for_launch(cls, shared, slots, program):
+        """The layout for shared memory (slots: per block) or global memory (slots: in the launch).
+        A several-warps record must not look like a warp's (its warp field is past the last warp),
+        and the several-blocks one (all ones) like a block's: shared slots need bits(slots - 1),
+        launch-wide slots bits(slots)."""
+        sites = program.sync_sites
+        lag = any(s.op == "bar" and s.mode == "arrive" for s in sites)
+        syncwarp = any(s.op == "syncwarp" for s in sites)
+        id_bits = max(5, (slots - 1).bit_length() if shared else slots.bit_length())
+        return cls(shared, id_bits, sum(s.memory for s in program.sites), lag, syncwarp)
 
-# Global memory: launch-wide thread ids, 10-bit epochs, int64 stamps.
-GLOBAL = Layout(np.int64, 41, 10)
-# Shared memory: a shadow entry belongs to one block, so the thread field is the thread's slot
-# within its block (< 1024: module.MAX_THREADS_PER_BLOCK, a whole number of warps; several-warps
-# records need no block): int32 stamps, 8-bit epochs.
-SHARED = Layout(np.int32, 12, 8)
+    def field(self, rec):
+        """The thread field of records (or stamps)."""
+        return (rec >> self.TID_SHIFT) & self.TID_MASK
+
+    def in_place(self, field):
+        """A thread field's bits, where it lies in a record."""
+        return field << self.TID_SHIFT
 
 
 def stamp(lay, tid, bar, wep, lag=None):
-    """One stamp per access (see Layout).
+    """One stamp per access (see Layout): a record without its site.
 
     The lag is how many of the thread's barrier epochs it entered by bar.arrive, which publishes
     its earlier writes but waits for nobody: its accesses since its last waiting barrier are
@@ -65,7 +147,9 @@ def stamp(lay, tid, bar, wep, lag=None):
 
     Same barrier interval <=> equal bits from BAR_SHIFT up; NONE (-1) never matches."""
     dt = lay.dtype
-    st = ((bar.astype(dt) & lay.EMASK) << lay.BAR_SHIFT) | ((wep.astype(dt) & lay.EMASK) << lay.WEP_SHIFT) | tid
+    st = ((bar.astype(dt) & lay.EMASK) << lay.BAR_SHIFT) | lay.in_place(tid.astype(dt))
+    if lay.wep_bits:
+        st |= (wep.astype(dt) & lay.EMASK) << lay.WEP_SHIFT
     return st if lag is None else st | (lag.astype(dt) << lay.LAG_SHIFT)
 
 
@@ -92,39 +176,68 @@ def warp_of(lay, field):
     return (field & lay.LOW) >> 5
 
 
-def block_of(field, spb):
+def block_of(lay, field, spb):
     """The block of a global thread field (`spb` slots a block): one thread's, or the one block
-    that several readers share, or GLOBAL.BLOCK_MASK when readers of several blocks are folded
+    that several readers share, or lay.BLOCK_MASK when readers of several blocks are folded
     together."""
-    several_warps = (field & (GLOBAL.SEVERAL | GLOBAL.WARPS)) == (GLOBAL.SEVERAL | GLOBAL.WARPS)
-    return np.where(several_warps, field & GLOBAL.BLOCK_MASK, warp_of(GLOBAL, field) * 32 // spb)
+    several_warps = (field & (lay.SEVERAL | lay.WARPS)) == (lay.SEVERAL | lay.WARPS)
+    return np.where(several_warps, field & lay.BLOCK_MASK, warp_of(lay, field) * 32 // spb)
+
+
+def _narrowest(largest):
+    """The smallest unsigned integer type that holds 0..largest (site codes are never negative)."""
+    for t in (np.uint8, np.uint16, np.uint32):
+        if largest <= np.iinfo(t).max:
+            return t
+    return np.int64
 
 
 class Shadow:
-    """One entry per granule: the last writer's stamp (8 bytes in global memory, 4 in shared)
-    and site (1 byte while the kernel has fewer than 64 memory sites, else 2), and, from the
-    region's first read on, the readers' stamp and site (as many again): a global array only
-    ever written (an output) costs 9 bytes a granule, a shared one read and written 10. Plus 1
-    for the writer's fence count once a kernel fences."""
+    """One record per granule: the last writer's, and from the region's first read on the
+    readers' (the last reader's site, the readers folded as Layout says). A global array only
+    ever written (an output) costs one record a granule, a shared one read and written two. Plus
+    1 byte for the writer's fence count once a kernel fences; plus the site arrays (1 or 2 bytes
+    a record) where the layout keeps the sites apart."""
 
-    def __init__(self, n, nsites, lay):
+    def __init__(self, n, lay):
         self.n = n
         self.lay = lay
-        # the writer's site is site * 4 + 2 flag bits; a reader's is the bare site
-        self.w_site_type = _narrowest(nsites * 4 + 3)
-        self.r_site_type = _narrowest(nsites)
         self.w_fence = None                      # global memory: the writer's fence count at the write
-        self.w = np.full(n, NONE, lay.dtype)    # last writer's stamp
-        self.w_site = np.zeros(n, self.w_site_type)   # its site * 4 + (1 if atomic) + (2 if atomicCAS)
-        self.r = None                            # reader's stamp (see stamp()), from the first read on
-        self.r_site = None
+        self.w = np.full(n, NONE, lay.dtype)    # last writer's record
+        self.r = None                            # readers' record, from the first read on
+        self.w_site = self.r_site = None         # sites apart (a layout that could not hold them)
+        if not lay.packed_sites:
+            self.w_site = np.zeros(n, lay.site_dtype)
 
     def readers(self):
-        """The readers' stamps, allocated at the region's first read (before it: nobody read)."""
+        """The readers' records, allocated at the region's first read (before it: nobody read)."""
         if self.r is None:
             self.r = np.full(self.n, NONE, self.lay.dtype)
-            self.r_site = np.zeros(self.n, self.r_site_type)
+            if not self.lay.packed_sites:
+                self.r_site = np.zeros(self.n, self.lay.site_dtype)
         return self.r
+
+    def write(self, key, records, code):
+        """Store writers' stamps with their site code (site * 4 + flags)."""
+        if self.lay.packed_sites:
+            self.w[key] = records | code
+        else:
+            self.w[key] = records
+            self.w_site[key] = code
+
+    def read(self, key, records, code):
+        if self.lay.packed_sites:
+            self.r[key] = records | code
+        else:
+            self.r[key] = records
+            self.r_site[key] = code
+
+    def w_codes(self, key, records):
+        """The site codes of the writer records `records` (= self.w[key])."""
+        return records & self.lay.SITE_MASK if self.lay.packed_sites else self.w_site[key]
+
+    def r_code(self, key):
+        return int(self.r[key] & self.lay.SITE_MASK) if self.lay.packed_sites else int(self.r_site[key])
 
     def fence_counts(self):
         """The writers' fence counts, from the first fence on (writes before it: count 0)."""
@@ -137,24 +250,16 @@ class Shadow:
         return sum(a.nbytes for a in (self.w_fence, self.w, self.w_site, self.r, self.r_site) if a is not None)
 
 
-def _narrowest(largest):
-    """The smallest unsigned integer type that holds 0..largest (sites are never negative)."""
-    for t in (np.uint8, np.uint16, np.uint32):
-        if largest <= np.iinfo(t).max:
-            return t
-    return np.int64
-
-
 class Stamps:
     """The current stamp of every slot, and what the checks derive from it (cached per epoch;
     each derived array is computed the first time a check needs it)."""
 
     def __init__(self, wave, lay, acquired=None):
         self.lay = lay
-        if lay is SHARED:
-            self.tid = wave.slot_thread.astype(np.int32)          # the slot within its block
+        if lay.shared:
+            self.tid = wave.slot_thread.astype(lay.dtype)          # the slot within its block
         else:
-            self.tid = np.arange(wave.S, dtype=np.int64) + wave.gslot_base
+            self.tid = np.arange(wave.S, dtype=lay.dtype) + lay.dtype(wave.gslot_base)
         self.spb = wave.spb
         # lag: barrier epochs entered by bar.arrive since the thread last waited (None: nobody lags)
         self.lag = None if acquired is None else np.minimum(wave.bar_epoch - acquired, MAX_LAG)
@@ -174,11 +279,12 @@ class Stamps:
 
     @cached_property
     def epochs(self):
-        return self.stamp & ~self.lay.dtype(self.lay.TID_MASK)
+        return self.stamp & self.lay.dtype(~self.lay.THREAD_BITS)
 
     @cached_property
     def several(self):
-        return self.epochs | self.lay.SEVERAL | (self.warp << 5) | 31
+        lay = self.lay
+        return self.epochs | lay.in_place(lay.SEVERAL | (self.warp << 5) | 31)
 
     @cached_property
     def block(self):
@@ -187,13 +293,13 @@ class Stamps:
     @cached_property
     def several_warps(self):
         lay = self.lay
-        if lay is SHARED:                   # the shadow entry says which block
-            return self.epochs | (lay.SEVERAL | lay.WARPS)
-        return self.epochs | lay.SEVERAL | lay.WARPS | self.block
+        if lay.shared:                      # the shadow entry says which block
+            return self.epochs | lay.in_place(lay.SEVERAL | lay.WARPS)
+        return self.epochs | lay.in_place(lay.SEVERAL | lay.WARPS | self.block)
 
     @cached_property
     def many_blocks(self):
-        return self.epochs | self.lay.MANY_TID
+        return self.epochs | self.lay.in_place(self.lay.MANY_TID)
 
 
 class RaceDetector(Plugin):
@@ -208,8 +314,16 @@ class RaceDetector(Plugin):
         self._stamps = {}
         self.fences = None          # per launch-wide thread: how many __threadfence() it has run
         self.acquired = None        # per slot, once a bar.arrive ran: the epoch it last waited into
+        self.shared_layout = self.global_layout = None     # fitted to the launch at its first wave
+        # records name memory sites only (loads, stores, atomics), numbered densely: fewer bits
+        self.memory_sites = [i for i, s in enumerate(program.sites) if s.memory]
+        self.memory_number = np.full(len(program.sites), -1, np.int64)
+        self.memory_number[self.memory_sites] = np.arange(len(self.memory_sites))
 
     def on_wave_start(self, wave):
+        if self.global_layout is None:
+            self.shared_layout = Layout.for_launch(True, wave.spb, self.program)
+            self.global_layout = Layout.for_launch(False, self.launch.num_blocks * wave.spb, self.program)
         self.shared_shadows = {}
         self._stamps = {}
         self.acquired = None
@@ -288,7 +402,9 @@ class RaceDetector(Plugin):
         ep = epochs.astype(np.int64).reshape(-1, group)
         hi = ep.max(axis=1)            # exited threads too: a stamp may be theirs, never newer than this
         lo = np.where(live, ep, np.iinfo(np.int64).max).min(axis=1)
-        for table, lay in ((self.shared_shadows, SHARED), (self.global_shadows, GLOBAL)):
+        for table, lay in ((self.shared_shadows, self.shared_layout), (self.global_shadows, self.global_layout)):
+            if which == "warp" and not lay.wep_bits:
+                continue                  # no __syncwarp in the kernel: its stamps hold no warp epoch
             shift = lay.BAR_SHIFT if which == "bar" else lay.WEP_SHIFT
             for sh in table.values():
                 for arr in (sh.w, sh.r):
@@ -296,8 +412,8 @@ class RaceDetector(Plugin):
                         continue
                     idx = np.flatnonzero(arr >= 0)
                     rec = arr[idx]
-                    field = rec & lay.TID_MASK
-                    if lay is SHARED:          # the entry's index says the block; the field, the warp in it
+                    field = lay.field(rec)
+                    if lay.shared:          # the entry's index says the block; the field, the warp in it
                         block = idx // (sh.n // e.nblk)
                         if which == "bar":
                             g = block
@@ -305,7 +421,7 @@ class RaceDetector(Plugin):
                             g = block * e.wpb + warp_of(lay, field)
                             g[warp_of(lay, field) >= e.wpb] = -1         # several warps: no warp
                     elif which == "bar":
-                        g = block_of(field, e.spb) - e.gslot_base // e.spb
+                        g = block_of(lay, field, e.spb) - e.gslot_base // e.spb
                     else:
                         g = warp_of(lay, field) - e.gslot_base // 32
                     inside = (g >= 0) & (g < len(hi))
@@ -316,18 +432,19 @@ class RaceDetector(Plugin):
                     old = known & (true < bottom - margin)
                     if not old.any():
                         continue
-                    if lay is SHARED and which == "bar":
+                    if lay.shared and which == "bar":
                         arr[idx[old]] = NONE          # shared memory: only its own block can race with it
                     else:
                         keep = ~(lay.EMASK << shift)
-                        if which == "bar":
+                        if which == "bar" and lay.lag_bits:
                             keep &= ~(MAX_LAG << lay.LAG_SHIFT)
                         arr[idx[old]] = (rec[old] & keep) | (((bottom[old] - STALE_GAP) & lay.EMASK) << shift)
 
     def stamps(self, kind):
         st = self._stamps.get(kind)
         if st is None:
-            st = self._stamps[kind] = Stamps(self.wave, GLOBAL if kind == "global" else SHARED, self.acquired)
+            st = self._stamps[kind] = Stamps(self.wave, self.global_layout if kind == "global" else self.shared_layout,
+                                               self.acquired)
         return st
 
     def on_memory_access(self, region, offsets, size, kind, L, site):
@@ -356,12 +473,15 @@ class RaceDetector(Plugin):
         sh = table.get(region.id)
         if sh is None:
             per = max(1, region.nbytes // granule)
-            sh = table[region.id] = (Shadow(e.nblk * per, len(self.program.sites), SHARED) if region.kind == "shared"
-                                     else Shadow(per, len(self.program.sites), GLOBAL))
+            sh = table[region.id] = (Shadow(e.nblk * per, self.shared_layout) if region.kind == "shared"
+                                     else Shadow(per, self.global_layout))
         return sh
 
     def _check(self, region, gran, granule, kind, L, site):
         e = self.wave
+        number = int(self.memory_number[site])
+        if number < 0:
+            raise AssertionError(f"memory access at site {site}, which the compiler did not mark as one")
         sh = self._shadow(region, granule)
         is_global = region.kind == "global"
         st = self.stamps(region.kind)
@@ -379,30 +499,31 @@ class RaceDetector(Plugin):
                 return self._published(writer, st.tid[L], sh.fence_counts()[key])
         w_conf = self._unordered(w, st, L, curbar, is_global, published)
         if w_conf.any():
+            codes = sh.w_codes(key, w)
             if atomic:
-                w_conf &= (sh.w_site[key] & 1) == 0       # atomic against atomic is fine
+                w_conf &= (codes & 1) == 0       # atomic against atomic is fine
             else:
                 # A plain read of what an atomicCAS writes is the CAS loop's first guess (the CAS
                 # checks it): the Programming Guide's own idiom, not a race.
-                w_conf &= (sh.w_site[key] & 2) == 0
+                w_conf &= (codes & 2) == 0
         if w_conf.any():
             k = int(np.flatnonzero(w_conf)[0])
-            ws = int(sh.w_site[key[k]])
+            ws = int(codes[k])
             self._report("RAW" if kind == "read" else "WAW", region, gran[k], granule, self._thread(w, st, L, k),
-                         ws >> 2, "atomic" if ws & 1 else "write", self._thread(cur, st, L, k), site,
+                         self.memory_sites[ws >> 2], "atomic" if ws & 1 else "write", self._thread(cur, st, L, k), site,
                          "atomic" if atomic else kind)
         if kind == "read":
-            self._record_read(sh, key, st, L, curbar, site, is_global)
+            self._record_read(sh, key, st, L, curbar, number, is_global)
         else:
-            self._record_write(sh, key, st, L, curbar, site, region, gran, granule, kind, is_global)
+            self._record_write(sh, key, st, L, curbar, site, number, region, gran, granule, kind, is_global)
 
     def _thread(self, stamps, st, L, k):
         """The thread (its launch-wide number, or its slot in the wave for shared memory) of the
         single-thread stamp stamps[k] of lane k of L; -1 for a record of several readers."""
-        field = int(stamps[k] & st.lay.TID_MASK)
+        field = int(st.lay.field(stamps[k]))
         if field & st.lay.SEVERAL:
             return -1
-        if st.lay is SHARED:                # the slot within its block, and lane k is of that block
+        if st.lay.shared:                   # the slot within its block, and lane k is of that block
             return field + int(self.wave.slot_block[L][k]) * self.wave.spb
         return field
 
@@ -415,7 +536,7 @@ class RaceDetector(Plugin):
         hit = same_interval(lay, other, curbar, st.lag_of(L))    # a barrier interval they share
         if not (hit.any() or (is_global and (other >= 0).any())):
             return hit
-        otid, tid = other & lay.TID_MASK, st.tid[L]
+        otid, tid = lay.field(other), st.tid[L]
         hit &= otid != tid
         owarp = warp_of(lay, otid)
         same_warp = owarp == st.warp[L]
@@ -423,16 +544,16 @@ class RaceDetector(Plugin):
         if is_global:
             # Blocks are never ordered by a barrier: an access of another block is unordered in any
             # interval. A record of readers of several blocks always holds one of another block.
-            same_block = block_of(otid, self.wave.spb) == st.block[L]
+            same_block = block_of(lay, otid, self.wave.spb) == st.block[L]
             cross = (other >= 0) & ~same_block
             if published is not None:
                 cross &= ~published(otid)
             hit = (hit & same_block) | cross
         return hit
 
-    def _record_write(self, sh, key, st, L, curbar, site, region, gran, granule, kind, is_global):
-        """A write or atomic: races with this interval's unordered readers, then it is the last
-        writer."""
+    def _record_write(self, sh, key, st, L, curbar, site, number, region, gran, granule, kind, is_global):
+        """A write or atomic (at `site`, memory site `number`): races with this interval's
+        unordered readers, then it is the last writer."""
         e = self.wave
         cur = st.stamp[L]
         atomic = kind in ("atomic", "cas")
@@ -443,23 +564,23 @@ class RaceDetector(Plugin):
             r_conf = self._unordered(r, st, L, curbar, is_global)
         if r_conf is not None and r_conf.any():
             k = int(np.flatnonzero(r_conf)[0])
-            other = int(r[k] & st.lay.TID_MASK)
-            cross = is_global and int(block_of(np.int64(other), e.spb)) != int(st.block[L][k])
+            other = st.lay.field(r[k])
+            cross = is_global and int(block_of(st.lay, other, e.spb)) != int(st.block[L][k])
             self._report("WAR", region, gran[k], granule, self._thread(r, st, L, k),
-                         int(sh.r_site[key[k]]), "read", self._thread(cur, st, L, k), site,
+                         self.memory_sites[sh.r_code(key[k]) >> 2], "read", self._thread(cur, st, L, k), site,
                          "atomic" if atomic else kind, cross=cross)
-        sh.w[key] = cur
+        sh.write(key, cur, number * 4 + (1 if atomic else 0) + (2 if kind == "cas" else 0))
         if len(key) > 1 and not atomic and not _increasing(key):
             # two lanes of this very instruction writing one location: scatter, then read back
+            # (one site: the records differ in their threads only)
             back = sh.w[key]
-            clash = back != cur
+            clash = st.lay.field(back) != st.lay.field(cur)
             if clash.any():
                 k = int(np.flatnonzero(clash)[0])
                 self._report("WAW", region, gran[k], granule, self._thread(back, st, L, k), site, "write",
                              self._thread(cur, st, L, k), site, kind)
-        sh.w_site[key] = site * 4 + (1 if atomic else 0) + (2 if kind == "cas" else 0)
         if is_global and self.fences is not None:
-            g = cur & GLOBAL.TID_MASK
+            g = st.lay.field(cur).astype(np.int64)     # launch-wide thread numbers, for the clocks
             sh.fence_counts()[key] = self.fences[g]
             if atomic:
                 # the lanes of one atomic instruction apply in lane order: a finer clock
@@ -467,37 +588,37 @@ class RaceDetector(Plugin):
                 self.atomic_clock[g] = clock
                 np.maximum.at(self.block_atomic_clock, g // e.spb, clock)
 
-    def _record_read(self, sh, key, st, L, curbar, site, is_global):
+    def _record_read(self, sh, key, st, L, curbar, number, is_global):
         """A read: remember this interval's readers, folded into one record per granule that keeps
         their warp when they share one and their block when they share one."""
         new = self._fold_reader(sh.readers()[key], st, L, curbar, is_global)
-        sh.r[key] = new
+        code = number * 4
+        sh.read(key, new, code)
         if len(key) > 1 and not _increasing(key):
             # lanes of this very instruction reading one location: scatter, then fold the losers in
             back = sh.r[key]
-            clash = back != new
+            clash = back != (new | code if st.lay.packed_sites else new)
             if clash.any():
                 lanes = np.arange(len(st.tid))[L][clash]      # L may be a slice
                 folded = self._fold_reader(back[clash], st, lanes, curbar[clash], is_global)
                 # Each loser folded against the same winner: the widest fold covers them all
                 # (one warp < several warps of one block < several blocks), so store it last.
                 lay = st.lay
-                f = folded & lay.TID_MASK
+                f = lay.field(folded)
                 width = (f & lay.SEVERAL != 0).astype(np.int8) + (f & lay.WARPS != 0) + (f == lay.MANY_TID)
                 for w in np.unique(width):
-                    sh.r[key[clash][width == w]] = folded[width == w]
-        sh.r_site[key] = site
+                    sh.read(key[clash][width == w], folded[width == w], code)
 
     @staticmethod
     def _fold_reader(r, st, L, curbar, is_global):
         """The reader record after lanes L read, given the record `r` (one per lane)."""
         cur, lay = st.stamp[L], st.lay
         same_bar = same_interval(lay, r, curbar, st.lag_of(L))
-        otid = r & lay.TID_MASK
+        otid = lay.field(r)
         if is_global:
             # In global memory a reader of another block stays unordered whatever the interval:
             # never drop it, nor its block.
-            other_block = (r >= 0) & (block_of(otid, st.spb) != st.block[L])
+            other_block = (r >= 0) & (block_of(lay, otid, st.spb) != st.block[L])
         else:
             other_block = np.zeros(len(r), bool)
         if not (same_bar.any() or other_block.any()):
