@@ -3,6 +3,7 @@ engine, run it, fill the launch record."""
 import numpy as np
 
 from .activemask import ActiveMask
+from .allocator import keep_freed_memory
 from .context import Context
 from .engine import Engine, source_lines
 from .memory import Memory
@@ -20,6 +21,7 @@ def build_engine(prog, launch, values, options, extra_plugins=(), module_vars=No
     plugin classes to build for this launch whatever the options say (e.g. a profiler);
     module_vars: the bytes of the module's __device__/__constant__ variables, name -> uint8
     array, written in place (default: fresh ones with their initial values)."""
+    keep_freed_memory()     # a launch's arrays reuse the last launch's pages (see allocator.py)
     report = Reporter(prog, launch, options, *source_lines(prog))
     extra = [cls(launch, prog, report, options) for cls in extra_plugins]
     plugins = build_plugins(REGISTERED, launch, prog, report, options, extra=extra)
