@@ -168,6 +168,9 @@ def same_interval(lay, other, curbar, curlag):
 def _increasing(key):
     """Keys strictly increasing with the lane (s[t], a[base + t], ...): no two lanes share a
     granule, so the scatter needs no collision test."""
+    head = key[:33]             # a broadcast read (s[k], a tile row) already fails within one warp
+    if not (head[1:] > head[:-1]).all():
+        return False
     return bool((key[1:] > key[:-1]).all())
 
 
@@ -599,15 +602,23 @@ class RaceDetector(Plugin):
             back = sh.r[key]
             clash = back != (new | code if st.lay.packed_sites else new)
             if clash.any():
-                lanes = np.arange(len(st.tid))[L][clash]      # L may be a slice
-                folded = self._fold_reader(back[clash], st, lanes, curbar[clash], is_global)
+                if isinstance(L, slice) and 2 * np.count_nonzero(clash) > len(key):
+                    # most lanes clash (a broadcast read): fold them all through views of the
+                    # per-slot tables, then keep the clashing ones (the fold is per lane)
+                    folded = self._fold_reader(back, st, L, curbar, is_global)[clash]
+                else:
+                    lanes = np.arange(len(st.tid))[L][clash]      # L may be a slice
+                    folded = self._fold_reader(back[clash], st, lanes, curbar[clash], is_global)
                 # Each loser folded against the same winner: the widest fold covers them all
                 # (one warp < several warps of one block < several blocks), so store it last.
                 lay = st.lay
                 f = lay.field(folded)
                 width = (f & lay.SEVERAL != 0).astype(np.int8) + (f & lay.WARPS != 0) + (f == lay.MANY_TID)
-                for w in np.unique(width):
-                    sh.read(key[clash][width == w], folded[width == w], code)
+                if width.min() == width.max():        # as usual, one width: one scatter
+                    sh.read(key[clash], folded, code)
+                else:
+                    for w in np.unique(width):
+                        sh.read(key[clash][width == w], folded[width == w], code)
 
     @staticmethod
     def _fold_reader(r, st, L, curbar, is_global):
