@@ -26,6 +26,7 @@ import numpy as np
 
 from .context import EXIT, RUN, WARP
 from .errors import LaunchError
+from .solo import solo_loop
 from .sync import Sync
 from .watchdog import Watchdog
 from .wave import Wave
@@ -50,6 +51,7 @@ GRID_SYNC_NOT_COOPERATIVE = (
     "every block must fit on the GPU at once.")
 
 GOTO, BRANCH, OTHER = range(3)     # block terminators, for run_solo
+SOLO_MIN_STEPS = 8     # run_solo enters the serial loop only with this many steps before the watchdog's
 
 # X attributes a block may use and still run for one lane given as a plain slot number
 _LANE_FREE = re.compile(r"\bX\.(?!(?:DEFINED|UNSET|[bg]dim_[xyz])\b)")
@@ -106,6 +108,10 @@ class Engine:
                            b.term.target if b.term.kind == "goto" else b.term.if_true if b.term.kind == "branch" else -1,
                            b.term.if_false if b.term.kind == "branch" else -1, c)
                           for b, ok, c in zip(prog.blocks, self.scalar_ok, self.block_cost)]
+        # the serial fast path (solo.py): a generated loop over the lone lane's blocks, entered on
+        # a backward edge (a loop); None when no block qualifies
+        fused = solo_loop(prog, self.scalar_ok)
+        self.solo_fused, self.solo_enter = (fused[0], fused[1]) if fused else (None, [False] * len(prog.blocks))
         self.sync = Sync(prog, report, plugins, self.model)
         self.wave = None
         self._adv_warp, self._rr_warp = None, -1     # schedule state, kept across waves
@@ -214,6 +220,7 @@ class Engine:
         instructions = 0
         steps = w.steps
         next_watch = self.next_watch
+        fused, enter = self.solo_fused, self.solo_enter
         try:
             while True:
                 steps += 1
@@ -247,19 +254,39 @@ class Engine:
                         self.sync.resolve_joins(w)
                     return
                 if is_join[target]:         # it may have to wait there: the general move
-                    w.steps = steps
-                    w.joined = False
-                    self.move(w, L, target)
-                    if w.joined:
-                        self.sync.resolve_joins(w)
+                    self._solo_join(w, L, target, steps)
                     return
                 if target >= others_first:
                     wpc[slot] = target
                     return                  # another group runs first (or joins this lane)
+                if target <= pc and enter[target] and next_watch - steps > SOLO_MIN_STEPS:
+                    # a loop: the generated serial loop runs it until an edge that needs the
+                    # checks above, a block it does not run, or the watchdog's next step
+                    try:
+                        target, steps, check = fused(R, slot, ctx, w, self, target, steps, next_watch - 1,
+                                                     others_first, L)
+                    except BaseException:
+                        steps = w.steps     # it counted up to the block that raised
+                        raise
+                    if check:
+                        if is_join[target]:
+                            self._solo_join(w, L, target, steps)
+                            return
+                        if target >= others_first:
+                            wpc[slot] = target
+                            return
                 pc = target
         finally:
             w.steps = steps
             self.thread_instructions += instructions
+
+    def _solo_join(self, w, L, target, steps):
+        """run_solo's lane moves to a reconvergence point: the general move."""
+        w.steps = steps
+        w.joined = False
+        self.move(w, L, target)
+        if w.joined:
+            self.sync.resolve_joins(w)
 
     def pick(self, w):
         """Choose (pc, lanes) to run next, or None when nothing is runnable."""

@@ -1,0 +1,263 @@
+"""The serial fast path: one generated Python function per kernel that runs a lone thread's loop.
+
+Why: a serial phase (thread 0 finishing a reduction, a serial scan, a loop per warp leader)
+runs one block at a time for a single lane. `Engine.run_solo` already skips the general step's
+scans, but each block still costs a call, a dictionary look-up and a numpy scalar load and store
+per register, and the step's bookkeeping: a one-thread 10^5-iteration loop took ~130 ms,
+twice Oclgrind's time. Most of that is not the kernel's arithmetic.
+
+What: `solo_loop(prog)` compiles, once per program (cached on it, like `scalar_blocks`), a
+function that runs the blocks of the kernel that end in a goto or a branch, for one lane:
+
+* the registers those blocks use live in Python locals (numpy scalars, as the scalar blocks'
+  code already uses them) from entry to return, and are written back to the wave's registers
+  on every way out (the uninitialised-value twins `__u_` too);
+* the code of a scalar block (engine.scalar_blocks) is inlined; a block that calls the context
+  (memory, local arrays, checks) is called as the general loop calls it, with the registers
+  it names written back first and the ones it stores read again after;
+* a block whose only predecessor ran just before it is inlined after it (no dispatch); other
+  targets go back to a binary if-tree over the block ids;
+* steps and thread-instructions are counted exactly as run_solo counts them, one check of the
+  watchdog's next step per dispatched block: the function returns *before* any block whose
+  step would reach it (so the watchdog, which hashes the registers, sees them in the wave);
+* it returns at every edge run_solo must look at: into a reconvergence point, into a block it
+  does not run (a sync point, the exit), and forward to a block at or after another runnable
+  lane's (backward edges cannot be: the lone lane is the lowest runnable one).
+
+`.astype(T)` on a numpy scalar costs ~400 ns (it goes through a 0-d array): the inlined code
+casts by storing into a one-element array of T and reading it back (~110 ns), which numpy does
+with the same cast loop (tests/test_serial_fast_path.py compares both over every dtype pair and
+edge values). Everything else is the blocks' own generated code, so values, steps,
+thread-instruction counts and faults are those of the general loop.
+"""
+import ast
+import re
+
+import numpy as np
+
+from .codegen import DTYPES
+
+# loads and stores of registers as codegen writes them (codegen._block_source)
+_LOAD = re.compile(r"^([vu])_(\w+) = R\['(?:__u_)?\w+'\]\[L\]$")
+_STORE = re.compile(r"^R\['(__u_)?(\w+)'\]\[L\] = [vu]_\w+$")
+_ANY_REG = re.compile(r"R\['(__u_)?(\w+)'\]")
+_STORED_REG = re.compile(r"R\['(__u_)?(\w+)'\]\[L\] =")
+
+MAX_INLINE = 48        # blocks inlined below one dispatch entry (code size)
+MAX_NESTING = 12       # branches nested inside one dispatch entry (Python's indentation limit)
+
+
+def cast_via(buf, value):
+    """value.astype(buf.dtype) for a numpy scalar value, without a 0-d array: the same cast."""
+    buf[0] = value
+    return buf[0]
+
+
+class _CastsToBuffers(ast.NodeTransformer):
+    """`(e).astype(T)` -> `_cast(_buf_T, e)`, for T a dtype name of the generated code."""
+
+    def __init__(self):
+        self.used = set()
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        f = node.func
+        if (isinstance(f, ast.Attribute) and f.attr == "astype" and len(node.args) == 1 and not node.keywords
+                and isinstance(node.args[0], ast.Name) and node.args[0].id in DTYPES):
+            name = node.args[0].id
+            self.used.add(name)
+            return ast.copy_location(ast.Call(ast.Name("_cast", ast.Load()),
+                                              [ast.Name("_buf_" + name, ast.Load()), f.value], []), node)
+        return node
+
+
+def _block_bodies(prog):
+    """-> {block id: the lines of its generated function's body, dedented}."""
+    bodies, current = {}, None
+    for line in (prog.python_source or "").splitlines():
+        if line.startswith("def b") and line.endswith("(R, L, X):"):
+            current = int(line[5:line.index("(")])
+            bodies[current] = []
+        elif current is not None and line.startswith("    "):
+            bodies[current].append(line[4:])
+    return bodies
+
+
+def solo_loop(prog, scalar_ok):
+    """-> (the compiled serial loop, [may run_solo enter it at block b], its source before the
+    casts are rewritten) for prog, or None when no block qualifies. Cached on the program.
+
+    The loop: solo_loop(R, slot, X, wave, engine, pc, steps, last, others_first, L) runs the
+    lone lane `slot` from block pc (not yet run, steps of the wave so far) and returns
+    (pc, steps, check): the next block, not run; check says whether the edge into it still needs
+    run_solo's checks (a reconvergence point, a block at or after others_first, a block it does
+    not run). It never runs a block whose step would be after `last` (the watchdog's next
+    step - 1). It adds its thread-instructions to engine.thread_instructions itself and leaves
+    wave.steps and the registers right however it ends (a fault too)."""
+    cached = getattr(prog, "_solo_loop", None)
+    if cached is not None:
+        return cached or None
+    try:
+        made = _build(prog, scalar_ok)
+    except (SyntaxError, RecursionError, ValueError):     # never a reason to fail a launch
+        made = None
+    prog._solo_loop = made or False
+    return made
+
+
+def _build(prog, scalar_ok):
+    blocks = prog.blocks
+    if not hasattr(blocks[0], "fn") or blocks[0].fn is None:
+        return None
+    namespace = blocks[0].fn.__globals__
+    bodies = _block_bodies(prog)
+    unshaped = {name for name, var in prog.vars.items() if not var.shape}
+    tracked = {name for name, var in prog.vars.items() if var.tracked}
+    runs = [b.term.kind in ("goto", "branch") and b.id in bodies for b in blocks]
+    preds = [0] * len(blocks)
+    for b in blocks:
+        for t in _targets(b):
+            preds[t] += 1
+
+    inline = {}          # block id -> body lines without loads, stores and return (scalar blocks)
+    refs = {}            # block id -> registers ('v'|'u', name) a called block names
+    stored = {}          # block id -> registers a called block stores
+    for b in blocks:
+        if not runs[b.id]:
+            continue
+        body = bodies[b.id]
+        if scalar_ok[b.id]:
+            kept = [s for s in body if not _LOAD.match(s) and not _STORE.match(s)]
+            if kept and kept[-1].startswith("return "):
+                kept = kept[:-1]
+            if not any("R[" in s or s.startswith("return") for s in kept):
+                inline[b.id] = kept
+                continue
+        text = "\n".join(body)
+        names = {("u" if u else "v", n) for u, n in _ANY_REG.findall(text)}
+        if "R[" in _ANY_REG.sub("", text):        # registers reached some other way: not here
+            runs[b.id] = False
+            continue
+        refs[b.id] = {r for r in names if r[1] in unshaped}
+        stored[b.id] = {("u" if u else "v", n) for u, n in _STORED_REG.findall(text) if n in unshaped}
+    if not inline:
+        return None
+
+    held = set()         # registers in locals
+    for bid in inline:
+        b = blocks[bid]
+        held.update(b.loads)
+        for name in b.stores:
+            held.add(("v", name))
+            if name in tracked:
+                held.add(("u", name))
+    for bid in refs:
+        held |= refs[bid]
+    written = set()      # registers the inlined code may change: written back on the way out
+    for bid in inline:
+        for name in blocks[bid].stores:
+            written.add(("v", name))
+            if name in tracked:
+                written.add(("u", name))
+
+    def key(reg):
+        return reg[1] if reg[0] == "v" else "__u_" + reg[1]
+
+    def local(reg):
+        return f"{reg[0]}_{reg[1]}"
+
+    entries = [b.id for b in blocks if runs[b.id] and not b.is_join]
+    if not entries:
+        return None
+    out = ["def solo_loop(R, _s_slot, X, _s_w, _s_E, _s_pc, _s_steps, _s_last, _s_first, _s_LS):",
+           "    L = _s_slot",
+           "    _s_wpc = _s_w.pc",
+           "    _s_ins = 0"]
+    for reg in sorted(held):
+        out.append(f"    {local(reg)} = R[{key(reg)!r}][_s_slot]")
+    out.append("    try:")
+    out.append("        while True:")
+
+    def emit_edge(lines, ind, src, t, d, c, path, nest):
+        """Emit the move from block src to t, with d steps and c instructions not yet counted;
+        -> the most blocks any path from the dispatch entry runs through here."""
+        pad = "    " * ind
+        flush = [] if not d else [f"{pad}_s_steps += {d}", f"{pad}_s_ins += {c}"]
+        if not runs[t] or blocks[t].is_join:
+            lines += flush + [f"{pad}return {t}, _s_steps, True"]
+            return len(path)
+        if t > src:
+            lines.append(f"{pad}if {t} >= _s_first:")
+            lines += ["    " + s for s in flush] + [f"{pad}    return {t}, _s_steps, True"]
+        if preds[t] == 1 and t not in path and len(path) < MAX_INLINE and nest < MAX_NESTING:
+            return emit_block(lines, ind, t, d, c, path + (t,), nest)
+        lines += flush + [f"{pad}_s_pc = {t}", f"{pad}continue"]
+        return len(path)
+
+    def emit_block(lines, ind, bid, d, c, path, nest):
+        """Emit block bid, the last of path; d, c: steps and instructions of the path not yet
+        counted before it."""
+        pad = "    " * ind
+        b = blocks[bid]
+        d, c = d + 1, c + max(1, len(b.code))
+        if bid in inline:
+            lines += [pad + s for s in inline[bid]]
+        else:
+            # the context, memory and plugins see the wave as the general loop leaves it
+            lines += [f"{pad}_s_steps += {d}", f"{pad}_s_ins += {c}"]
+            d = c = 0
+            lines += [f"{pad}R[{key(r)!r}][_s_slot] = {local(r)}" for r in sorted(refs[bid])]
+            lines += [f"{pad}_s_w.steps = _s_steps", f"{pad}_s_wpc[_s_slot] = {bid}", f"{pad}_s_w.running = _s_LS",
+                      f"{pad}_cond = b{bid}(R, _s_LS, X)", f"{pad}_s_w.running = None"]
+            lines += [f"{pad}{local(r)} = R[{key(r)!r}][_s_slot]" for r in sorted(stored[bid])]
+        if b.term.kind == "goto":
+            return emit_edge(lines, ind, bid, b.term.target, d, c, path, nest)
+        lines.append(f"{pad}if _cond:")
+        most = emit_edge(lines, ind + 1, bid, b.term.if_true, d, c, path, nest + 1)
+        lines.append(f"{pad}else:")
+        return max(most, emit_edge(lines, ind + 1, bid, b.term.if_false, d, c, path, nest + 1))
+
+    def tree(ids, ind):
+        """A binary search over the entry blocks: the block to run is _s_pc."""
+        pad = "    " * ind
+        if len(ids) == 1:
+            e = ids[0]
+            body = []
+            most = emit_block(body, 0, e, 0, 0, (e,), 0)
+            # every step of the way must come before the watchdog's next one (or return first)
+            out.append(f"{pad}if _s_steps + {most} > _s_last:")
+            out.append(f"{pad}    return {e}, _s_steps, False")
+            out.extend(pad + s for s in body)
+            return
+        mid = len(ids) // 2
+        out.append(f"{pad}if _s_pc < {ids[mid]}:")
+        tree(ids[:mid], ind + 1)
+        out.append(f"{pad}else:")
+        tree(ids[mid:], ind + 1)
+
+    tree(entries, 3)
+    out.append("    finally:")
+    out.append("        _s_w.steps = _s_steps")
+    out.append("        _s_E.thread_instructions += _s_ins")
+    out += [f"        R[{key(r)!r}][_s_slot] = {local(r)}" for r in sorted(written)]
+    source = "\n".join(out) + "\n"
+    tree_ = ast.parse(source)
+    casts = _CastsToBuffers()
+    tree_ = ast.fix_missing_locations(casts.visit(tree_))
+    fn_def = tree_.body[0]
+    for name in sorted(casts.used):
+        fn_def.body.insert(3, ast.parse(f"_buf_{name} = np.empty(1, {name})").body[0])
+    ast.fix_missing_locations(tree_)
+    ns = dict(namespace)
+    ns["_cast"] = cast_via
+    exec(compile(tree_, f"<simcore serial loop of {prog.name}>", "exec"), ns)
+    enter = [runs[b.id] and not b.is_join for b in blocks]
+    return ns["solo_loop"], enter, source
+
+
+def _targets(b):
+    if b.term.kind == "goto":
+        return [b.term.target]
+    if b.term.kind == "branch":
+        return [b.term.if_true, b.term.if_false]
+    return []
