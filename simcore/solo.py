@@ -48,8 +48,13 @@ MAX_NESTING = 12       # branches nested inside one dispatch entry (Python's ind
 
 
 def cast_via(buf, value):
-    """value.astype(buf.dtype) for a numpy scalar value, without a 0-d array: the same cast."""
-    buf[0] = value
+    """value.astype(buf.dtype) for a numpy scalar value, without a 0-d array: the same cast.
+    (numpy stores a float into an integer array through a Python int: NaN and values out of
+    the integer's range raise there, and go the astype way.)"""
+    try:
+        buf[0] = value
+    except (OverflowError, ValueError):
+        return value.astype(buf.dtype)
     return buf[0]
 
 
