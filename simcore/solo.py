@@ -20,9 +20,11 @@ function that runs the blocks of the kernel that end in a goto or a branch, for 
 * steps and thread-instructions are counted exactly as run_solo counts them, one check of the
   watchdog's next step per dispatched block: the function returns *before* any block whose
   step would reach it (so the watchdog, which hashes the registers, sees them in the wave);
-* it returns at every edge run_solo must look at: into a reconvergence point, into a block it
-  does not run (a sync point, the exit), and forward to a block at or after another runnable
-  lane's (backward edges cannot be: the lone lane is the lowest runnable one).
+* it returns at every edge run_solo must look at: into the reconvergence point the lane
+  recorded last (where it may wait for warp-mates; at any other one the general move would only
+  move it: a lone lane's branch never diverges, so that record does not change meanwhile), into
+  a block it does not run (a sync point, the exit), and forward to a block at or after another
+  runnable lane's (backward edges cannot be: the lone lane is the lowest runnable one).
 
 `.astype(T)` on a numpy scalar costs ~400 ns (it goes through a 0-d array): the inlined code
 casts by storing into a one-element array of T and reading it back (~110 ns), which numpy does
@@ -148,38 +150,24 @@ def _build(prog, scalar_ok):
     if not inline:
         return None
 
-    held = set()         # registers in locals
-    for bid in inline:
-        b = blocks[bid]
-        held.update(b.loads)
-        for name in b.stores:
-            held.add(("v", name))
-            if name in tracked:
-                held.add(("u", name))
-    for bid in refs:
-        held |= refs[bid]
-    written = set()      # registers the inlined code may change: written back on the way out
-    for bid in inline:
-        for name in blocks[bid].stores:
-            written.add(("v", name))
-            if name in tracked:
-                written.add(("u", name))
-
     def key(reg):
         return reg[1] if reg[0] == "v" else "__u_" + reg[1]
 
     def local(reg):
         return f"{reg[0]}_{reg[1]}"
 
-    entries = [b.id for b in blocks if runs[b.id] and not b.is_join]
-    if not entries:
+    # run_solo enters at the head of a loop (the target of a backward edge); the loop goes
+    # back to the dispatch only at targets it could not inline: those are the other entries
+    heads = sorted({t for b in blocks for t in _targets(b) if t <= b.id and runs[t]})
+    if not heads:
         return None
-    out = ["def solo_loop(R, _s_slot, X, _s_w, _s_E, _s_pc, _s_steps, _s_last, _s_first, _s_LS):",
+    jumps = set()
+    out = ["def solo_loop(R, _s_slot, X, _s_w, _s_E, _s_pc, _s_steps, _s_last, _s_first, _s_join, _s_LS):",
            "    L = _s_slot",
            "    _s_wpc = _s_w.pc",
            "    _s_ins = 0"]
-    for reg in sorted(held):
-        out.append(f"    {local(reg)} = R[{key(reg)!r}][_s_slot]")
+    prologue_at = len(out)
+    emitted = set()
     out.append("    try:")
     out.append("        while True:")
 
@@ -188,15 +176,20 @@ def _build(prog, scalar_ok):
         -> the most blocks any path from the dispatch entry runs through here."""
         pad = "    " * ind
         flush = [] if not d else [f"{pad}_s_steps += {d}", f"{pad}_s_ins += {c}"]
-        if not runs[t] or blocks[t].is_join:
+        if not runs[t]:
             lines += flush + [f"{pad}return {t}, _s_steps, True"]
             return len(path)
+        if blocks[t].is_join:
+            # the lane waits there only if it is the reconvergence point it recorded last
+            lines.append(f"{pad}if {t} == _s_join:")
+            lines += ["    " + s for s in flush] + [f"{pad}    return {t}, _s_steps, True"]
         if t > src:
             lines.append(f"{pad}if {t} >= _s_first:")
             lines += ["    " + s for s in flush] + [f"{pad}    return {t}, _s_steps, True"]
         if preds[t] == 1 and t not in path and len(path) < MAX_INLINE and nest < MAX_NESTING:
             return emit_block(lines, ind, t, d, c, path + (t,), nest)
         lines += flush + [f"{pad}_s_pc = {t}", f"{pad}continue"]
+        jumps.add(t)
         return len(path)
 
     def emit_block(lines, ind, bid, d, c, path, nest):
@@ -204,6 +197,7 @@ def _build(prog, scalar_ok):
         counted before it."""
         pad = "    " * ind
         b = blocks[bid]
+        emitted.add(bid)
         d, c = d + 1, c + max(1, len(b.code))
         if bid in inline:
             lines += [pad + s for s in inline[bid]]
@@ -222,16 +216,23 @@ def _build(prog, scalar_ok):
         lines.append(f"{pad}else:")
         return max(most, emit_edge(lines, ind + 1, bid, b.term.if_false, d, c, path, nest + 1))
 
+    entry_code = {}      # entry block -> (the most blocks a path from it runs, its code)
+    todo = list(heads)
+    while todo:
+        e = todo.pop()
+        if e not in entry_code:
+            body = []
+            entry_code[e] = (emit_block(body, 0, e, 0, 0, (e,), 0), body)
+            todo += sorted(jumps - set(entry_code))
+
     def tree(ids, ind):
         """A binary search over the entry blocks: the block to run is _s_pc."""
         pad = "    " * ind
         if len(ids) == 1:
-            e = ids[0]
-            body = []
-            most = emit_block(body, 0, e, 0, 0, (e,), 0)
+            most, body = entry_code[ids[0]]
             # every step of the way must come before the watchdog's next one (or return first)
             out.append(f"{pad}if _s_steps + {most} > _s_last:")
-            out.append(f"{pad}    return {e}, _s_steps, False")
+            out.append(f"{pad}    return {ids[0]}, _s_steps, False")
             out.extend(pad + s for s in body)
             return
         mid = len(ids) // 2
@@ -240,7 +241,22 @@ def _build(prog, scalar_ok):
         out.append(f"{pad}else:")
         tree(ids[mid:], ind + 1)
 
-    tree(entries, 3)
+    tree(sorted(entry_code), 3)
+
+    held = set()         # registers in locals
+    written = set()      # registers the inlined code may change: written back on the way out
+    for bid in emitted:
+        b = blocks[bid]
+        if bid in inline:
+            held.update(b.loads)
+            for name in b.stores:
+                written.add(("v", name))
+                if name in tracked:
+                    written.add(("u", name))
+        else:
+            held |= refs[bid]
+    held |= written
+    out[prologue_at:prologue_at] = [f"    {local(reg)} = R[{key(reg)!r}][_s_slot]" for reg in sorted(held)]
     out.append("    finally:")
     out.append("        _s_w.steps = _s_steps")
     out.append("        _s_E.thread_instructions += _s_ins")
@@ -256,7 +272,7 @@ def _build(prog, scalar_ok):
     ns = dict(namespace)
     ns["_cast"] = cast_via
     exec(compile(tree_, f"<simcore serial loop of {prog.name}>", "exec"), ns)
-    enter = [runs[b.id] and not b.is_join for b in blocks]
+    enter = [b.id in heads for b in blocks]
     return ns["solo_loop"], enter, source
 
 
