@@ -179,12 +179,10 @@ def _build(prog, scalar_ok):
         if not runs[t]:
             lines += flush + [f"{pad}return {t}, _s_steps, True"]
             return len(path)
-        if blocks[t].is_join:
-            # the lane waits there only if it is the reconvergence point it recorded last
-            lines.append(f"{pad}if {t} == _s_join:")
-            lines += ["    " + s for s in flush] + [f"{pad}    return {t}, _s_steps, True"]
-        if t > src:
-            lines.append(f"{pad}if {t} >= _s_first:")
+        # the lane waits at a reconvergence point only if it is the one it recorded last
+        stop = ([f"{t} == _s_join"] if blocks[t].is_join else []) + ([f"{t} >= _s_first"] if t > src else [])
+        if stop:
+            lines.append(f"{pad}if {' or '.join(stop)}:")
             lines += ["    " + s for s in flush] + [f"{pad}    return {t}, _s_steps, True"]
         if preds[t] == 1 and t not in path and len(path) < MAX_INLINE and nest < MAX_NESTING:
             return emit_block(lines, ind, t, d, c, path + (t,), nest)

@@ -206,6 +206,31 @@ SERIAL_KERNELS = {
             out[0] = t;
         }
     }""", np.int32),
+    # lanes 1-31 wait for lane 0 where its `if` ends, then all loop on together
+    "work after the serial phase": (r"""
+    __global__ void k(int *out, int n)
+    {
+        if (threadIdx.x >= 32) return;      // no other warp: lane 0 is the only runnable lane
+        int s = threadIdx.x;
+        if (threadIdx.x == 0) {
+            for (int i = 0; i < n; ++i) s = s * 7 + i;
+        }
+        for (int j = 0; j < 3; ++j) s += j * (int)threadIdx.x;
+        if (threadIdx.x < 8) out[threadIdx.x] = s;
+    }""", np.int32),
+    # warp 0 keeps only lane 0 (it records no reconvergence point), warp 1 waits ahead of it:
+    # lane 0 leaves its loop where warp 1 stands, and both go on together
+    "another warp ahead of the lone lane": (r"""
+    __global__ void k(int *out, int n)
+    {
+        if (threadIdx.x < 32 && threadIdx.x != 0) return;
+        int s = threadIdx.x;
+        if (threadIdx.x == 0) {
+            for (int i = 0; i < n; ++i) s = s * 7 + i;
+        }
+        for (int j = 0; j < 3; ++j) s += j * (int)threadIdx.x;
+        if (threadIdx.x % 8 == 0) out[threadIdx.x / 8] = s;
+    }""", np.int32),
 }
 
 
@@ -392,3 +417,41 @@ def test_the_generated_loop_casts_without_astype():
     assert ".astype(U4)" in made[2]                  # in the blocks' code
     assert "astype" not in made[0].__code__.co_names
     assert "_cast" in made[0].__code__.co_names
+
+
+def _branchy_kernel(sequential, nested):
+    seq = "\n".join(f"            if ((i * {k + 3}) & {1 << (k % 5)}) a = a * {k + 5} + i; else a ^= {k};"
+                    for k in range(sequential))
+    nest = "a += 1;"
+    for k in range(nested):
+        nest = f"if (((a >> {k % 7}) & 1) == {k % 2}) {{ a = a * 3 + {k}; {nest} }} else {{ a += {k}; }}"
+    return f"""
+    __global__ void k(int *out, int n)
+    {{
+        if (threadIdx.x == 0) {{
+            int a = 1;
+            for (int i = 0; i < n; ++i) {{
+{seq}
+                {nest}
+            }}
+            out[0] = a;
+        }}
+    }}"""
+
+
+@pytest.mark.parametrize("model", ["independent", "stack"])
+def test_many_branches_inside_the_loop_deeper_than_the_inlining(model, monkeypatch):
+    from simcore import solo
+    src = _branchy_kernel(12, solo.MAX_NESTING + 4)
+    results = [_launch(src, np.int32, way, monkeypatch, n=200, model=model)[0] for way in WAYS]
+    assert results[0] == results[1] == results[2]
+
+
+def test_the_lone_lane_stays_in_the_generated_loop_past_reconvergence_points_it_does_not_wait_at(monkeypatch):
+    # every if/else inside the loop ends at a reconvergence point; the lone lane recorded only the
+    # one after `if (threadIdx.x == 3)`, so the loop is left about once per watchdog look, not once
+    # per iteration
+    src, dtype = SERIAL_KERNELS["a branch inside"]
+    n = 3000
+    result, calls = _launch(src, dtype, "generated loop", monkeypatch, n=n)
+    assert result[1] is None and 0 < calls < n // 10
