@@ -60,8 +60,44 @@ def cast_via(buf, value):
     return buf[0]
 
 
-class _CastsToBuffers(ast.NodeTransformer):
-    """`(e).astype(T)` -> `_cast(_buf_T, e)`, for T a dtype name of the generated code."""
+_SCALAR_HELPER = re.compile(r"\bX\.(idiv|imod)\(")
+_OTHER_CONTEXT = re.compile(r"\bX\.(?!(?:DEFINED|UNSET|[bg]dim_[xyz])\b)")    # as engine.scalar_blocks
+
+
+def _lane_free_but_divisions(text):
+    return not _OTHER_CONTEXT.search(text)
+
+
+def scalar_idiv(X, lanes, a, b, L, site):
+    """Context.idiv for one lane's numpy scalars (C division: truncates toward zero); a zero
+    divisor goes the context's way, with the lane's slice, for the same fault."""
+    if b == 0:
+        return X.idiv(np.atleast_1d(a), np.atleast_1d(b), lanes, site)[0]
+    if a.dtype.kind == "u":
+        return a // b
+    q = a // b
+    r = a - q * b
+    q = q + ((r != 0) & ((a < 0) != (b < 0)))
+    return q if q.dtype == a.dtype else q.astype(a.dtype)
+
+
+def scalar_imod(X, lanes, a, b, L, site):
+    """Context.imod for one lane's numpy scalars (C remainder: the sign of a)."""
+    if b == 0:
+        return X.imod(np.atleast_1d(a), np.atleast_1d(b), lanes, site)[0]
+    r = a % b                   # numpy's: the sign of b
+    if a.dtype.kind != "u" and r != 0 and (r < 0) != (a < 0):
+        r = r - b
+    return r if r.dtype == a.dtype else r.astype(a.dtype)
+
+
+_SHIFTS = {"left_shift": ast.LShift, "right_shift": ast.RShift}
+
+
+class _CheaperScalarOps(ast.NodeTransformer):
+    """On numpy scalars: `(e).astype(T)` -> `_cast(_buf_T, e)` (T a dtype name of the generated
+    code), and `np.left_shift(a, b)` -> `a << b` (the operator gives the same type and bits for
+    every pair of integer types, ~70x cheaper than calling the ufunc on scalars)."""
 
     def __init__(self):
         self.used = set()
@@ -69,6 +105,9 @@ class _CastsToBuffers(ast.NodeTransformer):
     def visit_Call(self, node):
         self.generic_visit(node)
         f = node.func
+        if (isinstance(f, ast.Attribute) and f.attr in _SHIFTS and isinstance(f.value, ast.Name)
+                and f.value.id == "np" and len(node.args) == 2 and not node.keywords):
+            return ast.copy_location(ast.BinOp(node.args[0], _SHIFTS[f.attr](), node.args[1]), node)
         if (isinstance(f, ast.Attribute) and f.attr == "astype" and len(node.args) == 1 and not node.keywords
                 and isinstance(node.args[0], ast.Name) and node.args[0].id in DTYPES):
             name = node.args[0].id
@@ -129,16 +168,28 @@ def _build(prog, scalar_ok):
     inline = {}          # block id -> body lines without loads, stores and return (scalar blocks)
     refs = {}            # block id -> registers ('v'|'u', name) a called block names
     stored = {}          # block id -> registers a called block stores
+    may_fault = set()    # inlined blocks that divide integers (a zero divisor faults)
     for b in blocks:
         if not runs[b.id]:
             continue
+        lifted = None
         body = bodies[b.id]
-        if scalar_ok[b.id]:
+        if not scalar_ok[b.id]:
+            # a block whose only calls into the context divide integers: scalar versions below
+            lifted = [_SCALAR_HELPER.sub(lambda m: f"_s_{m.group(1)}(X, _s_LS, ", s) for s in body]
+            text = "\n".join(lifted)
+            if not _lane_free_but_divisions(text) or {n for _, n in _ANY_REG.findall(text)} - unshaped:
+                lifted = None
+            else:
+                body = lifted
+        if scalar_ok[b.id] or lifted is not None:
             kept = [s for s in body if not _LOAD.match(s) and not _STORE.match(s)]
             if kept and kept[-1].startswith("return "):
                 kept = kept[:-1]
             if not any("R[" in s or s.startswith("return") for s in kept):
                 inline[b.id] = kept
+                if lifted is not None:
+                    may_fault.add(b.id)
                 continue
         text = "\n".join(body)
         names = {("u" if u else "v", n) for u, n in _ANY_REG.findall(text)}
@@ -197,7 +248,15 @@ def _build(prog, scalar_ok):
         b = blocks[bid]
         emitted.add(bid)
         d, c = d + 1, c + max(1, len(b.code))
-        if bid in inline:
+        if bid in may_fault:
+            # its division may fault: the report and the launch see the wave as the general
+            # loop leaves it
+            lines += [f"{pad}_s_steps += {d}", f"{pad}_s_ins += {c}", f"{pad}_s_w.steps = _s_steps",
+                      f"{pad}_s_wpc[_s_slot] = {bid}", f"{pad}_s_w.running = _s_LS"]
+            lines += [pad + s for s in inline[bid]]
+            lines.append(f"{pad}_s_w.running = None")
+            d = c = 0
+        elif bid in inline:
             lines += [pad + s for s in inline[bid]]
         else:
             # the context, memory and plugins see the wave as the general loop leaves it
@@ -261,7 +320,7 @@ def _build(prog, scalar_ok):
     out += [f"        R[{key(r)!r}][_s_slot] = {local(r)}" for r in sorted(written)]
     source = "\n".join(out) + "\n"
     tree_ = ast.parse(source)
-    casts = _CastsToBuffers()
+    casts = _CheaperScalarOps()
     tree_ = ast.fix_missing_locations(casts.visit(tree_))
     fn_def = tree_.body[0]
     for name in sorted(casts.used):
@@ -269,6 +328,7 @@ def _build(prog, scalar_ok):
     ast.fix_missing_locations(tree_)
     ns = dict(namespace)
     ns["_cast"] = cast_via
+    ns["_s_idiv"], ns["_s_imod"] = scalar_idiv, scalar_imod
     exec(compile(tree_, f"<simcore serial loop of {prog.name}>", "exec"), ns)
     enter = [b.id in heads for b in blocks]
     return ns["solo_loop"], enter, source

@@ -98,7 +98,8 @@ def test_a_serial_loop_after_a_barrier_phase(n):
 
 import simcore.engine as engine_module
 from simcore.codegen import DTYPES
-from simcore.solo import cast_via, solo_loop
+from simcore.context import Context
+from simcore.solo import cast_via, scalar_idiv, scalar_imod, solo_loop
 
 SERIAL_KERNELS = {
     "nested loops": (r"""
@@ -336,6 +337,16 @@ FAULTING = {
             out[0] = acc;
         }
     }""", "undefined_value"),
+    "a division by zero inside the loop": (r"""
+    __global__ void k(int *out, int n)
+    {
+        if (threadIdx.x == 0) {
+            int acc = 0;
+            for (int i = 0; i < n; ++i)
+                acc += 1000 / (i - 37) + i % (40 - i);
+            out[0] = acc;
+        }
+    }""", "division_by_zero"),
 }
 
 
@@ -455,3 +466,50 @@ def test_the_lone_lane_stays_in_the_generated_loop_past_reconvergence_points_it_
     n = 3000
     result, calls = _launch(src, dtype, "generated loop", monkeypatch, n=n)
     assert result[1] is None and 0 < calls < n // 10
+
+
+INTEGER_TYPES = ["I1", "U1", "I2", "U2", "I4", "U4", "I8", "U8"]
+
+
+class _NoLanes:
+    """Enough of a context for Context.idiv/imod with non-zero divisors."""
+    _divisor = Context._divisor
+
+
+@pytest.mark.parametrize("name", INTEGER_TYPES)
+def test_scalar_division_and_remainder_give_the_contexts_bits(name):
+    # the generated loop inlines blocks that divide integers, with scalar versions of the
+    # context's C division and remainder
+    dtype = DTYPES[name]
+    values = [dtype.type(v) for v in _edge_values(dtype)] + [dtype.type(v) for v in (3, 7, 10, 100)]
+    with np.errstate(all="ignore"):
+        for a in values:
+            for b in values:
+                if b == 0:
+                    continue
+                for scalar, general in ((scalar_idiv, Context.idiv), (scalar_imod, Context.imod)):
+                    expected = general(_NoLanes(), np.array([a]), np.array([b]), None, 0)[0]
+                    got = scalar(None, None, a, b, 0, 0)
+                    assert type(got) is type(expected) and got == expected, (name, a, b, scalar.__name__)
+                    expected = general(_NoLanes(), np.array([a]), b, None, 0)[0]     # a constant divisor
+                    assert type(got) is type(expected) and got == expected
+
+
+@pytest.mark.parametrize("first", ["B1"] + INTEGER_TYPES)
+def test_shift_operators_on_scalars_are_the_shift_ufuncs(first):
+    # the generated loop writes np.left_shift(a, b) on scalars as a << b (and right shifts)
+    with np.errstate(all="ignore"):
+        for second in ["B1"] + INTEGER_TYPES:
+            for a in _edge_values(DTYPES[first]):
+                for b in list(_edge_values(DTYPES[second])) + [3, 31, 32, 33, 63, 64, 65]:
+                    a_, b_ = DTYPES[first].type(a), DTYPES[second].type(b) if DTYPES[second].kind != "b" else \
+                        DTYPES[second].type(b)
+                    for ufunc, op in ((np.left_shift, lambda x, y: x << y), (np.right_shift, lambda x, y: x >> y)):
+                        try:
+                            expected = ufunc(a_, b_)
+                        except TypeError:
+                            with pytest.raises(TypeError):
+                                op(a_, b_)
+                            continue
+                        got = op(a_, b_)
+                        assert type(got) is type(expected) and got == expected, (first, second, a, b)
