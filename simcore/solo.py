@@ -6,31 +6,36 @@ scans, but each block still costs a call, a dictionary look-up and a numpy scala
 per register, and the step's bookkeeping: a one-thread 10^5-iteration loop took ~130 ms,
 twice Oclgrind's time. Most of that is not the kernel's arithmetic.
 
-What: `solo_loop(prog)` compiles, once per program (cached on it, like `scalar_blocks`), a
-function that runs the blocks of the kernel that end in a goto or a branch, for one lane:
+What: `solo_loop(prog, scalar_ok)` compiles, once per program (cached on it, like
+`scalar_blocks`), a function that runs the blocks of the kernel that end in a goto or a branch,
+for one lane; `Engine.run_solo` calls it when the lane takes a backward edge (a loop):
 
 * the registers those blocks use live in Python locals (numpy scalars, as the scalar blocks'
   code already uses them) from entry to return, and are written back to the wave's registers
   on every way out (the uninitialised-value twins `__u_` too);
-* the code of a scalar block (engine.scalar_blocks) is inlined; a block that calls the context
-  (memory, local arrays, checks) is called as the general loop calls it, with the registers
-  it names written back first and the ones it stores read again after;
+* the code of a scalar block (engine.scalar_blocks) is inlined, and so is a block whose only
+  calls into the context divide integers (scalar C division and remainder below; a zero
+  divisor goes the context's way, with the wave's state what the general loop leaves); a block
+  that calls the context otherwise (memory, local arrays, checks) is called as the general
+  loop calls it, with the registers it names written back first and those it stores read again;
 * a block whose only predecessor ran just before it is inlined after it (no dispatch); other
   targets go back to a binary if-tree over the block ids;
-* steps and thread-instructions are counted exactly as run_solo counts them, one check of the
-  watchdog's next step per dispatched block: the function returns *before* any block whose
-  step would reach it (so the watchdog, which hashes the registers, sees them in the wave);
+* steps and thread-instructions are counted exactly as run_solo counts them (added up per
+  path, and before any block that may fault); the function returns *before* any block whose
+  step would reach the watchdog's next one (so the watchdog, which hashes the registers, sees
+  them in the wave);
 * it returns at every edge run_solo must look at: into the reconvergence point the lane
   recorded last (where it may wait for warp-mates; at any other one the general move would only
   move it: a lone lane's branch never diverges, so that record does not change meanwhile), into
   a block it does not run (a sync point, the exit), and forward to a block at or after another
   runnable lane's (backward edges cannot be: the lone lane is the lowest runnable one).
 
-`.astype(T)` on a numpy scalar costs ~400 ns (it goes through a 0-d array): the inlined code
-casts by storing into a one-element array of T and reading it back (~110 ns), which numpy does
-with the same cast loop (tests/test_serial_fast_path.py compares both over every dtype pair and
-edge values). Everything else is the blocks' own generated code, so values, steps,
-thread-instruction counts and faults are those of the general loop.
+Numpy on scalars, rewritten where it is slow: `.astype(T)` costs ~400 ns (it goes through a
+0-d array): the inlined code stores into a one-element array of T and reads it back (~110 ns),
+the same cast; `np.left_shift(a, b)` (~1.2 us as a ufunc call) becomes `a << b` (~20 ns), the
+same type and bits. tests/test_serial_fast_path.py compares each rewrite with the original over
+every dtype pair and edge values. Everything else is the blocks' own generated code, so values,
+steps, thread-instruction counts and faults are those of the general loop.
 """
 import ast
 import re
