@@ -51,7 +51,8 @@ GRID_SYNC_NOT_COOPERATIVE = (
     "every block must fit on the GPU at once.")
 
 GOTO, BRANCH, OTHER = range(3)     # block terminators, for run_solo
-SOLO_MIN_STEPS = 8     # run_solo enters the serial loop only with this many steps before the watchdog's
+SOLO_MIN_STEPS = 8     # run_solo enters the serial loop only this many steps or more before the watchdog's
+                       # next call (with fewer it would return at once: probes call it every step)
 
 # X attributes a block may use and still run for one lane given as a plain slot number
 _LANE_FREE = re.compile(r"\bX\.(?!(?:DEFINED|UNSET|[bg]dim_[xyz])\b)")
