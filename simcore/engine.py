@@ -26,6 +26,7 @@ import numpy as np
 
 from .context import EXIT, RUN, WARP
 from .errors import LaunchError
+from .solo import solo_loop
 from .sync import Sync
 from .watchdog import Watchdog
 from .wave import Wave
@@ -50,6 +51,8 @@ GRID_SYNC_NOT_COOPERATIVE = (
     "every block must fit on the GPU at once.")
 
 GOTO, BRANCH, OTHER = range(3)     # block terminators, for run_solo
+SOLO_MIN_STEPS = 8     # run_solo enters the serial loop only this many steps or more before the watchdog's
+                       # next call (with fewer it would return at once: probes call it every step)
 
 # X attributes a block may use and still run for one lane given as a plain slot number
 _LANE_FREE = re.compile(r"\bX\.(?!(?:DEFINED|UNSET|[bg]dim_[xyz])\b)")
@@ -106,6 +109,9 @@ class Engine:
                            b.term.target if b.term.kind == "goto" else b.term.if_true if b.term.kind == "branch" else -1,
                            b.term.if_false if b.term.kind == "branch" else -1, c)
                           for b, ok, c in zip(prog.blocks, self.scalar_ok, self.block_cost)]
+        # the serial fast path (solo.py): a generated loop over the lone lane's blocks, entered on
+        # a backward edge (a loop); made at the first serial phase (once per program)
+        self.solo_fused = self.solo_enter = None
         self.sync = Sync(prog, report, plugins, self.model)
         self.wave = None
         self._adv_warp, self._rr_warp = None, -1     # schedule state, kept across waves
@@ -198,9 +204,11 @@ class Engine:
         """Lockstep picked one lane, `slot`, at `pc` (the lowest program point of any runnable
         lane): it runs block after block without the general step's bookkeeping, as long as its
         next block comes before every other runnable lane's (lockstep would pick it alone again),
-        until it reaches a sync point, exits or arrives at a reconvergence point (those go the
-        general way). The same steps, in the same order, as the general loop would run: only
-        cheaper (no plugin watches steps here; the other lanes stand still meanwhile)."""
+        until it reaches a sync point, exits or arrives at the reconvergence point it recorded
+        last (those go the general way; at any other one the general move only moves it). Loops
+        run in the generated serial loop (solo.py). The same steps, in the same order, as the
+        general loop would run: only cheaper (no plugin watches steps here; the other lanes
+        stand still meanwhile)."""
         blocks, R, ctx, wpc = self.prog.blocks, w.R, self.ctx, w.pc
         plan, is_join = self.solo_plan, self.is_join_list
         L = slice(slot, slot + 1)
@@ -214,6 +222,15 @@ class Engine:
         instructions = 0
         steps = w.steps
         next_watch = self.next_watch
+        if self.solo_enter is None:
+            made = solo_loop(self.prog, self.scalar_ok)
+            self.solo_fused, self.solo_enter = (made[0], made[1]) if made else (None, [False] * len(blocks))
+        fused, enter = self.solo_fused, self.solo_enter
+        # the reconvergence point the lane recorded last: the only one it can wait at (nothing
+        # here changes its record); at any other it goes on as the general move would
+        waits_at = int(w.top[slot])
+        if not (0 <= waits_at < len(blocks) and is_join[waits_at]):
+            waits_at = -2
         try:
             while True:
                 steps += 1
@@ -246,20 +263,40 @@ class Engine:
                     if w.joined:
                         self.sync.resolve_joins(w)
                     return
-                if is_join[target]:         # it may have to wait there: the general move
-                    w.steps = steps
-                    w.joined = False
-                    self.move(w, L, target)
-                    if w.joined:
-                        self.sync.resolve_joins(w)
+                if target == waits_at:      # it waits there (if warp-mates are still on their way)
+                    self._solo_join(w, L, target, steps)
                     return
                 if target >= others_first:
                     wpc[slot] = target
                     return                  # another group runs first (or joins this lane)
+                if target <= pc and enter[target] and next_watch - steps > SOLO_MIN_STEPS:
+                    # a loop: the generated serial loop runs it until an edge that needs the
+                    # checks above, a block it does not run, or the watchdog's next step
+                    try:
+                        target, steps, check = fused(R, slot, ctx, w, self, target, steps, next_watch - 1,
+                                                     others_first, waits_at, L)
+                    except BaseException:
+                        steps = w.steps     # it counted up to the block that raised
+                        raise
+                    if check:
+                        if target == waits_at:
+                            self._solo_join(w, L, target, steps)
+                            return
+                        if target >= others_first:
+                            wpc[slot] = target
+                            return
                 pc = target
         finally:
             w.steps = steps
             self.thread_instructions += instructions
+
+    def _solo_join(self, w, L, target, steps):
+        """run_solo's lane moves to a reconvergence point: the general move."""
+        w.steps = steps
+        w.joined = False
+        self.move(w, L, target)
+        if w.joined:
+            self.sync.resolve_joins(w)
 
     def pick(self, w):
         """Choose (pc, lanes) to run next, or None when nothing is runnable."""

@@ -65,6 +65,10 @@ class Watchdog:
             return self.limit + 1
         if self.probe_end is not None:
             return s + 1
+        if self.next_probe <= s:
+            # the probe is due but waits for its time (next_probe_time): the next look at the
+            # clock starts it, rather than a call at every step until then
+            return s + self.clock_every
         return min(s + self.clock_every, self.next_probe)
 
     def tick(self, pc, L):
