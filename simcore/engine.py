@@ -101,6 +101,7 @@ class Engine:
         self.block_cost = [max(1, len(b.code)) for b in prog.blocks]    # thread-instructions per lane
         self.scalar_ok = scalar_blocks(prog)
         self.is_join_list = self.is_join.tolist()
+        self.nowhere = len(prog.blocks) + 1      # the program point of a lane that cannot run (pick)
         # per block, what run_solo needs: (code, scalar lane?, terminator kind, targets, cost)
         self.solo_plan = [(b.fn, ok, GOTO if b.term.kind == "goto" else BRANCH if b.term.kind == "branch" else OTHER,
                            b.term.target if b.term.kind == "goto" else b.term.if_true if b.term.kind == "branch" else -1,
@@ -263,33 +264,53 @@ class Engine:
 
     def pick(self, w):
         """Choose (pc, lanes) to run next, or None when nothing is runnable."""
-        runnable = w.st == RUN
         if self.schedule == "lockstep":
-            pcs = w.pc[runnable]
-            if len(pcs) == 0:
+            # the lowest program point with a runnable lane, and every runnable lane there: one
+            # comparison, one min and one count over the wave; the lanes as a slice when they are
+            # one contiguous range (a convergent group), without collecting them
+            runnable = w.st == RUN
+            at_pc = np.where(runnable, w.pc, self.nowhere)
+            p = int(at_pc.min())
+            if p == self.nowhere:
                 return None
-            p = int(pcs.min())
-            lanes = np.flatnonzero(runnable & (w.pc == p))
-            self.took_all = len(lanes) == len(pcs)
-            return p, w.as_slice(lanes)
-        warp_any = runnable.reshape(w.nwarps, WARP).any(axis=1)
-        warps = np.flatnonzero(warp_any)
-        if len(warps) == 0:
-            return None
+            here = at_pc == p
+            n = int(np.count_nonzero(here))
+            self.took_all = n == np.count_nonzero(runnable)
+            first = int(here.argmax())
+            if here[first:first + n].all():
+                return p, slice(first, first + n)
+            return p, np.flatnonzero(here)
         if self.schedule == "adversarial":
             # one warp at a time, the highest first, until it stops (a sync point or exit)
             cur = self._adv_warp
             # (a warp of an earlier, larger wave may not exist in this one)
-            wp = cur if cur is not None and cur < w.nwarps and warp_any[cur] else int(warps[-1])
+            if cur is not None and cur < w.nwarps and (w.st[cur * WARP:(cur + 1) * WARP] == RUN).any():
+                wp = cur
+            else:
+                warps = self.runnable_warps(w)
+                if len(warps) == 0:
+                    return None
+                wp = int(warps[-1])
             self._adv_warp = wp
         elif self.schedule == "round_robin":
-            later = warps[warps > self._rr_warp]
-            wp = int(later[0]) if len(later) else int(warps[0])
+            # the next warp after the last one with a runnable lane, else the first such warp
+            start = (self._rr_warp + 1) * WARP
+            later = w.st[start:] == RUN if start < w.S else None
+            if later is not None and later.any():
+                wp = (start + int(later.argmax())) // WARP
+            else:
+                warps = self.runnable_warps(w)
+                if len(warps) == 0:
+                    return None
+                wp = int(warps[0])
             self._rr_warp = wp
         else:   # random
+            warps = self.runnable_warps(w)
+            if len(warps) == 0:
+                return None
             wp = int(self.rng.choice(warps))
         base = wp * WARP
-        r = runnable[base:base + WARP]
+        r = w.st[base:base + WARP] == RUN
         pcs = w.pc[base:base + WARP][r]
         if self.schedule == "random":
             p = int(self.rng.choice(np.unique(pcs)))
@@ -297,6 +318,11 @@ class Engine:
             p = int(pcs.min())
         lanes = base + np.flatnonzero(r & (w.pc[base:base + WARP] == p))
         return p, w.as_slice(lanes)
+
+    @staticmethod
+    def runnable_warps(w):
+        """The warps of the wave with a runnable lane, ascending."""
+        return np.flatnonzero((w.st == RUN).reshape(w.nwarps, WARP).any(axis=1))
 
     # ================================================================= after a block
     def advance(self, w, block, L, cond):

@@ -54,6 +54,8 @@ class Sync:
         self.site_block_wide = np.array([x.block_wide for x in sites] + [False], bool)
         self.site_arrive = np.array([x.mode == "arrive" for x in sites] + [False], bool)
         self.site_grid = np.array([x.grid_wide for x in sites] + [False], bool)
+        self.bar_sites = np.flatnonzero(self.site_is_bar)
+        self.plain_barriers = not self.site_grid.any()     # no grid.sync() in the kernel
 
     def eager(self, w, site):
         """Right after lanes arrive at a sync point: finish what needs no one else. Warp collectives
@@ -116,20 +118,13 @@ class Sync:
             return False                  # no warp has diverged in this wave
         progressed = False
         while True:
-            waiting = np.flatnonzero(w.st == JOIN)
+            waiting = w.lanes_in_state(JOIN)
             if len(waiting) == 0:
                 return progressed
-            live = np.flatnonzero((w.st != EXIT) & (w.jdepth > 0))
-            owner, joins = w.stack_entries(live)
-            keys, members = np.unique(w.join_keys(owner, joins), return_counts=True)
-            wkeys = w.join_keys(waiting, w.jtop(waiting))
-            wk, there = np.unique(wkeys, return_counts=True)
-            # a join completes when every live lane that recorded it is waiting there
-            done = wk[there == members[np.searchsorted(keys, wk)]]
-            release = waiting[np.isin(wkeys, done)]
-            if len(release) == 0:
+            done = w.complete_joins(waiting)
+            if not done.any():
                 return progressed
-            w.leave_join(release)
+            w.leave_join(waiting[done])
             progressed = True
 
     def unpark(self, w):
@@ -275,9 +270,23 @@ class Sync:
     # ===================================================================== barriers
     def resolve_barriers(self, w, diagnose):
         prog = self.prog
-        lanes = w.waiting_at(self.site_is_bar)
-        if len(lanes) == 0:
+        waiting = w.waiting_count[self.bar_sites]
+        if not waiting.any():
             return False
+        if self.plain_barriers and not w.named.count.any():
+            at = np.flatnonzero(waiting)
+            if len(at) == 1:
+                s = int(self.bar_sites[at[0]])
+                if self.site_block_wide[s] and waiting[at[0]] == w.live_count():
+                    # the common case, known from the arrival counts: every live thread of the wave
+                    # waits at one __syncthreads (what _block_barriers finds by looking at every lane)
+                    if diagnose:
+                        return False
+                    lanes = w.live_slots()
+                    blocks = w.slot_block if lanes is w._all else w.slot_block[lanes]
+                    self._release_barrier(w, lanes, blocks, w.site[lanes])
+                    return True
+        lanes = w.waiting_at(self.site_is_bar)
         block_wide = self.site_block_wide[w.site[lanes]]
         progressed = False
         if block_wide.all() and not w.named.count.any():

@@ -21,6 +21,7 @@ import numpy as np
 
 from .context import BAR, EXIT, JOIN, PARK, RUN, WARP, LaneIndexing
 from .errors import make_fault
+from .memory import run_starts
 
 MAX_DEPTH = 64      # divergent branches nested deeper than this within a warp: a fault
 
@@ -70,6 +71,9 @@ class Wave(LaneIndexing):
         self.st = np.full(S, RUN, np.int8)
         self.st[self.slot_thread >= tpb] = EXIT   # padding lanes of a partial last warp
         self.site = np.full(S, -1, np.int32)
+        # per sync site (plus one for 'none'): lanes waiting there, counted as they arrive and
+        # leave, so that sync resolution knows what waits where without a pass over the wave
+        self.waiting_count = np.zeros(len(prog.sync_sites) + 1, np.int64)
         self.jstack = np.full((S, 0), -1, np.int32)    # grows on the first divergence
         self.jdepth = np.zeros(S, np.int32)
         self.top = np.full(S, -1, np.int32)
@@ -79,6 +83,7 @@ class Wave(LaneIndexing):
         self.named = NamedBarriers(nblk)
         self.exited_any = bool((self.slot_thread >= tpb).any())
         self._live = None
+        self._live_slots = None
         self.joined = False          # a lane started waiting at a reconvergence point this step
         self.running = None          # the lanes of the step being run (None between steps)
 
@@ -120,12 +125,26 @@ class Wave(LaneIndexing):
             return slice(int(first), int(last) + 1)
         return lanes
 
+    @staticmethod
+    def whole_warps(idx):
+        """Sorted distinct lanes -> the warps they fill (an int array, one per 32 lanes) when they
+        are whole warps, else None."""
+        n = len(idx)
+        if n == 0 or n % WARP or idx[0] % WARP:
+            return None
+        first = idx[::WARP]
+        if idx[-1] - idx[0] + 1 == n:
+            return first // WARP        # one contiguous range of whole warps
+        if (idx[WARP - 1::WARP] - first == WARP - 1).all() and (first % WARP == 0).all():
+            return first // WARP
+        return None
+
     def waiting_at(self, site_filter):
         """Slots waiting at a sync site for which site_filter (a bool per sync site, plus one
         False for 'none') is true: e.g. the lanes waiting at barriers, or at warp collectives."""
+        if not self.waiting_count[site_filter].any():
+            return np.empty(0, np.int64)
         waiting = np.flatnonzero(self.st == BAR)
-        if len(waiting) == 0:
-            return waiting
         return waiting[site_filter[self.site[waiting]]]
 
     def live_count(self):
@@ -133,6 +152,12 @@ class Wave(LaneIndexing):
         if self._live is None:
             self._live = np.bincount(self.slot_block[self.st != EXIT], minlength=self.nblk)
         return int(self._live.sum())
+
+    def live_slots(self):
+        """The slots that have not exited, sorted (cached between exits)."""
+        if self._live_slots is None:
+            self._live_slots = np.flatnonzero(self.st != EXIT) if self.exited_any else self._all
+        return self._live_slots
 
     def live_per_block(self):
         self.live_count()
@@ -153,6 +178,7 @@ class Wave(LaneIndexing):
         self.st[L] = BAR
         self.site[L] = site.id
         self.pc[L] = site.next
+        self.waiting_count[site.id] += self.nlanes(L)
 
     def release(self, lanes, sync_sites):
         """Lanes waiting at sync points go on: each to the block after its own sync point (where
@@ -163,6 +189,7 @@ class Wave(LaneIndexing):
         sites = self.site[span]
         lo, hi = sites.min(), sites.max()
         if lo == hi:
+            self.waiting_count[lo] -= len(lanes)
             self.st[span] = RUN
             self.site[span] = -1
             target = sync_sites[int(lo)].next
@@ -174,6 +201,7 @@ class Wave(LaneIndexing):
         self.site[lanes] = -1
         for s in np.unique(sites):
             sel = lanes[sites == s]
+            self.waiting_count[s] -= len(sel)
             target = sync_sites[int(s)].next
             self.pc[sel] = target
             self.check_join(sel, target)
@@ -182,6 +210,7 @@ class Wave(LaneIndexing):
         self.st[L] = EXIT
         self.exit_line[L] = line
         self._live = None
+        self._live_slots = None
         self.exited_any = True
 
     # ================================================================= reconvergence
@@ -205,11 +234,22 @@ class Wave(LaneIndexing):
     def diverge(self, idx, c, join, f_lanes):
         """Lanes `idx` of a branch split by condition c: those of a warp that took both sides will
         wait for each other at `join`. f_lanes (stack model): the side to park meanwhile."""
-        warps = self.slot_warp[idx]
-        t_count = np.bincount(warps[c], minlength=self.nwarps)
-        f_count = np.bincount(warps[~c], minlength=self.nwarps)
-        split = (t_count > 0) & (f_count > 0)
-        members = idx[split[warps]]
+        rows = self.whole_warps(idx)
+        if rows is not None:
+            # lanes of whole warps (a convergent group): per warp any/all of c, no bincount
+            cw = c.reshape(-1, WARP)
+            split_rows = cw.any(axis=1) & ~cw.all(axis=1)
+            if not split_rows.any():
+                return
+            split = np.zeros(self.nwarps, bool)
+            split[rows] = split_rows
+            members = idx.reshape(-1, WARP)[split_rows].ravel()
+        else:
+            warps = self.slot_warp[idx]
+            t_count = np.bincount(warps[c], minlength=self.nwarps)
+            f_count = np.bincount(warps[~c], minlength=self.nwarps)
+            split = (t_count > 0) & (f_count > 0)
+            members = idx[split[warps]]
         if len(members) == 0:
             return
         fresh = members[self.jtop(members) != join]
@@ -245,6 +285,45 @@ class Wave(LaneIndexing):
         d = self.jdepth[lanes]
         mask = np.arange(self.jstack.shape[1])[None, :] < d[:, None]
         return np.repeat(lanes, d), self.jstack[lanes][mask]
+
+    def complete_joins(self, waiting):
+        """waiting: the lanes waiting at reconvergence points (sorted). -> per lane, is its point
+        complete: does every live lane of its warp that recorded that point (counted once per
+        time it is on the lane's stack) wait there? Only the warps of the waiting lanes are
+        looked at (the points are per warp): no pass over the wave, no np.unique."""
+        warp = self.slot_warp[waiting]
+        new_warp = run_starts(warp)
+        warps = warp[new_warp]                              # the warps involved, ascending
+        row = np.cumsum(new_warp) - 1                       # each waiting lane's warp, as a row
+        slots = warps[:, None] * WARP + np.arange(WARP)     # (warps, 32)
+        depth = np.where(self.st[slots] != EXIT, self.jdepth[slots], 0)
+        D = self.jstack.shape[1]
+        entries = np.where(np.arange(D) < depth[..., None], self.jstack[slots], -1).reshape(len(warps), WARP * D)
+        # the distinct (warp, point) pairs the lanes wait at, and how many lanes wait at each
+        key = row.astype(np.int64) * self.njoins + self.top[waiting]
+        if len(key) > 1 and (key[1:] < key[:-1]).any():
+            order = np.argsort(key, kind="stable")
+        else:
+            order = None
+        skey = key if order is None else key[order]
+        first = run_starts(skey)
+        starts = np.flatnonzero(first)
+        there = np.diff(np.append(starts, len(skey)))
+        pair_row, pair_join = skey[starts] // self.njoins, skey[starts] % self.njoins
+        members = (entries[pair_row] == pair_join[:, None]).sum(axis=1)
+        complete = (members == there)[np.cumsum(first) - 1]
+        if order is None:
+            return complete
+        out = np.empty(len(key), bool)
+        out[order] = complete
+        return out
+
+    def lanes_in_state(self, state):
+        """Slots in `state` (sorted); no index pass when there are none."""
+        in_state = self.st == state
+        if not in_state.any():
+            return np.empty(0, np.int64)
+        return np.flatnonzero(in_state)
 
     def leave_join(self, lanes):
         """Lanes whose reconvergence point completed go on; one that recorded the same point
