@@ -269,13 +269,17 @@ class Engine:
             # comparison, one min and one count over the wave; the lanes as a slice when they are
             # one contiguous range (a convergent group), without collecting them
             runnable = w.st == RUN
-            at_pc = np.where(runnable, w.pc, self.nowhere)
-            p = int(at_pc.min())
-            if p == self.nowhere:
+            n_run = int(np.count_nonzero(runnable))
+            if n_run == 0:
                 return None
-            here = at_pc == p
+            if n_run == w.S:            # every slot runnable: no mask needed
+                p = int(w.pc.min())
+                here = w.pc == p
+            else:
+                p = int(np.minimum.reduce(w.pc, where=runnable, initial=self.nowhere))
+                here = (w.pc == p) & runnable
             n = int(np.count_nonzero(here))
-            self.took_all = n == np.count_nonzero(runnable)
+            self.took_all = n == n_run
             first = int(here.argmax())
             if here[first:first + n].all():
                 return p, slice(first, first + n)
@@ -343,16 +347,15 @@ class Engine:
                 self.move(w, L, f_target)
             else:
                 idx = w.lane_index(L)
-                tl, fl = idx[c], idx[~c]
+                fl = idx[~c] if self.model == "stack" else None     # the side a warp parks
                 if block.ipdom >= 0:
                     w.diverge(idx, c, block.ipdom, fl if f_target != block.ipdom else None)
                 elif self.model == "stack" and block.exit_join:
                     # both sides run to the end of the kernel: still one side at a time
                     w.diverge(idx, c, len(self.prog.blocks), fl)
-                w.pc[tl] = t_target
-                w.pc[fl] = f_target
-                w.check_join(tl, t_target)
-                w.check_join(fl, f_target)
+                # both sides at once, as masks over L (no index arrays per side)
+                w.pc[L] = np.where(c, t_target, f_target)
+                w.check_join_split(L, c, t_target, f_target)
         elif kind == "sync":
             site = self.prog.sync_sites[term.site]
             if site.grid_wide and not getattr(self.launch, "cooperative", False):
@@ -368,7 +371,7 @@ class Engine:
     def move(self, w, L, target):
         w.pc[L] = target
         if w.is_join[target]:
-            w.check_join(w.lane_index(L), target)
+            w.check_join(L, target)
         if self.took_all and not w.joined:
             # every runnable lane ran this step and all went on to one block: run it next
             self.hint = (target, L)

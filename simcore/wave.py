@@ -23,7 +23,9 @@ from .context import BAR, EXIT, JOIN, PARK, RUN, WARP, LaneIndexing
 from .errors import make_fault
 from .memory import run_starts
 
-MAX_DEPTH = 64      # divergent branches nested deeper than this within a warp: a fault
+ALL_TRUE = np.uint64(0x0101010101010101)    # eight numpy bools, all True, as one word
+MAX_DEPTH = 64
+WARP_SHIFT = WARP.bit_length() - 1     # slot >> WARP_SHIFT: its warp      # divergent branches nested deeper than this within a warp: a fault
 
 
 class NamedBarriers:
@@ -61,15 +63,17 @@ class Wave(LaneIndexing):
         self.steps = steps                # steps run in the launch so far (this wave's included)
         slots = np.arange(S)
         self._all = slots
-        self.slot_block = slots // self.spb
-        self.slot_thread = slots % self.spb
-        self.slot_warp = slots // WARP
-        self.slot_lane = slots % WARP
+        # (repeat, tile and shifts: several times cheaper than dividing every slot number)
+        self.slot_block = np.repeat(np.arange(nblk), self.spb)
+        self.slot_thread = np.tile(np.arange(self.spb), nblk)
+        self.slot_warp = slots >> WARP_SHIFT
+        self.slot_lane = slots & (WARP - 1)
         self.gslot_base = first_block * self.spb    # launch-wide number of slot 0
         self.R = self._registers(prog, launch)
         self.pc = np.zeros(S, np.int32)
         self.st = np.full(S, RUN, np.int8)
-        self.st[self.slot_thread >= tpb] = EXIT   # padding lanes of a partial last warp
+        if self.spb > tpb:
+            self.st[self.slot_thread >= tpb] = EXIT   # padding lanes of a partial last warp
         self.site = np.full(S, -1, np.int32)
         # per sync site (plus one for 'none'): lanes waiting there, counted as they arrive and
         # leave, so that sync resolution knows what waits where without a pass over the wave
@@ -88,7 +92,7 @@ class Wave(LaneIndexing):
         self.running = None          # the lanes of the step being run (None between steps)
 
     def _registers(self, prog, launch):
-        S, t = self.S, self.slot_thread
+        S = self.S
         R = {}
         for name, var in prog.vars.items():
             R[name] = np.zeros((S,) + var.shape, var.ctype.dtype)
@@ -96,12 +100,16 @@ class Wave(LaneIndexing):
                 R["__u_" + name] = np.zeros((S,) + var.shape, np.uint8)
         bx, by, _ = launch.block
         gx, gy, _ = launch.grid
-        gblk = self.slot_block + self.first_block
-        specials = {"tid_x": t % bx, "tid_y": (t // bx) % by, "tid_z": t // (bx * by),
-                    "bid_x": gblk % gx, "bid_y": (gblk // gx) % gy, "bid_z": gblk // (gx * gy)}
+        # computed per thread of a block and per block, then spread over the slots
+        t = np.arange(self.spb)
+        gblk = np.arange(self.nblk) + self.first_block
+        specials = {"tid_x": lambda: t % bx, "tid_y": lambda: (t // bx) % by, "tid_z": lambda: t // (bx * by),
+                    "bid_x": lambda: gblk % gx, "bid_y": lambda: (gblk // gx) % gy,
+                    "bid_z": lambda: gblk // (gx * gy)}
         for key, values in specials.items():
             if "sp_" + key in R:
-                R["sp_" + key][:] = values.astype(np.uint32)
+                per = values().astype(np.uint32)
+                R["sp_" + key].reshape(self.nblk, self.spb)[:] = per[None, :] if key[0] == "t" else per[:, None]
         for p, value in zip(prog.params, launch.arg_values):
             R[p.var][:] = value
         return R
@@ -194,7 +202,7 @@ class Wave(LaneIndexing):
             self.site[span] = -1
             target = sync_sites[int(lo)].next
             self.pc[span] = target
-            self.check_join(lanes, target)
+            self.check_join(span, target)
             return
         sites = self.site[lanes]
         self.st[lanes] = RUN
@@ -222,13 +230,31 @@ class Wave(LaneIndexing):
         d = self.jdepth[idx]
         self.top[idx] = np.where(d > 0, self.jstack[idx, np.maximum(d - 1, 0)], -1)
 
-    def check_join(self, idx, target):
-        """Lanes arriving at a reconvergence point they registered for wait there."""
-        if not self.is_join[target] or len(idx) == 0:
+    def check_join(self, L, target):
+        """Lanes (a slice or an index array) arriving at a reconvergence point they registered
+        for wait there."""
+        if not self.is_join[target]:
             return
-        wait = self.jtop(idx) == target
+        wait = self.top[L] == target
         if wait.any():
-            self.st[idx[wait]] = JOIN
+            self.st[self.lane_index(L)[wait]] = JOIN
+            self.joined = True
+
+    def check_join_split(self, L, c, t_target, f_target):
+        """check_join for the lanes L of a branch: those where c is true went to t_target, the
+        others to f_target."""
+        t_join, f_join = self.is_join[t_target], self.is_join[f_target]
+        if not (t_join or f_join):
+            return
+        top = self.top[L]
+        if t_join and f_join:
+            wait = top == np.where(c, t_target, f_target)
+        elif t_join:
+            wait = c & (top == t_target)
+        else:
+            wait = ~c & (top == f_target)
+        if wait.any():
+            self.st[self.lane_index(L)[wait]] = JOIN
             self.joined = True
 
     def diverge(self, idx, c, join, f_lanes):
@@ -237,8 +263,13 @@ class Wave(LaneIndexing):
         rows = self.whole_warps(idx)
         if rows is not None:
             # lanes of whole warps (a convergent group): per warp any/all of c, no bincount
-            cw = c.reshape(-1, WARP)
-            split_rows = cw.any(axis=1) & ~cw.all(axis=1)
+            if c.flags.c_contiguous:
+                # 32 bools of a warp are 4 machine words: all true is 4 words of 0x01 bytes
+                words = c.view(np.uint64).reshape(-1, WARP // 8)
+                split_rows = (words != 0).any(axis=1) & (words != ALL_TRUE).any(axis=1)
+            else:
+                cw = c.reshape(-1, WARP)
+                split_rows = cw.any(axis=1) & ~cw.all(axis=1)
             if not split_rows.any():
                 return
             split = np.zeros(self.nwarps, bool)
@@ -291,26 +322,20 @@ class Wave(LaneIndexing):
         complete: does every live lane of its warp that recorded that point (counted once per
         time it is on the lane's stack) wait there? Only the warps of the waiting lanes are
         looked at (the points are per warp): no pass over the wave, no np.unique."""
-        warp = self.slot_warp[waiting]
-        new_warp = run_starts(warp)
-        warps = warp[new_warp]                              # the warps involved, ascending
-        row = np.cumsum(new_warp) - 1                       # each waiting lane's warp, as a row
-        slots = warps[:, None] * WARP + np.arange(WARP)     # (warps, 32)
-        depth = np.where(self.st[slots] != EXIT, self.jdepth[slots], 0)
-        D = self.jstack.shape[1]
-        entries = np.where(np.arange(D) < depth[..., None], self.jstack[slots], -1).reshape(len(warps), WARP * D)
         # the distinct (warp, point) pairs the lanes wait at, and how many lanes wait at each
-        key = row.astype(np.int64) * self.njoins + self.top[waiting]
-        if len(key) > 1 and (key[1:] < key[:-1]).any():
-            order = np.argsort(key, kind="stable")
-        else:
-            order = None
+        key = self.slot_warp[waiting].astype(np.int64) * self.njoins + self.top[waiting]
+        order = np.argsort(key, kind="stable") if (key[1:] < key[:-1]).any() else None
         skey = key if order is None else key[order]
         first = run_starts(skey)
         starts = np.flatnonzero(first)
         there = np.diff(np.append(starts, len(skey)))
-        pair_row, pair_join = skey[starts] // self.njoins, skey[starts] % self.njoins
-        members = (entries[pair_row] == pair_join[:, None]).sum(axis=1)
+        pair_warp, pair_join = skey[starts] // self.njoins, skey[starts] % self.njoins
+        # per pair: the entries equal to its point on the stacks of its warp's live lanes
+        slots = pair_warp[:, None] * WARP + np.arange(WARP)         # (pairs, 32)
+        depth = np.where(self.st[slots] != EXIT, self.jdepth[slots], 0)
+        members = np.zeros(len(starts), np.int64)
+        for d in range(int(depth.max())):
+            members += ((self.jstack[slots, d] == pair_join[:, None]) & (depth > d)).sum(axis=1)
         complete = (members == there)[np.cumsum(first) - 1]
         if order is None:
             return complete
