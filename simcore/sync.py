@@ -156,8 +156,9 @@ class Sync:
             return False
         masks = self._operand(w, lanes, "mask").astype(np.int64) & FULL
         key = w.slot_warp[lanes].astype(np.int64) << 32 | masks
-        order = np.argsort(key, kind="stable")
-        lanes, masks, key = lanes[order], masks[order], key[order]
+        if (key[1:] < key[:-1]).any():      # (usually already in order: one mask per warp)
+            order = np.argsort(key, kind="stable")
+            lanes, masks, key = lanes[order], masks[order], key[order]
         lane_id = w.slot_lane[lanes].astype(np.int64)
         own_ok = ((masks >> lane_id) & 1) == 1
         live_bits = w.live_bits()

@@ -88,6 +88,7 @@ class Wave(LaneIndexing):
         self.exited_any = bool((self.slot_thread >= tpb).any())
         self._live = None
         self._live_slots = None
+        self._live_bits = None
         self.joined = False          # a lane started waiting at a reconvergence point this step
         self.running = None          # the lanes of the step being run (None between steps)
 
@@ -150,9 +151,12 @@ class Wave(LaneIndexing):
     def waiting_at(self, site_filter):
         """Slots waiting at a sync site for which site_filter (a bool per sync site, plus one
         False for 'none') is true: e.g. the lanes waiting at barriers, or at warp collectives."""
-        if not self.waiting_count[site_filter].any():
+        counts = self.waiting_count
+        if not counts[site_filter].any():
             return np.empty(0, np.int64)
         waiting = np.flatnonzero(self.st == BAR)
+        if not counts[~site_filter].any():
+            return waiting          # every waiting lane is at such a site
         return waiting[site_filter[self.site[waiting]]]
 
     def live_count(self):
@@ -176,9 +180,11 @@ class Wave(LaneIndexing):
 
     def live_bits(self):
         """Per warp of the wave: the bitmask of its lanes that have not exited."""
-        alive = (self.st != EXIT).reshape(self.nwarps, WARP)
-        weights = (np.int64(1) << np.arange(WARP, dtype=np.int64))
-        return (alive * weights).sum(axis=1).astype(np.int64)
+        if self._live_bits is None:
+            alive = (self.st != EXIT).reshape(self.nwarps, WARP)
+            weights = (np.int64(1) << np.arange(WARP, dtype=np.int64))
+            self._live_bits = (alive * weights).sum(axis=1).astype(np.int64)
+        return self._live_bits
 
     # ================================================================= moving lanes
     def wait_at(self, L, site):
@@ -219,6 +225,7 @@ class Wave(LaneIndexing):
         self.exit_line[L] = line
         self._live = None
         self._live_slots = None
+        self._live_bits = None
         self.exited_any = True
 
     # ================================================================= reconvergence
