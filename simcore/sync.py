@@ -185,11 +185,17 @@ class Sync:
             complete[:] = True
         if not complete.any():
             return False
-        done = complete[inv]
-        lanes, inv, masks = lanes[done], inv[done], masks[done]
+        if not complete.all():
+            done = complete[inv]
+            lanes, inv, masks = lanes[done], inv[done], masks[done]
         # complete per site (results depend on the operation)
-        for s in _distinct(w.site[lanes]):
-            sel = w.site[lanes] == s
+        sites = w.site[lanes]
+        distinct = _distinct(sites)
+        if len(distinct) == 1:      # (usually: every lane at one site, no selection to make)
+            self._complete_collective(w, prog.sync_sites[int(distinct[0])], lanes, bits[inv])
+            return True
+        for s in distinct:
+            sel = sites == s
             self._complete_collective(w, prog.sync_sites[int(s)], lanes[sel], bits[inv[sel]])
         return True
 
@@ -197,8 +203,15 @@ class Sync:
         """Per-lane operand values: each lane's own sync site decides which register holds them."""
         prog = self.prog
         sites = w.site[lanes]
+        distinct = _distinct(sites)
+        if len(distinct) == 1:      # one site: its register's values, as the general case types them
+            reg = prog.sync_sites[int(distinct[0])].operands.get(key)
+            if reg is None:
+                return np.full(len(lanes), FULL, np.int64)
+            vals = w.R[reg][lanes]
+            return vals.astype(np.int64) if vals.dtype.kind in "iub" else vals
         out = None
-        for s in _distinct(sites):
+        for s in distinct:
             reg = prog.sync_sites[int(s)].operands.get(key)
             sel = sites == s
             vals = w.R[reg][lanes[sel]] if reg is not None else np.full(sel.sum(), FULL, np.int64)
@@ -254,7 +267,7 @@ class Sync:
         else:   # xor: lanes of later segments are out of reach and give back their own value
             src = lane_id ^ (src_arg & 31)
             src = np.where((src // width) > (lane_id // width), lane_id, src)
-        warp_base = w.slot_warp[lanes].astype(np.int64) * WARP
+        warp_base = lanes - lane_id         # the warp's first slot
         src_slot = warp_base + src
         value_reg = site.operands["value"]
         values = R[value_reg][src_slot]
