@@ -104,6 +104,7 @@ class Engine:
         self.block_cost = [max(1, len(b.code)) for b in prog.blocks]    # thread-instructions per lane
         self.scalar_ok = scalar_blocks(prog)
         self.is_join_list = self.is_join.tolist()
+        self.nowhere = len(prog.blocks) + 1      # the program point of a lane that cannot run (pick)
         # per block, what run_solo needs: (code, scalar lane?, terminator kind, targets, cost)
         self.solo_plan = [(b.fn, ok, GOTO if b.term.kind == "goto" else BRANCH if b.term.kind == "branch" else OTHER,
                            b.term.target if b.term.kind == "goto" else b.term.if_true if b.term.kind == "branch" else -1,
@@ -300,33 +301,57 @@ class Engine:
 
     def pick(self, w):
         """Choose (pc, lanes) to run next, or None when nothing is runnable."""
-        runnable = w.st == RUN
         if self.schedule == "lockstep":
-            pcs = w.pc[runnable]
-            if len(pcs) == 0:
+            # the lowest program point with a runnable lane, and every runnable lane there: one
+            # comparison, one min and one count over the wave; the lanes as a slice when they are
+            # one contiguous range (a convergent group), without collecting them
+            runnable = w.st == RUN
+            n_run = int(np.count_nonzero(runnable))
+            if n_run == 0:
                 return None
-            p = int(pcs.min())
-            lanes = np.flatnonzero(runnable & (w.pc == p))
-            self.took_all = len(lanes) == len(pcs)
-            return p, w.as_slice(lanes)
-        warp_any = runnable.reshape(w.nwarps, WARP).any(axis=1)
-        warps = np.flatnonzero(warp_any)
-        if len(warps) == 0:
-            return None
+            if n_run == w.S:            # every slot runnable: no mask needed
+                p = int(w.pc.min())
+                here = w.pc == p
+            else:
+                p = int(np.minimum.reduce(w.pc, where=runnable, initial=self.nowhere))
+                here = (w.pc == p) & runnable
+            n = int(np.count_nonzero(here))
+            self.took_all = n == n_run
+            first = int(here.argmax())
+            if here[first:first + n].all():
+                return p, slice(first, first + n)
+            return p, np.flatnonzero(here)
         if self.schedule == "adversarial":
             # one warp at a time, the highest first, until it stops (a sync point or exit)
             cur = self._adv_warp
             # (a warp of an earlier, larger wave may not exist in this one)
-            wp = cur if cur is not None and cur < w.nwarps and warp_any[cur] else int(warps[-1])
+            if cur is not None and cur < w.nwarps and (w.st[cur * WARP:(cur + 1) * WARP] == RUN).any():
+                wp = cur
+            else:
+                warps = self.runnable_warps(w)
+                if len(warps) == 0:
+                    return None
+                wp = int(warps[-1])
             self._adv_warp = wp
         elif self.schedule == "round_robin":
-            later = warps[warps > self._rr_warp]
-            wp = int(later[0]) if len(later) else int(warps[0])
+            # the next warp after the last one with a runnable lane, else the first such warp
+            start = (self._rr_warp + 1) * WARP
+            later = w.st[start:] == RUN if start < w.S else None
+            if later is not None and later.any():
+                wp = (start + int(later.argmax())) // WARP
+            else:
+                warps = self.runnable_warps(w)
+                if len(warps) == 0:
+                    return None
+                wp = int(warps[0])
             self._rr_warp = wp
         else:   # random
+            warps = self.runnable_warps(w)
+            if len(warps) == 0:
+                return None
             wp = int(self.rng.choice(warps))
         base = wp * WARP
-        r = runnable[base:base + WARP]
+        r = w.st[base:base + WARP] == RUN
         pcs = w.pc[base:base + WARP][r]
         if self.schedule == "random":
             p = int(self.rng.choice(np.unique(pcs)))
@@ -334,6 +359,11 @@ class Engine:
             p = int(pcs.min())
         lanes = base + np.flatnonzero(r & (w.pc[base:base + WARP] == p))
         return p, w.as_slice(lanes)
+
+    @staticmethod
+    def runnable_warps(w):
+        """The warps of the wave with a runnable lane, ascending."""
+        return np.flatnonzero((w.st == RUN).reshape(w.nwarps, WARP).any(axis=1))
 
     # ================================================================= after a block
     def advance(self, w, block, L, cond):
@@ -354,16 +384,15 @@ class Engine:
                 self.move(w, L, f_target)
             else:
                 idx = w.lane_index(L)
-                tl, fl = idx[c], idx[~c]
+                fl = idx[~c] if self.model == "stack" else None     # the side a warp parks
                 if block.ipdom >= 0:
                     w.diverge(idx, c, block.ipdom, fl if f_target != block.ipdom else None)
                 elif self.model == "stack" and block.exit_join:
                     # both sides run to the end of the kernel: still one side at a time
                     w.diverge(idx, c, len(self.prog.blocks), fl)
-                w.pc[tl] = t_target
-                w.pc[fl] = f_target
-                w.check_join(tl, t_target)
-                w.check_join(fl, f_target)
+                # both sides at once, as masks over L (no index arrays per side)
+                w.pc[L] = np.where(c, t_target, f_target)
+                w.check_join_split(L, c, t_target, f_target)
         elif kind == "sync":
             site = self.prog.sync_sites[term.site]
             if site.grid_wide and not getattr(self.launch, "cooperative", False):
@@ -379,7 +408,7 @@ class Engine:
     def move(self, w, L, target):
         w.pc[L] = target
         if w.is_join[target]:
-            w.check_join(w.lane_index(L), target)
+            w.check_join(L, target)
         if self.took_all and not w.joined:
             # every runnable lane ran this step and all went on to one block: run it next
             self.hint = (target, L)

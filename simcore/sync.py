@@ -62,6 +62,8 @@ class Sync:
         # arrive early, so programs without it skip the bookkeeping
         self.track_phases = bool(self.site_arrive.any())
         self._phases_wave, self._phases = None, None
+        self.bar_sites = np.flatnonzero(self.site_is_bar)
+        self.plain_barriers = not self.site_grid.any()     # no grid.sync() in the kernel
 
     def eager(self, w, site):
         """Right after lanes arrive at a sync point: finish what needs no one else. Warp collectives
@@ -126,20 +128,13 @@ class Sync:
             return False                  # no warp has diverged in this wave
         progressed = False
         while True:
-            waiting = np.flatnonzero(w.st == JOIN)
+            waiting = w.lanes_in_state(JOIN)
             if len(waiting) == 0:
                 return progressed
-            live = np.flatnonzero((w.st != EXIT) & (w.jdepth > 0))
-            owner, joins = w.stack_entries(live)
-            keys, members = np.unique(w.join_keys(owner, joins), return_counts=True)
-            wkeys = w.join_keys(waiting, w.jtop(waiting))
-            wk, there = np.unique(wkeys, return_counts=True)
-            # a join completes when every live lane that recorded it is waiting there
-            done = wk[there == members[np.searchsorted(keys, wk)]]
-            release = waiting[np.isin(wkeys, done)]
-            if len(release) == 0:
+            done = w.complete_joins(waiting)
+            if not done.any():
                 return progressed
-            w.leave_join(release)
+            w.leave_join(waiting[done])
             progressed = True
 
     def unpark(self, w):
@@ -172,8 +167,9 @@ class Sync:
             return False
         masks = self._operand(w, lanes, "mask").astype(np.int64) & FULL
         key = w.slot_warp[lanes].astype(np.int64) << 32 | masks
-        order = np.argsort(key, kind="stable")
-        lanes, masks, key = lanes[order], masks[order], key[order]
+        if (key[1:] < key[:-1]).any():      # (usually already in order: one mask per warp)
+            order = np.argsort(key, kind="stable")
+            lanes, masks, key = lanes[order], masks[order], key[order]
         lane_id = w.slot_lane[lanes].astype(np.int64)
         own_ok = ((masks >> lane_id) & 1) == 1
         live_bits = w.live_bits()
@@ -207,11 +203,17 @@ class Sync:
             complete[:] = True
         if not complete.any():
             return False
-        done = complete[inv]
-        lanes, inv, masks = lanes[done], inv[done], masks[done]
+        if not complete.all():
+            done = complete[inv]
+            lanes, inv, masks = lanes[done], inv[done], masks[done]
         # complete per site (results depend on the operation)
-        for s in _distinct(w.site[lanes]):
-            sel = w.site[lanes] == s
+        sites = w.site[lanes]
+        distinct = _distinct(sites)
+        if len(distinct) == 1:      # (usually: every lane at one site, no selection to make)
+            self._complete_collective(w, prog.sync_sites[int(distinct[0])], lanes, bits[inv])
+            return True
+        for s in distinct:
+            sel = sites == s
             self._complete_collective(w, prog.sync_sites[int(s)], lanes[sel], bits[inv[sel]])
         return True
 
@@ -231,8 +233,15 @@ class Sync:
         """Per-lane operand values: each lane's own sync site decides which register holds them."""
         prog = self.prog
         sites = w.site[lanes]
+        distinct = _distinct(sites)
+        if len(distinct) == 1:      # one site: its register's values, as the general case types them
+            reg = prog.sync_sites[int(distinct[0])].operands.get(key)
+            if reg is None:
+                return np.full(len(lanes), FULL, np.int64)
+            vals = w.R[reg][lanes]
+            return vals.astype(np.int64) if vals.dtype.kind in "iub" else vals
         out = None
-        for s in _distinct(sites):
+        for s in distinct:
             reg = prog.sync_sites[int(s)].operands.get(key)
             sel = sites == s
             vals = w.R[reg][lanes[sel]] if reg is not None else np.full(sel.sum(), FULL, np.int64)
@@ -288,7 +297,7 @@ class Sync:
         else:   # xor: lanes of later segments are out of reach and give back their own value
             src = lane_id ^ (src_arg & 31)
             src = np.where((src // width) > (lane_id // width), lane_id, src)
-        warp_base = w.slot_warp[lanes].astype(np.int64) * WARP
+        warp_base = lanes - lane_id         # the warp's first slot
         src_slot = warp_base + src
         value_reg = site.operands["value"]
         values = R[value_reg][src_slot]
@@ -305,9 +314,23 @@ class Sync:
     # ===================================================================== barriers
     def resolve_barriers(self, w, diagnose):
         prog = self.prog
-        lanes = w.waiting_at(self.site_is_bar)
-        if len(lanes) == 0:
+        waiting = w.waiting_count[self.bar_sites]
+        if not waiting.any():
             return False
+        if self.plain_barriers and not w.named.count.any():
+            at = np.flatnonzero(waiting)
+            if len(at) == 1:
+                s = int(self.bar_sites[at[0]])
+                if self.site_block_wide[s] and waiting[at[0]] == w.live_count():
+                    # the common case, known from the arrival counts: every live thread of the wave
+                    # waits at one __syncthreads (what _block_barriers finds by looking at every lane)
+                    if diagnose:
+                        return False
+                    lanes = w.live_slots()
+                    blocks = w.slot_block if lanes is w._all else w.slot_block[lanes]
+                    self._release_barrier(w, lanes, blocks, w.site[lanes])
+                    return True
+        lanes = w.waiting_at(self.site_is_bar)
         block_wide = self.site_block_wide[w.site[lanes]]
         progressed = False
         if block_wide.all() and not w.named.count.any():

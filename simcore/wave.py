@@ -21,8 +21,11 @@ import numpy as np
 
 from .context import BAR, EXIT, JOIN, PARK, RUN, WARP, LaneIndexing
 from .errors import make_fault
+from .memory import run_starts
 
-MAX_DEPTH = 64      # divergent branches nested deeper than this within a warp: a fault
+ALL_TRUE = np.uint64(0x0101010101010101)    # eight numpy bools, all True, as one word
+MAX_DEPTH = 64
+WARP_SHIFT = WARP.bit_length() - 1     # slot >> WARP_SHIFT: its warp      # divergent branches nested deeper than this within a warp: a fault
 
 
 class NamedBarriers:
@@ -60,16 +63,21 @@ class Wave(LaneIndexing):
         self.steps = steps                # steps run in the launch so far (this wave's included)
         slots = np.arange(S)
         self._all = slots
-        self.slot_block = slots // self.spb
-        self.slot_thread = slots % self.spb
-        self.slot_warp = slots // WARP
-        self.slot_lane = slots % WARP
+        # (repeat, tile and shifts: several times cheaper than dividing every slot number)
+        self.slot_block = np.repeat(np.arange(nblk), self.spb)
+        self.slot_thread = np.tile(np.arange(self.spb), nblk)
+        self.slot_warp = slots >> WARP_SHIFT
+        self.slot_lane = slots & (WARP - 1)
         self.gslot_base = first_block * self.spb    # launch-wide number of slot 0
         self.R = self._registers(prog, launch)
         self.pc = np.zeros(S, np.int32)
         self.st = np.full(S, RUN, np.int8)
-        self.st[self.slot_thread >= tpb] = EXIT   # padding lanes of a partial last warp
+        if self.spb > tpb:
+            self.st[self.slot_thread >= tpb] = EXIT   # padding lanes of a partial last warp
         self.site = np.full(S, -1, np.int32)
+        # per sync site (plus one for 'none'): lanes waiting there, counted as they arrive and
+        # leave, so that sync resolution knows what waits where without a pass over the wave
+        self.waiting_count = np.zeros(len(prog.sync_sites) + 1, np.int64)
         self.jstack = np.full((S, 0), -1, np.int32)    # grows on the first divergence
         self.jdepth = np.zeros(S, np.int32)
         self.top = np.full(S, -1, np.int32)
@@ -83,11 +91,13 @@ class Wave(LaneIndexing):
         self.named = NamedBarriers(nblk)
         self.exited_any = bool((self.slot_thread >= tpb).any())
         self._live = None
+        self._live_slots = None
+        self._live_bits = None
         self.joined = False          # a lane started waiting at a reconvergence point this step
         self.running = None          # the lanes of the step being run (None between steps)
 
     def _registers(self, prog, launch):
-        S, t = self.S, self.slot_thread
+        S = self.S
         R = {}
         for name, var in prog.vars.items():
             R[name] = np.zeros((S,) + var.shape, var.ctype.dtype)
@@ -95,12 +105,16 @@ class Wave(LaneIndexing):
                 R["__u_" + name] = np.zeros((S,) + var.shape, np.uint8)
         bx, by, _ = launch.block
         gx, gy, _ = launch.grid
-        gblk = self.slot_block + self.first_block
-        specials = {"tid_x": t % bx, "tid_y": (t // bx) % by, "tid_z": t // (bx * by),
-                    "bid_x": gblk % gx, "bid_y": (gblk // gx) % gy, "bid_z": gblk // (gx * gy)}
+        # computed per thread of a block and per block, then spread over the slots
+        t = np.arange(self.spb)
+        gblk = np.arange(self.nblk) + self.first_block
+        specials = {"tid_x": lambda: t % bx, "tid_y": lambda: (t // bx) % by, "tid_z": lambda: t // (bx * by),
+                    "bid_x": lambda: gblk % gx, "bid_y": lambda: (gblk // gx) % gy,
+                    "bid_z": lambda: gblk // (gx * gy)}
         for key, values in specials.items():
             if "sp_" + key in R:
-                R["sp_" + key][:] = values.astype(np.uint32)
+                per = values().astype(np.uint32)
+                R["sp_" + key].reshape(self.nblk, self.spb)[:] = per[None, :] if key[0] == "t" else per[:, None]
         for p, value in zip(prog.params, launch.arg_values):
             R[p.var][:] = value
         return R
@@ -124,12 +138,29 @@ class Wave(LaneIndexing):
             return slice(int(first), int(last) + 1)
         return lanes
 
+    @staticmethod
+    def whole_warps(idx):
+        """Sorted distinct lanes -> the warps they fill (an int array, one per 32 lanes) when they
+        are whole warps, else None."""
+        n = len(idx)
+        if n == 0 or n % WARP or idx[0] % WARP:
+            return None
+        first = idx[::WARP]
+        if idx[-1] - idx[0] + 1 == n:
+            return first // WARP        # one contiguous range of whole warps
+        if (idx[WARP - 1::WARP] - first == WARP - 1).all() and (first % WARP == 0).all():
+            return first // WARP
+        return None
+
     def waiting_at(self, site_filter):
         """Slots waiting at a sync site for which site_filter (a bool per sync site, plus one
         False for 'none') is true: e.g. the lanes waiting at barriers, or at warp collectives."""
+        counts = self.waiting_count
+        if not counts[site_filter].any():
+            return np.empty(0, np.int64)
         waiting = np.flatnonzero(self.st == BAR)
-        if len(waiting) == 0:
-            return waiting
+        if not counts[~site_filter].any():
+            return waiting          # every waiting lane is at such a site
         return waiting[site_filter[self.site[waiting]]]
 
     def live_count(self):
@@ -137,6 +168,12 @@ class Wave(LaneIndexing):
         if self._live is None:
             self._live = np.bincount(self.slot_block[self.st != EXIT], minlength=self.nblk)
         return int(self._live.sum())
+
+    def live_slots(self):
+        """The slots that have not exited, sorted (cached between exits)."""
+        if self._live_slots is None:
+            self._live_slots = np.flatnonzero(self.st != EXIT) if self.exited_any else self._all
+        return self._live_slots
 
     def live_per_block(self):
         self.live_count()
@@ -147,9 +184,11 @@ class Wave(LaneIndexing):
 
     def live_bits(self):
         """Per warp of the wave: the bitmask of its lanes that have not exited."""
-        alive = (self.st != EXIT).reshape(self.nwarps, WARP)
-        weights = (np.int64(1) << np.arange(WARP, dtype=np.int64))
-        return (alive * weights).sum(axis=1).astype(np.int64)
+        if self._live_bits is None:
+            alive = (self.st != EXIT).reshape(self.nwarps, WARP)
+            weights = (np.int64(1) << np.arange(WARP, dtype=np.int64))
+            self._live_bits = (alive * weights).sum(axis=1).astype(np.int64)
+        return self._live_bits
 
     # ================================================================= moving lanes
     def wait_at(self, L, site):
@@ -157,6 +196,7 @@ class Wave(LaneIndexing):
         self.st[L] = BAR
         self.site[L] = site.id
         self.pc[L] = site.next
+        self.waiting_count[site.id] += self.nlanes(L)
 
     def release(self, lanes, sync_sites):
         """Lanes waiting at sync points go on: each to the block after its own sync point (where
@@ -167,17 +207,19 @@ class Wave(LaneIndexing):
         sites = self.site[span]
         lo, hi = sites.min(), sites.max()
         if lo == hi:
+            self.waiting_count[lo] -= len(lanes)
             self.st[span] = RUN
             self.site[span] = -1
             target = sync_sites[int(lo)].next
             self.pc[span] = target
-            self.check_join(lanes, target)
+            self.check_join(span, target)
             return
         sites = self.site[lanes]
         self.st[lanes] = RUN
         self.site[lanes] = -1
         for s in np.unique(sites):
             sel = lanes[sites == s]
+            self.waiting_count[s] -= len(sel)
             target = sync_sites[int(s)].next
             self.pc[sel] = target
             self.check_join(sel, target)
@@ -186,6 +228,8 @@ class Wave(LaneIndexing):
         self.st[L] = EXIT
         self.exit_line[L] = line
         self._live = None
+        self._live_slots = None
+        self._live_bits = None
         self.exited_any = True
 
     # ================================================================= reconvergence
@@ -197,23 +241,57 @@ class Wave(LaneIndexing):
         d = self.jdepth[idx]
         self.top[idx] = np.where(d > 0, self.jstack[idx, np.maximum(d - 1, 0)], -1)
 
-    def check_join(self, idx, target):
-        """Lanes arriving at a reconvergence point they registered for wait there."""
-        if not self.is_join[target] or len(idx) == 0:
+    def check_join(self, L, target):
+        """Lanes (a slice or an index array) arriving at a reconvergence point they registered
+        for wait there."""
+        if not self.is_join[target]:
             return
-        wait = self.jtop(idx) == target
+        wait = self.top[L] == target
         if wait.any():
-            self.st[idx[wait]] = JOIN
+            self.st[self.lane_index(L)[wait]] = JOIN
+            self.joined = True
+
+    def check_join_split(self, L, c, t_target, f_target):
+        """check_join for the lanes L of a branch: those where c is true went to t_target, the
+        others to f_target."""
+        t_join, f_join = self.is_join[t_target], self.is_join[f_target]
+        if not (t_join or f_join):
+            return
+        top = self.top[L]
+        if t_join and f_join:
+            wait = top == np.where(c, t_target, f_target)
+        elif t_join:
+            wait = c & (top == t_target)
+        else:
+            wait = ~c & (top == f_target)
+        if wait.any():
+            self.st[self.lane_index(L)[wait]] = JOIN
             self.joined = True
 
     def diverge(self, idx, c, join, f_lanes):
         """Lanes `idx` of a branch split by condition c: those of a warp that took both sides will
         wait for each other at `join`. f_lanes (stack model): the side to park meanwhile."""
-        warps = self.slot_warp[idx]
-        t_count = np.bincount(warps[c], minlength=self.nwarps)
-        f_count = np.bincount(warps[~c], minlength=self.nwarps)
-        split = (t_count > 0) & (f_count > 0)
-        members = idx[split[warps]]
+        rows = self.whole_warps(idx)
+        if rows is not None:
+            # lanes of whole warps (a convergent group): per warp any/all of c, no bincount
+            if c.flags.c_contiguous:
+                # 32 bools of a warp are 4 machine words: all true is 4 words of 0x01 bytes
+                words = c.view(np.uint64).reshape(-1, WARP // 8)
+                split_rows = (words != 0).any(axis=1) & (words != ALL_TRUE).any(axis=1)
+            else:
+                cw = c.reshape(-1, WARP)
+                split_rows = cw.any(axis=1) & ~cw.all(axis=1)
+            if not split_rows.any():
+                return
+            split = np.zeros(self.nwarps, bool)
+            split[rows] = split_rows
+            members = idx.reshape(-1, WARP)[split_rows].ravel()
+        else:
+            warps = self.slot_warp[idx]
+            t_count = np.bincount(warps[c], minlength=self.nwarps)
+            f_count = np.bincount(warps[~c], minlength=self.nwarps)
+            split = (t_count > 0) & (f_count > 0)
+            members = idx[split[warps]]
         if len(members) == 0:
             return
         fresh = members[self.jtop(members) != join]
@@ -249,6 +327,39 @@ class Wave(LaneIndexing):
         d = self.jdepth[lanes]
         mask = np.arange(self.jstack.shape[1])[None, :] < d[:, None]
         return np.repeat(lanes, d), self.jstack[lanes][mask]
+
+    def complete_joins(self, waiting):
+        """waiting: the lanes waiting at reconvergence points (sorted). -> per lane, is its point
+        complete: does every live lane of its warp that recorded that point (counted once per
+        time it is on the lane's stack) wait there? Only the warps of the waiting lanes are
+        looked at (the points are per warp): no pass over the wave, no np.unique."""
+        # the distinct (warp, point) pairs the lanes wait at, and how many lanes wait at each
+        key = self.slot_warp[waiting].astype(np.int64) * self.njoins + self.top[waiting]
+        order = np.argsort(key, kind="stable") if (key[1:] < key[:-1]).any() else None
+        skey = key if order is None else key[order]
+        first = run_starts(skey)
+        starts = np.flatnonzero(first)
+        there = np.diff(np.append(starts, len(skey)))
+        pair_warp, pair_join = skey[starts] // self.njoins, skey[starts] % self.njoins
+        # per pair: the entries equal to its point on the stacks of its warp's live lanes
+        slots = pair_warp[:, None] * WARP + np.arange(WARP)         # (pairs, 32)
+        depth = np.where(self.st[slots] != EXIT, self.jdepth[slots], 0)
+        members = np.zeros(len(starts), np.int64)
+        for d in range(int(depth.max())):
+            members += ((self.jstack[slots, d] == pair_join[:, None]) & (depth > d)).sum(axis=1)
+        complete = (members == there)[np.cumsum(first) - 1]
+        if order is None:
+            return complete
+        out = np.empty(len(key), bool)
+        out[order] = complete
+        return out
+
+    def lanes_in_state(self, state):
+        """Slots in `state` (sorted); no index pass when there are none."""
+        in_state = self.st == state
+        if not in_state.any():
+            return np.empty(0, np.int64)
+        return np.flatnonzero(in_state)
 
     def leave_join(self, lanes):
         """Lanes whose reconvergence point completed go on; one that recorded the same point

@@ -1,0 +1,181 @@
+#!/usr/bin/env python3
+"""Does a change to simcore keep its behaviour? Runs the same launches on two source trees and
+compares every launch: inputs, outputs (every argument after the launch), the fault (its type,
+text and structured report), the warnings, steps, thread-instructions, the trace and the
+step-through recording.
+
+The launches: every entry of conformance/ under every schedule (lockstep, round robin, random
+with two seeds, adversarial), the stack model, checks off, and with trace=True; the benchmark's
+workloads and worst cases (simcore.bench, small sizes) with checks on and off and under the
+other schedules and models; and, with --tests, every launch the given test files make.
+
+    python tools/same_behaviour.py --base /tmp/main-checkout                 # this tree vs that one
+    python tools/same_behaviour.py --base /tmp/main-checkout --tests tests/test_trace.py tests/test_player.py
+
+Launches stopped by the wall-clock time limit (time_limit=) differ in steps by nature; they are
+listed apart. Exit status 1 when anything else differs.
+"""
+from __future__ import annotations
+
+import argparse
+import atexit
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve()
+
+CONFIGS = [dict(schedule="lockstep"), dict(schedule="round_robin"), dict(schedule="random", seed=0),
+           dict(schedule="random", seed=1), dict(schedule="adversarial"), dict(model="stack"),
+           dict(checks=False), dict(schedule="random", seed=12345, checks=False), dict(trace=True)]
+
+
+# ---------------------------------------------------------------------- recording (in each tree)
+def digest(value, depth=0):
+    """A stable hash of arrays, containers and plain objects (by their fields, not their ids)."""
+    h = hashlib.sha1()
+
+    def feed(v, d):
+        if d > 6:
+            h.update(repr(type(v)).encode())
+        elif isinstance(v, np.ndarray):
+            h.update(str((v.dtype, v.shape)).encode())
+            h.update(np.ascontiguousarray(v).tobytes())
+        elif isinstance(v, (list, tuple)):
+            h.update(b"(")
+            for a in v:
+                feed(a, d + 1)
+            h.update(b")")
+        elif isinstance(v, dict):
+            for k in sorted(v, key=repr):
+                feed(k, d + 1)
+                feed(v[k], d + 1)
+        elif v is not None and hasattr(type(v), "__slots__") and not isinstance(v, (str, bytes, int, float, np.generic)):
+            feed([getattr(v, k, None) for k in type(v).__slots__], d + 1)
+        elif hasattr(v, "__dict__") and not callable(v):
+            h.update(repr(type(v)).encode())
+            for k in sorted(vars(v)):
+                if k not in ("program", "prog", "wave", "launch"):
+                    feed(k, d + 1)
+                    feed(getattr(v, k), d + 1)
+        else:
+            h.update(repr(v).encode())
+
+    feed(value, depth)
+    return h.hexdigest()[:16]
+
+
+def install_recorder(path):
+    """Wrap simcore.runner.run_launch so that every launch appends one JSON line to `path`."""
+    import simcore.runner as runner
+    out = open(path, "a")
+    atexit.register(out.close)
+    original = runner.run_launch
+
+    def run_launch(prog, launch, values, options, *args, **kwargs):
+        rec = {"kernel": prog.name, "code": hashlib.sha1(prog.python_source.encode()).hexdigest()[:10],
+               "grid": launch.grid, "block": launch.block,
+               "options": [options.schedule, options.model, options.seed, sorted(options.checks.items()),
+                           options.trace, options.max_steps],
+               "in": digest(list(values)), "fault": None}
+        try:
+            return original(prog, launch, values, options, *args, **kwargs)
+        except BaseException as e:
+            rec["fault"] = [type(e).__name__, str(e), digest(getattr(e, "report", None))]
+            raise
+        finally:
+            rec.update(out=digest(list(values)), steps=launch.steps, thread_instructions=launch.thread_instructions,
+                       warnings=[str(w) for w in launch.warnings], time_limit="Time limit reached" in str(rec["fault"]))
+            trace = launch.trace
+            if trace is not None:
+                rec["trace"] = digest(getattr(trace, "raw", None))
+                replay = getattr(trace, "replay", None)
+                if replay is not None:
+                    rec["replay"] = {k: digest(v) for k, v in vars(replay).items()
+                                     if k not in ("prog", "fault", "trace", "launch")}
+            out.write(json.dumps(rec, default=str) + "\n")
+            out.flush()
+
+    runner.run_launch = run_launch
+
+
+def pytest_configure(config):
+    """As a pytest plugin (-p same_behaviour): record the launches of the tests."""
+    install_recorder(os.environ["SAME_BEHAVIOUR_LOG"])
+
+
+def record(path):
+    install_recorder(path)
+    from conformance import corpus, runner
+    from simcore import bench
+    for entry in corpus.ENTRIES:
+        for cfg in CONFIGS:
+            runner.run_sim(entry, **cfg)
+    warnings.simplefilter("ignore")
+    for case in [bench.course_case(n, 2 ** 18) for n in bench.WORKLOADS] + bench.worst_cases(quick=True):
+        for checks in (True, False):
+            bench.kernel_of(case)(case.grid, case.block, case.make_args(), checks=checks, max_steps=10 ** 8)
+    for case in [bench.course_case(n, 2 ** 12) for n in bench.WORKLOADS]:
+        for schedule, seed in (("round_robin", 0), ("random", 3), ("adversarial", 0)):
+            for model in ("independent", "stack"):
+                bench.kernel_of(case)(case.grid, case.block, case.make_args(), schedule=schedule, seed=seed,
+                                      model=model, max_steps=10 ** 8)
+
+
+# ---------------------------------------------------------------------- driver
+def run_tree(tree, log, tests):
+    env = dict(os.environ, PYTHONPATH=f"{tree}{os.pathsep}{HERE.parent}", SAME_BEHAVIOUR_LOG=str(log))
+    subprocess.run([sys.executable, str(HERE), "--record", str(log)], cwd=tree, env=env, check=True)
+    if tests:
+        subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-p", "same_behaviour",
+                        *tests], cwd=tree, env=env, check=True, stdout=subprocess.DEVNULL)
+
+
+def compare(base_log, new_log):
+    base = [json.loads(line) for line in open(base_log)]
+    new = [json.loads(line) for line in open(new_log)]
+    differ, timed = [], []
+    if len(base) != len(new):
+        differ.append(f"{len(base)} launches on the base, {len(new)} on the new tree")
+    for a, b in zip(base, new):
+        if a != b:
+            keys = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+            line = f"{a['kernel']} {a['options'][:3]}: {', '.join(keys)} differ"
+            (timed if a.get("time_limit") and b.get("time_limit") else differ).append(line)
+    return len(base), differ, timed
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--base", help="the other source tree (e.g. a checkout of main)")
+    ap.add_argument("--new", default=str(HERE.parents[1]), help="this tree (default: the one holding this script)")
+    ap.add_argument("--tests", nargs="*", default=[], help="test files whose launches to compare as well")
+    ap.add_argument("--record", help=argparse.SUPPRESS)
+    a = ap.parse_args(argv)
+    if a.record:
+        record(a.record)
+        return 0
+    if not a.base:
+        ap.error("--base is required")
+    with tempfile.TemporaryDirectory() as tmp:
+        logs = {}
+        for name, tree in (("base", a.base), ("new", a.new)):
+            logs[name] = Path(tmp) / f"{name}.jsonl"
+            run_tree(Path(tree).resolve(), logs[name], a.tests)
+        n, differ, timed = compare(logs["base"], logs["new"])
+    print(f"{n} launches compared: {len(differ)} differ" + (f"; {len(timed)} stopped by the time limit "
+                                                           "(steps differ by nature)" if timed else ""))
+    for line in differ + [f"(time limit) {t}" for t in timed]:
+        print("  " + line)
+    return 1 if differ else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
