@@ -804,7 +804,11 @@ class RaceDetector(Plugin):
         second = {"slot": tid, "site": site, "kind": kind, "who": self._who(tid, region)}
         if cross is None:
             cross = region.kind == "global" and other_tid >= 0 and other_tid // e.spb != tid // e.spb
-        self.report.race(hazard, region, elem, first, second, cross_block=cross)
+        # slots of one wave (shared) or launch-wide ones (global): a warp is 32 of them either way
+        partial = None
+        if self.lane_clocks and other_tid >= 0 and other_tid // 32 == tid // 32:
+            partial = tid if region.kind == "shared" else tid - e.gslot_base
+        self.report.race(hazard, region, elem, first, second, cross_block=cross, partial_warp_sync=partial)
 
     def _who(self, tid, region):
         e = self.wave
