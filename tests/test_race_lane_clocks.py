@@ -285,3 +285,28 @@ def test_readers_ordered_by_different_syncs_are_all_ordered_before_the_write():
     np.testing.assert_array_equal(out[:4], [0, 5, 5, 0])
     f = _race(k, (1,), (32,), (np.zeros(32, np.int32), np.int32(1)))
     assert "write-after-read" in str(f)
+
+
+
+EXITED_PART = r"""
+extern "C" __global__ void k(int *out, unsigned mask, int d)
+{
+    __shared__ int s[32];
+    int t = threadIdx.x;
+    s[t] = t + 1;
+    if (t >= 8 && t < 16) return;          // lanes 8-15 exit after their write
+    if (t < 8) {
+        __syncwarp(mask);
+        out[t] = s[t + d];
+    }
+}
+"""
+
+
+def test_a_partial_sync_orders_the_exited_lanes_it_names():
+    k = _kernel(EXITED_PART)
+    out = np.zeros(8, np.int32)
+    run_clean(k, (1,), (32,), (out, np.uint32(0xffff), np.int32(8)))      # lanes 8-15: named, exited
+    np.testing.assert_array_equal(out, np.arange(8, 16) + 1)
+    # lanes 16-23 are still live (they exit at the kernel's end) and not named: a race
+    _race(k, (1,), (32,), (np.zeros(8, np.int32), np.uint32(0xffff), np.int32(16)))

@@ -433,8 +433,9 @@ class RaceDetector(Plugin):
     def _join_clocks(self, sync, lanes):
         """A __syncwarp (or tile.sync()) completed for `lanes`, in groups of one warp and one mask:
         each lane's own clock moves on, then every lane of a group knows what any of them knew.
-        A group that names every live lane of its warp also orders the accesses of the lanes that
-        exited (as the warp epochs did, and as a block barrier does)."""
+        The lanes that exited are done: a group orders the accesses of those its mask names, and
+        one that names every live lane of its warp those of all of them (as __syncwarp() did
+        before lane clocks: a tail warp's full mask is no partial sync)."""
         e = self.wave
         masks = e.R[sync.operands["mask"]][lanes].astype(np.int64) & FULL
         key = e.slot_warp[lanes].astype(np.int64) << 32 | masks
@@ -451,12 +452,15 @@ class RaceDetector(Plugin):
         joined = np.maximum.reduceat(know[lanes], starts, axis=0)
         members = np.bitwise_or.reduceat(np.int64(1) << col, starts)
         gwarp = key[starts] >> 32
-        whole = np.flatnonzero(members == e.live_bits()[gwarp])
-        if len(whole):
+        live = e.live_bits()[gwarp]
+        # the exited lanes it orders: those its mask names; all of them when it names every live lane
+        exited = ~live & np.where(members == live, FULL, key[starts] & FULL)
+        g = np.flatnonzero(exited)
+        if len(g):
             lane = np.arange(32)
-            exited = ((members[whole][:, None] >> lane) & 1) == 0
-            after = own[gwarp[whole][:, None] * 32 + lane] + 1        # after every access they made
-            joined[whole] = np.where(exited, np.maximum(joined[whole], after), joined[whole])
+            gone = ((exited[g][:, None] >> lane) & 1) == 1
+            after = own[gwarp[g][:, None] * 32 + lane] + 1        # after every access they made
+            joined[g] = np.where(gone, np.maximum(joined[g], after), joined[g])
         know[lanes] = joined[group]
 
     def _lane_ordered(self, sh, key, rec, clock, L, readers):
