@@ -21,7 +21,8 @@ the kernel can use, in as few bits as that launch needs. From the low bits up:
             block, warp and lane from it.)
   lag       2 bits, only in kernels with bar.arrive: barrier epochs the thread entered by
             arriving, not waiting (MAX_LAG = 3).
-  warp ep.  8 bits, only in kernels with __syncwarp: the __syncwarps the thread passed, mod 256.
+  warp ep.  8 bits, only in kernels with __syncwarp: the __syncwarps the thread passed, mod 256
+            (with lane clocks, unused: see below).
   barrier   8 bits, the highest field (so "same interval" is one shift and compare): the
             barriers the thread passed, mod 256. 8 bits are the fewest the sweep allows: every
             SWEEP_EVERY = 64 epochs the stamps all live threads have left behind are made plainly
@@ -44,12 +45,29 @@ against the winner, so the record names the widest group (one warp < several war
 block < several blocks) and a writer ordered after one of them by __syncwarp still races with
 the others (conformance/y_syncwarp_orders_one_of_two_readers*.cu).
 
-Known gap: two lanes of one warp count as ordered once the later one's warp epoch moved past
-the earlier access. That is exact while every __syncwarp names all the warp's lanes, but a
-partial one (a tile's sync, __syncwarp(mask)) moves its lanes' epochs past accesses of lanes it
-did not name, and such races are missed (KNOWN_WRONG in tests/test_conformance_corpus.py).
-Closing it needs per-lane vector clocks of the warp and record epochs that cannot wrap between
-what two lanes know (8 bits and the sweep do not bound that).
+Lanes of one warp: while every __syncwarp of a kernel names the whole warp (its mask is the
+constant 0xffffffff: __syncwarp(), a 32-thread tile's sync()), two lanes are ordered once the
+later one's warp epoch moved past the earlier access. A partial sync (__syncwarp(mask), a smaller
+tile's sync(), a mask from __activemask()) orders only the lanes it names, which one count per
+lane cannot say; so a kernel where some __syncwarp's mask is not that constant (decided from
+the program: SyncSite.whole_warp) gets *lane clocks*, a vector clock over the lanes of each warp:
+
+  own[l]      the warp syncs lane l took part in (per slot, int32: no wrap-around);
+  know[l][m]  the newest own[m] that lane l has heard of, through a chain of syncs.
+
+At a sync of the lanes G of one mask, each lane of G counts it (own[g] += 1, know[g][g] = own[g])
+and then every lane of G takes the element-wise max of their rows of `know`. Lanes that exited
+are done: the sync also orders the accesses of the exited lanes its mask names, and one that
+names every live lane (a tail warp's __syncwarp(): no partial sync) those of all exited lanes.
+An access by lane m carries own[m] at the time (the shadow's w_clock / r_clock, an int32 beside
+each record), and an access by lane l of m's warp is ordered after it iff know[l][m] > that
+clock. Readers of one warp folded into one record keep every reader's clock in a row of 32
+(Shadow.rows, one per granule that ever had them): a lane is ordered after the record iff it is
+ordered after each reader but itself; a later reader ordered after all of them replaces the
+record, as before. Between warps, and across barriers, nothing changes; the warp epochs in the
+records are then not read (nor swept). Shuffles, votes and __activemask() order no memory, with
+or without lane clocks. Kernels without a partial sync keep the records, the size and the speed
+they had (no clock arrays, one extra test per access).
 """
 from functools import cached_property
 
