@@ -89,6 +89,8 @@ class SyncSite:
     reduce: str = ""             # bar: '' | 'popc' | 'and' | 'or'
     block_wide: bool = False     # __syncthreads* (count = whole block, id 0)
     grid_wide: bool = False      # cg::this_grid().sync(): every thread of every block (cooperative launch)
+    whole_warp: bool = False     # syncwarp: its mask is the constant 0xffffffff (the race check's
+                                 # vector clocks are needed only where some __syncwarp may name fewer)
     next: int = -1               # block to continue at
     via: str = ""                # "in f() called on line 18" when inlined from a __device__ function
 

@@ -292,6 +292,17 @@ class Reporter:
                   "share data, give __syncwarp() the lanes that need each other (all 32: __syncwarp(), or a "
                   "__ballot_sync of the condition before the branch).")
 
+    def _activemask_sync_note(self, slot):
+        """For a race between lanes of one warp: a sentence on __activemask() when a call of it was
+        split in that warp (the likely source of a __syncwarp mask that left a lane out)."""
+        w = self.wave
+        if not w.activemask_split.get(int(w.slot_warp[slot])):
+            return ""
+        where, _ = self._activemask_where(w.activemask_split[int(w.slot_warp[slot])])
+        return (f" If the mask came from {where}: it names the lanes that happened to execute together "
+                f"there (under the {self.schedule} schedule, only part of the warp), not the lanes the "
+                "algorithm needs, so it is never the right mask for a __syncwarp().")
+
     def _activemask_where(self, split):
         """('__activemask() on line N', N) for a split (site, sub-group masks)."""
         site = self.prog.sites[split[0]] if split[0] is not None else None
@@ -576,8 +587,11 @@ class Reporter:
                     "while (assumed != old);",
                     [{"line": line, "text": self.prog.line_text(line), "what": "the CAS that always fails"}], None)
 
-    def race(self, hazard, region, elem, first, second, cross_block=False):
-        """first/second: dicts with slot, site, kind ('read'/'write'/'atomic'), plus block."""
+    def race(self, hazard, region, elem, first, second, cross_block=False, partial_warp_sync=None):
+        """first/second: dicts with slot, site, kind ('read'/'write'/'atomic'), plus block.
+        partial_warp_sync: when both threads are in one warp, and some __syncwarp of the kernel may
+        name only part of it (a mask, a tile's sync()), the wave slot of the second: the fix then
+        says what such a sync orders."""
         w = self.wave
         names = {"RAW": "read-after-write", "WAR": "write-after-read", "WAW": "write-after-write"}
         space = "shared memory" if region.kind == "shared" else "global memory"
@@ -602,6 +616,10 @@ class Reporter:
         elif first["kind"] == "atomic" or second["kind"] == "atomic":
             fix = (f"use atomics for every access to {region.name}[{elem}] in this phase, or put "
                    f"__syncthreads() between line {l1} and line {l2}.")
+        elif partial_warp_sync is not None:
+            fix = (f"put __syncwarp() (the whole warp) or __syncthreads() between line {l1} and line {l2}: "
+                   "a __syncwarp(mask), or a tile's sync(), orders only the lanes it names, and no warp sync "
+                   "since the first access named both threads." + self._activemask_sync_note(partial_warp_sync))
         else:
             fix = (f"put __syncthreads() between line {l1} and line {l2} so that every thread's "
                    f"{first['kind']} finishes before any thread's {second['kind']} (or __syncwarp() if both "

@@ -191,16 +191,30 @@ extern "C" __global__ void fold(const float *in, float *out)
 """
 
 
-def test_syncwarp_with_a_split_mask_orders_only_that_part_and_the_launch_says_so():
+def test_syncwarp_with_a_split_mask_orders_only_that_part_and_the_race_check_says_so():
     x = np.arange(64, dtype=np.float32)
     out = np.zeros(1, np.float32)
     k = kernel(FOLD, "fold")
     k((1,), (64,), (x, out))                  # lockstep: the warp stays together
     assert out[0] == x.sum() and not k.last_launch.warnings
+    # adversarial: lanes 0-15 run on past their __syncwarp before lanes 16-31 store their sums.
+    # The first thing the student reads is the race between two lanes of one warp, and the fix
+    # names the __activemask() the mask came from.
+    with pytest.raises(simcore.DataRace) as caught:
+        k((1,), (64,), (x, out), schedule="adversarial")
+    text = str(caught.value)
+    assert "Data race" in text and "(warp 0, lane" in text, text
+    assert "a __syncwarp(mask), or a tile's sync(), orders only the lanes it names" in text, text
+    assert "If the mask came from __activemask() on line 1" in text, text
+
+
+def test_syncwarp_with_a_split_mask_gives_wrong_numbers_and_a_note_without_the_race_check():
+    x = np.arange(64, dtype=np.float32)
+    out = np.zeros(1, np.float32)
+    k = kernel(FOLD, "fold")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        k((1,), (64,), (x, out), schedule="adversarial")
-    # lanes 0-15 ran on past their __syncwarp before lanes 16-31 stored their sums
+        k((1,), (64,), (x, out), schedule="adversarial", checks={"race": False})
     assert out[0] != x.sum()
     notes = [str(w.message) for w in caught if issubclass(w.category, simcore.SimWarning)]
     assert any(n.startswith("line 12: __syncwarp() was called with mask 0xffff0000, which __activemask() on "

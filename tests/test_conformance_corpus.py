@@ -18,13 +18,6 @@ from conformance import corpus, runner  # noqa: E402
 
 # name -> reason (observed vs expected)
 KNOWN_WRONG = {
-    # The race check orders two lanes of one warp when the later one's __syncwarp epoch moved on
-    # (simcore/plugins/races.py, _unordered): exact while every __syncwarp names the whole warp,
-    # but a partial one (a tile's sync, a mask) moves its lanes' epochs past accesses of lanes
-    # it did not name. Needs per-lane vector clocks of the warp (see the races.py docstring).
-    "y_tile_sync_other_half": "observed ok (no race): the other half's write counts as ordered",
-    "y_syncwarp_partial_mask_skips_reader": "observed ok (no race): thread 2's epoch moved past "
-                                            "thread 1's read",
 }
 
 

@@ -6,7 +6,7 @@ solutions/ex05_legacy_warp_sync: the body of ``if (t < 32)``, where warp 0 folds
 sums s[0..63] into s[0].
 """
 
-from exercise_answers import cell_outputs, grade, kernel_with, max_points, solution_notebook, standard_answer_tests
+from exercise_answers import grade, kernel_with, max_points, solution_notebook, standard_answer_tests
 
 NOTEBOOK = solution_notebook("ex05_legacy_warp_sync")
 KERNEL = "center_tiles"
@@ -184,14 +184,13 @@ def test_the_exercise_is_worth_ten_points():
     assert sum(FULL.values()) == 10
 
 
-def test_syncwarp_activemask_is_named_before_the_wrong_numbers():
-    """__syncwarp(__activemask()) gives wrong numbers under the adversarial schedule, not a fault
-    report: the note printed before them names the __activemask() the mask came from."""
+def test_syncwarp_activemask_is_a_race_report_that_names_the_activemask():
+    """__syncwarp(__activemask()) under the adversarial schedule orders only the part of the warp
+    that ran it together: the first thing the grade report shows is the race between two lanes
+    of warp 0 (before any wrong number), and its fix names the __activemask() the mask came from."""
     for name in ("syncwarp_activemask", "syncwarp_activemask_under_lane_condition"):
-        output = cell_outputs(NOTEBOOK, kernel_with(NOTEBOOK, WRONG[name][0]))["test_every_schedule"]
-        assert "which __activemask() on line" in output and "orders only the lanes of its mask" in output, \
-            (name, output[:2000])
-        # and the failure itself (what the grade report shows) carries the note with the numbers
         _, failure = grade(NOTEBOOK, kernel_with(NOTEBOOK, WRONG[name][0]))["test_every_schedule"]
-        assert "The simulator noted during this launch:" in failure and "__activemask()" in failure, \
+        assert failure.startswith("========= simcore: Data race") and "(warp 0, lane" in failure, \
+            (name, failure[:2000])
+        assert "schedule: adversarial" in failure and "If the mask came from __activemask() on line" in failure, \
             (name, failure[:2000])

@@ -48,6 +48,8 @@ class Group:
     def mask_text(self):
         if self.kind == "coalesced":
             return "__cg_m"
+        if self.size == 32:       # the whole warp: a constant (the race check needs no lane clocks)
+            return "0xffffffffu"
         # the tile's lanes in its warp (CUDA's build_mask)
         return f"((0xffffffffu >> {32 - self.size}) << (__lane_id() & {32 - self.size}u))"
 

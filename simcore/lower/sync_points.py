@@ -43,7 +43,7 @@ class SyncWarp:
     def lower(self, low, name, args, node):
         low.nargs(name, args, (0, 1), node)
         mask = low.cast(low.value(low.expr(args[0])), T.UINT) if args else low.const(0xFFFFFFFF, T.UINT)
-        return low.sync_point("syncwarp", name, node, {"mask": mask})
+        return low.sync_point("syncwarp", name, node, {"mask": mask}, whole_warp=mask.const == 0xFFFFFFFF)
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,8 @@ the kernel can use, in as few bits as that launch needs. From the low bits up:
             block, warp and lane from it.)
   lag       2 bits, only in kernels with bar.arrive: barrier epochs the thread entered by
             arriving, not waiting (MAX_LAG = 3).
-  warp ep.  8 bits, only in kernels with __syncwarp: the __syncwarps the thread passed, mod 256.
+  warp ep.  8 bits, only in kernels with __syncwarp: the __syncwarps the thread passed, mod 256
+            (with lane clocks, unused: see below).
   barrier   8 bits, the highest field (so "same interval" is one shift and compare): the
             barriers the thread passed, mod 256. 8 bits are the fewest the sweep allows: every
             SWEEP_EVERY = 64 epochs the stamps all live threads have left behind are made plainly
@@ -44,12 +45,32 @@ against the winner, so the record names the widest group (one warp < several war
 block < several blocks) and a writer ordered after one of them by __syncwarp still races with
 the others (conformance/y_syncwarp_orders_one_of_two_readers*.cu).
 
-Known gap: two lanes of one warp count as ordered once the later one's warp epoch moved past
-the earlier access. That is exact while every __syncwarp names all the warp's lanes, but a
-partial one (a tile's sync, __syncwarp(mask)) moves its lanes' epochs past accesses of lanes it
-did not name, and such races are missed (KNOWN_WRONG in tests/test_conformance_corpus.py).
-Closing it needs per-lane vector clocks of the warp and record epochs that cannot wrap between
-what two lanes know (8 bits and the sweep do not bound that).
+Lanes of one warp: while every __syncwarp of a kernel names the whole warp (its mask is the
+constant 0xffffffff: __syncwarp(), a 32-thread tile's sync()), two lanes are ordered once the
+later one's warp epoch moved past the earlier access. A partial sync (__syncwarp(mask), a smaller
+tile's sync(), a mask from __activemask()) orders only the lanes it names, which one count per
+lane cannot say; so a kernel where some __syncwarp's mask is not that constant (decided from
+the program: SyncSite.whole_warp) gets *lane clocks*, a vector clock over the lanes of each warp:
+
+  own[l]      the warp syncs lane l took part in (per slot, int32: no wrap-around);
+  know[l][m]  the newest own[m] that lane l has heard of, through a chain of syncs.
+
+At a sync of the lanes G of one mask, each lane of G counts it (own[g] += 1, know[g][g] = own[g])
+and then every lane of G takes the element-wise max of their rows of `know`. Lanes that exited
+are done: the sync also orders the accesses of the exited lanes its mask names, and one that
+names every live lane (a tail warp's __syncwarp(): no partial sync) those of all exited lanes.
+An access by lane m carries own[m] at the time (the shadow's w_clock / r_clock, an int32 beside
+each record), and an access by lane l of m's warp is ordered after it iff know[l][m] > that
+clock. Readers of one warp folded into one record keep every reader's clock in a row of 32
+(Shadow.rows, one per granule that ever had them): a lane is ordered after the record iff it is
+ordered after each reader but itself; a later reader ordered after all of them replaces the
+record, as before. Between warps, and across barriers, nothing changes; the warp epochs in the
+records are then not read (nor swept). Shuffles, votes and __activemask() order no memory, with
+or without lane clocks. Kernels without a partial sync keep the records, the size and the speed
+they had (no clock arrays, one extra test per access). With lane clocks: 128 bytes per slot of
+the wave (know; at most 8 MB), 4 more a record, and a 16-thread tile reduction at 2^16 threads
+takes 1.4x the CPU time (its 9 tile syncs: one max over each tile's rows, a view when the tiles
+are whole).
 """
 from functools import cached_property
 
@@ -69,6 +90,7 @@ SWEEP_EVERY = 64
 STALE_GAP = 2 * (MAX_LAG + 1)  # a swept stamp's epoch: this far below the group's slowest thread
 EPOCH_BITS = 8
 FLAG_BITS = 2                  # SEVERAL and WARPS, above a thread number
+FULL = 0xFFFFFFFF
 SITE_FLAGS = 2                 # atomic, atomicCAS: below the site number
 
 
@@ -202,7 +224,7 @@ class Shadow:
     1 byte for the writer's fence count once a kernel fences; plus the site arrays (1 or 2 bytes
     a record) where the layout keeps the sites apart."""
 
-    def __init__(self, n, lay):
+    def __init__(self, n, lay, lane_clocks=False):
         self.n = n
         self.lay = lay
         self.w_fence = None                      # global memory: the writer's fence count at the write
@@ -211,6 +233,16 @@ class Shadow:
         self.w_site = self.r_site = None         # sites apart (a layout that could not hold them)
         if not lay.packed_sites:
             self.w_site = np.zeros(n, lay.site_dtype)
+        # Kernels with a partial warp sync (LaneClocks): the accessing lane's own clock beside each
+        # record, and for readers of one warp folded together, each reader's clock (a row of 32
+        # per granule that ever had such readers: row_of says which row; -1 none; in a row, -1:
+        # that lane did not read).
+        self.lane_clocks = lane_clocks
+        self.w_clock = np.zeros(n, np.int32) if lane_clocks else None
+        self.r_clock = None
+        self.row_of = None
+        self.rows = None
+        self.nrows = 0
 
     def readers(self):
         """The readers' records, allocated at the region's first read (before it: nobody read)."""
@@ -218,7 +250,26 @@ class Shadow:
             self.r = np.full(self.n, NONE, self.lay.dtype)
             if not self.lay.packed_sites:
                 self.r_site = np.zeros(self.n, self.lay.site_dtype)
+            if self.lane_clocks:
+                self.r_clock = np.zeros(self.n, np.int32)
         return self.r
+
+    def reader_rows(self, key):
+        """The rows (indices into self.rows) of granules `key`, made where a granule has none."""
+        if self.row_of is None:
+            self.row_of = np.full(self.n, -1, np.int32)
+            self.rows = np.full((max(16, len(key)), 32), -1, np.int32)
+        idx = self.row_of[key]
+        new = np.unique(key[idx < 0])
+        if len(new):
+            if self.nrows + len(new) > len(self.rows):
+                grown = np.full((max(2 * len(self.rows), self.nrows + len(new)), 32), -1, np.int32)
+                grown[:self.nrows] = self.rows[:self.nrows]
+                self.rows = grown
+            self.row_of[new] = np.arange(self.nrows, self.nrows + len(new), dtype=np.int32)
+            self.nrows += len(new)
+            idx = self.row_of[key]
+        return idx
 
     def write(self, key, records, code):
         """Store writers' stamps with their site code (site * 4 + flags)."""
@@ -250,7 +301,8 @@ class Shadow:
 
     @property
     def nbytes(self):
-        return sum(a.nbytes for a in (self.w_fence, self.w, self.w_site, self.r, self.r_site) if a is not None)
+        return sum(a.nbytes for a in (self.w_fence, self.w, self.w_site, self.r, self.r_site, self.w_clock,
+                                      self.r_clock, self.row_of, self.rows) if a is not None)
 
 
 class Stamps:
@@ -322,6 +374,11 @@ class RaceDetector(Plugin):
         self.memory_sites = [i for i, s in enumerate(program.sites) if s.memory]
         self.memory_number = np.full(len(program.sites), -1, np.int64)
         self.memory_number[self.memory_sites] = np.arange(len(self.memory_sites))
+        # Lane clocks (see the module docstring) only where a __syncwarp may name part of a warp:
+        # its mask is not the constant 0xffffffff (a variable, __activemask(), a tile under 32)
+        self.lane_clocks = any(s.op == "syncwarp" and not getattr(s, "whole_warp", False)
+                               for s in program.sync_sites)
+        self.own = self.know = None
 
     def on_wave_start(self, wave):
         if self.global_layout is None:
@@ -333,6 +390,9 @@ class RaceDetector(Plugin):
         self._bar_swept = np.zeros(wave.nblk, np.int64)      # per block: its highest epoch at the last sweep
         self._wep_swept = np.zeros(wave.nwarps, np.int64)    # per warp: the same for __syncwarp epochs
         self._bar_due = self._wep_due = SWEEP_EVERY          # no block (warp) can be due before
+        if self.lane_clocks:
+            self.own = np.zeros(wave.S, np.int32)               # per slot: the warp syncs it took part in
+            self.know = np.zeros((wave.S, 32), np.int32)        # per slot: the clocks of its warp it knows
 
     def on_fence(self, lanes):
         """__threadfence() then an atomic (a ticket, a flag) publishes a thread's earlier global
@@ -381,11 +441,79 @@ class RaceDetector(Plugin):
             self._sweep("bar")
             self._bar_swept = e.bar_epoch.reshape(e.nblk, e.spb).max(axis=1).astype(np.int64)
             self._bar_due = int(self._bar_swept.min()) + SWEEP_EVERY
+        if self.lane_clocks:
+            if sync.op == "syncwarp":
+                self._join_clocks(sync, e.lane_index(lanes))
+            return                # the records' warp epochs are not read: nothing to sweep
         if e.warp_epoch[lanes].max() >= self._wep_due and \
                 (e.warp_epoch[lanes] >= self._wep_swept[e.slot_warp[lanes]] + SWEEP_EVERY).any():
             self._sweep("warp")
             self._wep_swept = e.warp_epoch.reshape(e.nwarps, 32).max(axis=1).astype(np.int64)
             self._wep_due = int(self._wep_swept.min()) + SWEEP_EVERY
+
+    def _join_clocks(self, sync, lanes):
+        """A __syncwarp (or tile.sync()) completed for `lanes`, in groups of one warp and one mask:
+        each lane's own clock moves on, then every lane of a group knows what any of them knew.
+        The lanes that exited are done: a group orders the accesses of those its mask names, and
+        one that names every live lane of its warp those of all of them (as __syncwarp() did
+        before lane clocks: a tail warp's full mask is no partial sync)."""
+        e = self.wave
+        masks = e.R[sync.operands["mask"]][lanes].astype(np.int64) & FULL
+        key = e.slot_warp[lanes].astype(np.int64) << 32 | masks
+        if not (key[1:] >= key[:-1]).all():            # usually in slot order already
+            order = np.argsort(key, kind="stable")
+            lanes, key = lanes[order], key[order]
+        change = np.ones(len(key), bool)
+        change[1:] = key[1:] != key[:-1]
+        starts = np.flatnonzero(change)
+        group = np.cumsum(change) - 1
+        own, know = self.own, self.know
+        own[lanes] += 1
+        col = e.slot_lane[lanes]
+        know[lanes, col] = own[lanes]
+        n, size = len(lanes), (len(lanes) // len(starts))
+        first = int(lanes[0])
+        # as usual (tiles of a whole wave): consecutive slots in groups of one size, a view each
+        rows = know[first:first + n] if int(lanes[-1]) - first == n - 1 and (np.diff(lanes) == 1).all() else None
+        if rows is not None and size * len(starts) == n and (np.diff(starts) == size).all():
+            joined = rows.reshape(-1, size, 32).max(axis=1)
+        else:
+            rows = None
+            joined = np.maximum.reduceat(know[lanes], starts, axis=0)
+        members = np.bitwise_or.reduceat(np.int64(1) << col, starts)
+        gwarp = key[starts] >> 32
+        live = e.live_bits()[gwarp]
+        # the exited lanes it orders: those its mask names; all of them when it names every live lane
+        exited = ~live & np.where(members == live, FULL, key[starts] & FULL)
+        g = np.flatnonzero(exited)
+        if len(g):
+            lane = np.arange(32)
+            gone = ((exited[g][:, None] >> lane) & 1) == 1
+            after = own[gwarp[g][:, None] * 32 + lane] + 1        # after every access they made
+            joined[g] = np.where(gone, np.maximum(joined[g], after), joined[g])
+        if rows is not None:
+            rows.reshape(-1, size, 32)[:] = joined[:, None, :]
+        else:
+            know[lanes] = joined[group]
+
+    def _lane_ordered(self, sh, key, rec, clock, L, readers):
+        """Lane clocks: per lane of L, whether the recorded access `rec` (a lane of its own warp;
+        its clock `clock`) is ordered before it: its lane knows a clock of that lane newer than
+        the access. A record of several readers of one warp (readers=True): every reader's,
+        except the lane's own read (program order)."""
+        e = self.wave
+        lay = sh.lay
+        slots = e.lane_index(L)
+        field = lay.field(rec)
+        ordered = self.know.ravel()[slots * 32 + (field & 31)] > clock
+        if readers and sh.row_of is not None:
+            one_warp = np.flatnonzero((rec >= 0) & ((field & (lay.SEVERAL | lay.WARPS)) == lay.SEVERAL))
+            if len(one_warp):
+                rows = sh.rows[sh.row_of[key[one_warp]]]
+                ok = (rows < 0) | (self.know[slots[one_warp]] > rows)
+                ok[np.arange(len(one_warp)), e.slot_lane[slots[one_warp]]] = True
+                ordered[one_warp] = ok.all(axis=1)
+        return ordered
 
     def _sweep(self, which):
         """Make plainly old every stamp whose barrier epoch ('bar') or warp epoch ('warp') all live
@@ -476,8 +604,8 @@ class RaceDetector(Plugin):
         sh = table.get(region.id)
         if sh is None:
             per = max(1, region.nbytes // granule)
-            sh = table[region.id] = (Shadow(e.nblk * per, self.shared_layout) if region.kind == "shared"
-                                     else Shadow(per, self.global_layout))
+            sh = table[region.id] = (Shadow(e.nblk * per, self.shared_layout, self.lane_clocks)
+                                     if region.kind == "shared" else Shadow(per, self.global_layout, self.lane_clocks))
         return sh
 
     def _check(self, region, gran, granule, kind, L, site):
@@ -500,7 +628,11 @@ class RaceDetector(Plugin):
             def published(otid):
                 writer = np.minimum(otid, len(self.fences) - 1)
                 return self._published(writer, st.tid[L], sh.fence_counts()[key])
-        w_conf = self._unordered(w, st, L, curbar, is_global, published)
+        ordered = None
+        if self.lane_clocks:
+            def ordered():
+                return self._lane_ordered(sh, key, w, sh.w_clock[key], L, readers=False)
+        w_conf = self._unordered(w, st, L, curbar, is_global, published, ordered)
         if w_conf.any():
             codes = sh.w_codes(key, w)
             if atomic:
@@ -530,11 +662,13 @@ class RaceDetector(Plugin):
             return field + int(self.wave.slot_block[L][k]) * self.wave.spb
         return field
 
-    def _unordered(self, other, st, L, curbar, is_global, published=None):
+    def _unordered(self, other, st, L, curbar, is_global, published=None, ordered=None):
         """Which recorded accesses `other` (stamps, one per lane) nothing orders before this
         lane's access: in this block, the same barrier interval by another thread (not ordered by
         __syncwarp); in global memory, also any access by a thread of another block (unless that
-        thread has since published it: `published(thread ids)`)."""
+        thread has since published it: `published(thread ids)`). ordered: with lane clocks, a
+        function giving, per lane, whether a record of its own warp is ordered before it (else
+        the warp epochs say)."""
         lay = st.lay
         hit = same_interval(lay, other, curbar, st.lag_of(L))    # a barrier interval they share
         if not (hit.any() or (is_global and (other >= 0).any())):
@@ -543,7 +677,10 @@ class RaceDetector(Plugin):
         hit &= otid != tid
         owarp = warp_of(lay, otid)
         same_warp = owarp == st.warp[L]
-        hit &= ~(same_warp & ((other >> lay.WEP_SHIFT) != st.wep[L]))   # ordered by __syncwarp
+        if ordered is None:
+            hit &= ~(same_warp & ((other >> lay.WEP_SHIFT) != st.wep[L]))   # ordered by __syncwarp
+        elif (hit & same_warp).any():
+            hit &= ~(same_warp & ordered())
         if is_global:
             # Blocks are never ordered by a barrier: an access of another block is unordered in any
             # interval. A record of readers of several blocks always holds one of another block.
@@ -564,7 +701,11 @@ class RaceDetector(Plugin):
             r_conf = None
         else:
             r = sh.r[key]
-            r_conf = self._unordered(r, st, L, curbar, is_global)
+            ordered = None
+            if self.lane_clocks:
+                def ordered():
+                    return self._lane_ordered(sh, key, r, sh.r_clock[key], L, readers=True)
+            r_conf = self._unordered(r, st, L, curbar, is_global, ordered=ordered)
         if r_conf is not None and r_conf.any():
             k = int(np.flatnonzero(r_conf)[0])
             other = st.lay.field(r[k])
@@ -573,6 +714,8 @@ class RaceDetector(Plugin):
                          self.memory_sites[sh.r_code(key[k]) >> 2], "read", self._thread(cur, st, L, k), site,
                          "atomic" if atomic else kind, cross=cross)
         sh.write(key, cur, number * 4 + (1 if atomic else 0) + (2 if kind == "cas" else 0))
+        if self.lane_clocks:
+            sh.w_clock[key] = self.own[L]
         if len(key) > 1 and not atomic and not _increasing(key):
             # two lanes of this very instruction writing one location: scatter, then read back
             # (one site: the records differ in their threads only)
@@ -594,6 +737,8 @@ class RaceDetector(Plugin):
     def _record_read(self, sh, key, st, L, curbar, number, is_global):
         """A read: remember this interval's readers, folded into one record per granule that keeps
         their warp when they share one and their block when they share one."""
+        if self.lane_clocks:
+            return self._record_read_with_clocks(sh, key, st, L, curbar, number, is_global)
         new = self._fold_reader(sh.readers()[key], st, L, curbar, is_global)
         code = number * 4
         sh.read(key, new, code)
@@ -620,9 +765,51 @@ class RaceDetector(Plugin):
                     for w in np.unique(width):
                         sh.read(key[clash][width == w], folded[width == w], code)
 
+    def _record_read_with_clocks(self, sh, key, st, L, curbar, number, is_global):
+        """_record_read with lane clocks: the same records, each with its lane's clock, and for
+        readers of one warp folded together the row of their clocks (old readers of this interval
+        and warp stay in it: a lane ordered after a later reader is ordered after them too)."""
+        e, lay = self.wave, st.lay
+        old = sh.readers()[key]
+        old_clock = sh.r_clock[key]
+        new = self._fold_reader(old, st, L, curbar, is_global,
+                                self._lane_ordered(sh, key, old, old_clock, L, readers=True))
+        code = number * 4
+        sh.read(key, new, code)
+        sh.r_clock[key] = self.own[L]
+        if len(key) > 1 and not _increasing(key):
+            # lanes of this very instruction reading one location: fold the losers in (no lane is
+            # ordered after another's access of the same instruction)
+            back = sh.r[key]
+            clash = back != (new | code if lay.packed_sites else new)
+            if clash.any():
+                lanes = e.lane_index(L)[clash]
+                folded = self._fold_reader(back[clash], st, lanes, curbar[clash], is_global,
+                                           np.zeros(len(lanes), bool))
+                f = lay.field(folded)
+                width = (f & lay.SEVERAL != 0).astype(np.int8) + (f & lay.WARPS != 0) + (f == lay.MANY_TID)
+                for w in np.unique(width):
+                    sh.read(key[clash][width == w], folded[width == w], code)
+        field = lay.field(sh.r[key])
+        one_warp = np.flatnonzero((field & (lay.SEVERAL | lay.WARPS)) == lay.SEVERAL)
+        if len(one_warp) == 0:
+            return
+        rows = sh.reader_rows(key[one_warp])
+        was, was_field = old[one_warp], lay.field(old[one_warp])
+        lag = st.lag_of(L)
+        kept = same_interval(lay, was, curbar[one_warp], None if lag is None else lag[one_warp]) & \
+            (warp_of(lay, was_field) == st.warp[L][one_warp])
+        kept_row = kept & ((was_field & (lay.SEVERAL | lay.WARPS)) == lay.SEVERAL)
+        sh.rows[rows[~kept_row]] = -1                         # a row of another interval or warp
+        single = kept & ((was_field & lay.SEVERAL) == 0)
+        sh.rows[rows[single], was_field[single] & 31] = old_clock[one_warp][single]
+        slots = e.lane_index(L)[one_warp]
+        sh.rows[rows, e.slot_lane[slots]] = self.own[slots]
+
     @staticmethod
-    def _fold_reader(r, st, L, curbar, is_global):
-        """The reader record after lanes L read, given the record `r` (one per lane)."""
+    def _fold_reader(r, st, L, curbar, is_global, ordered=None):
+        """The reader record after lanes L read, given the record `r` (one per lane). ordered:
+        with lane clocks, per lane whether a record of its warp is ordered before it."""
         cur, lay = st.stamp[L], st.lay
         same_bar = same_interval(lay, r, curbar, st.lag_of(L))
         otid = lay.field(r)
@@ -635,7 +822,9 @@ class RaceDetector(Plugin):
         if not (same_bar.any() or other_block.any()):
             return cur
         same_warp = warp_of(lay, otid) == st.warp[L]
-        over = (otid == st.tid[L]) | (same_warp & ((r >> lay.WEP_SHIFT) != st.wep[L]))  # the old read is over
+        if ordered is None:
+            ordered = (r >> lay.WEP_SHIFT) != st.wep[L]          # by __syncwarp (the warp epochs)
+        over = (otid == st.tid[L]) | (same_warp & ordered)      # the old read is over
         folded = np.where(same_warp, st.several[L], st.several_warps[L])
         new = np.where(~same_bar | over, cur, folded)
         return np.where(other_block, st.many_blocks[L], new)
@@ -652,7 +841,11 @@ class RaceDetector(Plugin):
         second = {"slot": tid, "site": site, "kind": kind, "who": self._who(tid, region)}
         if cross is None:
             cross = region.kind == "global" and other_tid >= 0 and other_tid // e.spb != tid // e.spb
-        self.report.race(hazard, region, elem, first, second, cross_block=cross)
+        # slots of one wave (shared) or launch-wide ones (global): a warp is 32 of them either way
+        partial = None
+        if self.lane_clocks and other_tid >= 0 and other_tid // 32 == tid // 32:
+            partial = tid if region.kind == "shared" else tid - e.gslot_base
+        self.report.race(hazard, region, elem, first, second, cross_block=cross, partial_warp_sync=partial)
 
     def _who(self, tid, region):
         e = self.wave
