@@ -231,13 +231,34 @@ extern "C" __global__ void k(int *out, unsigned mask)
 """
 
 
-def test_a_sync_of_every_live_lane_orders_the_lanes_that_exited():
+def test_a_sync_orders_the_exited_lanes_its_mask_names_and_no_others():
     k = _kernel(EXITED)
     out = np.zeros(24, np.int32)
     run_clean(k, (1,), (32,), (out, np.uint32(0xffffffff)))
     np.testing.assert_array_equal(out, np.arange(8, 32) + 1)
-    run_clean(k, (1,), (32,), (out, np.uint32(0x00ffffff)))        # names every live lane too
-    np.testing.assert_array_equal(out, np.arange(8, 32) + 1)
+    # 0x00ffffff names every lane still live, but not lanes 24-31: whether they have exited (their
+    # write done) when lanes 0-23 pass the sync is up to the schedule, so it is a race in every one
+    for schedule in ("lockstep", "round_robin", "adversarial", "random"):
+        for seed in range(4 if schedule == "random" else 1):
+            _race(k, (1,), (32,), (np.zeros(24, np.int32), np.uint32(0x00ffffff)), schedule=schedule, seed=seed)
+
+
+def test_a_partial_sync_after_the_other_lanes_exit_is_a_race_in_every_schedule():
+    """The audit's case: lanes 16-31 write and exit; lanes 0-15 sync among themselves and read
+    what 16-31 wrote. Under `random` lanes 16-31 sometimes exit before the sync: still a race."""
+    k = _kernel(r"""
+extern "C" __global__ void k(const int *in, int *out)
+{
+    __shared__ int s[32];
+    int lane = threadIdx.x;
+    s[lane] = in[lane];
+    if (lane < 16) { __syncwarp(0x0000ffff); out[lane] = s[lane + 16]; }
+}
+""")
+    for schedule in ("lockstep", "round_robin", "adversarial", "random"):
+        for seed in range(6 if schedule == "random" else 1):
+            _race(k, (1,), (32,), (np.arange(32, dtype=np.int32), np.zeros(16, np.int32)),
+                  schedule=schedule, seed=seed)
 
 
 GLOBAL = r"""

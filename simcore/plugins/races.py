@@ -57,8 +57,9 @@ the program: SyncSite.whole_warp) gets *lane clocks*, a vector clock over the la
 
 At a sync of the lanes G of one mask, each lane of G counts it (own[g] += 1, know[g][g] = own[g])
 and then every lane of G takes the element-wise max of their rows of `know`. Lanes that exited
-are done: the sync also orders the accesses of the exited lanes its mask names, and one that
-names every live lane (a tail warp's __syncwarp(): no partial sync) those of all exited lanes.
+are done: the sync also orders the accesses of the exited lanes its mask names (a tail warp's
+__syncwarp() names all 32), and only those: a lane outside the mask may exit before or after the
+sync, so ordering it when it happened to exit first would make the verdict depend on the run.
 An access by lane m carries own[m] at the time (the shadow's w_clock / r_clock, an int32 beside
 each record), and an access by lane l of m's warp is ordered after it iff know[l][m] > that
 clock. Readers of one warp folded into one record keep every reader's clock in a row of 32
@@ -454,9 +455,8 @@ class RaceDetector(Plugin):
     def _join_clocks(self, sync, lanes):
         """A __syncwarp (or tile.sync()) completed for `lanes`, in groups of one warp and one mask:
         each lane's own clock moves on, then every lane of a group knows what any of them knew.
-        The lanes that exited are done: a group orders the accesses of those its mask names, and
-        one that names every live lane of its warp those of all of them (as __syncwarp() did
-        before lane clocks: a tail warp's full mask is no partial sync)."""
+        The lanes that exited are done: a group orders the accesses of those its mask names (a
+        tail warp's full mask names them all), never of lanes outside it."""
         e = self.wave
         masks = e.R[sync.operands["mask"]][lanes].astype(np.int64) & FULL
         key = e.slot_warp[lanes].astype(np.int64) << 32 | masks
@@ -483,8 +483,10 @@ class RaceDetector(Plugin):
         members = np.bitwise_or.reduceat(np.int64(1) << col, starts)
         gwarp = key[starts] >> 32
         live = e.live_bits()[gwarp]
-        # the exited lanes it orders: those its mask names; all of them when it names every live lane
-        exited = ~live & np.where(members == live, FULL, key[starts] & FULL)
+        # the exited lanes it orders: those its mask names, and only those. (Whether a lane outside
+        # the mask has already exited when the sync runs is up to the schedule: ordering it then
+        # would make the verdict depend on the run.)
+        exited = ~live & key[starts] & FULL
         g = np.flatnonzero(exited)
         if len(g):
             lane = np.arange(32)
