@@ -243,6 +243,7 @@ class Shadow:
         self.row_of = None
         self.rows = None
         self.nrows = 0
+        self._scratch = None
 
     def readers(self):
         """The readers' records, allocated at the region's first read (before it: nobody read)."""
@@ -253,6 +254,12 @@ class Shadow:
             if self.lane_clocks:
                 self.r_clock = np.zeros(self.n, np.int32)
         return self.r
+
+    def scratch(self):
+        """An int32 per granule for one instruction's bookkeeping (its contents: garbage between uses)."""
+        if self._scratch is None:
+            self._scratch = np.empty(self.n, np.int32)
+        return self._scratch
 
     def reader_rows(self, key):
         """The rows (indices into self.rows) of granules `key`, made where a granule has none."""
@@ -323,6 +330,12 @@ class Stamps:
 
     def lag_of(self, L):
         return None if self.lag is None else self.lag[L]
+
+    @cached_property
+    def uniform(self):
+        """Whether every slot of the wave carries the same epochs (the usual case in lockstep)."""
+        ep = self.epochs
+        return bool((ep == ep[0]).all())
 
     @cached_property
     def wep(self):
@@ -739,8 +752,10 @@ class RaceDetector(Plugin):
         their warp when they share one and their block when they share one."""
         if self.lane_clocks:
             return self._record_read_with_clocks(sh, key, st, L, curbar, number, is_global)
-        new = self._fold_reader(sh.readers()[key], st, L, curbar, is_global)
         code = number * 4
+        if len(key) > 1 and not _increasing(key) and self._record_broadcast_read(sh, key, st, L, curbar, code, is_global):
+            return
+        new = self._fold_reader(sh.readers()[key], st, L, curbar, is_global)
         sh.read(key, new, code)
         if len(key) > 1 and not _increasing(key):
             # lanes of this very instruction reading one location: scatter, then fold the losers in
@@ -764,6 +779,60 @@ class RaceDetector(Plugin):
                 else:
                     for w in np.unique(width):
                         sh.read(key[clash][width == w], folded[width == w], code)
+
+    def _record_broadcast_read(self, sh, key, st, L, curbar, code, is_global):
+        """_record_read for lanes that share granules (a broadcast read: As[ty][k], s[0]), one
+        record update per granule instead of a fold per lane; False (nothing done) where its
+        conditions do not hold, and the per-lane fold decides.
+
+        Conditions: the lanes are in slot order, all of them carry the same epochs (stamp less
+        thread: as usual, the whole wave), and no granule they read has a record of this interval
+        nor (global memory) one of another block than its readers'. Then every lane's fold of the
+        old record is its own stamp; the scatter keeps the last lane's, and every other lane of
+        the granule folds against it into: several readers of one warp when all its readers are
+        of that warp, several warps of one block when they share the block, several blocks
+        otherwise (the widest fold wins), with the common epochs. In slot order the readers of
+        one granule are monotone in warp and block, so its first and last reader say which: the
+        very record the per-lane fold stores (tests/test_race_broadcast.py compares the two)."""
+        n = len(key)
+        slots = self.wave.lane_index(L)
+        if not isinstance(L, slice) and not (slots[1:] > slots[:-1]).all():
+            return False
+        if not st.uniform:
+            ep = st.epochs[L]
+            if not (ep == ep[0]).all():
+                return False
+        r = sh.readers()
+        if (key[1:] >= key[:-1]).all():            # granules in lane order (As[ty][k]): run ends
+            ends = np.flatnonzero(key[1:] != key[:-1])
+            last = np.append(ends, n - 1)
+            first = np.concatenate(([0], ends + 1))
+        else:                                       # (Bs[k][tx]): the last and first lane per granule
+            at = sh.scratch()
+            lanes = np.arange(n, dtype=np.int32)
+            at[key] = lanes
+            last = np.flatnonzero(at[key] == lanes)
+            at[key[::-1]] = lanes[::-1]
+            first = at[key[last]]
+        gran = key[last]
+        old = r[gran]
+        s_last, s_first = slots[last], slots[first]
+        lay = st.lay
+        if same_interval(lay, old, st.bar[s_last], st.lag_of(s_last)).any():
+            return False
+        if is_global:
+            ob = block_of(lay, lay.field(old), st.spb)
+            if ((old >= 0) & ((ob != st.block[s_last]) | (ob != st.block[s_first]))).any():
+                return False
+            wider = st.block[s_first] != st.block[s_last]
+        else:
+            wider = np.zeros(len(last), bool)
+        several = st.warp[s_first] != st.warp[s_last]
+        new = np.where(first == last, st.stamp[s_last],
+                       np.where(wider, st.many_blocks[s_last],
+                                np.where(several, st.several_warps[s_last], st.several[s_last])))
+        sh.read(gran, new, code)
+        return True
 
     def _record_read_with_clocks(self, sh, key, st, L, curbar, number, is_global):
         """_record_read with lane clocks: the same records, each with its lane's clock, and for
