@@ -1,0 +1,135 @@
+"""Broadcast reads (lanes sharing a granule in one instruction: As[ty][k] of a tiled matmul, s[0])
+take a shortcut in the race check (RaceDetector._record_broadcast_read): one record update per
+granule instead of a fold per lane. It must store exactly the record the per-lane fold stores,
+so here every shortcut taken is replayed through the per-lane fold and the two shadows compared,
+on reads by lanes of one warp, several warps of a block and several blocks, in shared and global
+memory; and the verdicts of writes after them (racing or ordered) are checked."""
+import numpy as np
+import pytest
+
+import simcore
+from simcore.plugins import races
+
+# readers: lanes t < nread of every block read s[(t / span) % 4] (shared) or g[(gid / span) % 4]
+# (global); then thread `writer` (launch-wide) writes that word 0 after `order`: 0 nothing,
+# 1 __syncwarp(), 2 __syncthreads(). A second read of the same words (again = 1) meets the
+# records of the first one: the shortcut must step aside; a read of the next word after that order
+# (again = 2) meets records of other warps or blocks, and after a barrier older ones.
+SOURCE = r"""
+__global__ void bcast(float *g, float *out, int nread, int span, int writer, int order, int again,
+                      int global, int skew)
+{
+    __shared__ float s[4];
+    int t = threadIdx.x, gid = blockIdx.x * blockDim.x + t;
+    if (t < 4) s[t] = (float)t;
+    __syncthreads();
+    for (int i = 0; i < (skew == 1 && blockIdx.x == 0 ? 2 : 1); i++)    // block 0 one barrier epoch ahead
+        __syncthreads();
+    if (skew == 2 && t < 32) __syncwarp();       // warp 0 one warp epoch ahead of the others
+    float v = 0.0f;
+    if (t < nread) v = global ? g[(gid / span) % 4] : s[(t / span) % 4];
+    if (again && t < nread) v += global ? g[(gid / span) % 4] : s[(t / span) % 4];
+    if (order == 1) __syncwarp();
+    if (order == 2) __syncthreads();
+    if (again == 2 && t < nread) v += global ? g[(gid / span + 1) % 4] : s[(t / span + 1) % 4];
+    if (gid == writer) { if (global) g[0] = 1.0f; else s[0] = 1.0f; }
+    out[gid] = v;
+}"""
+
+BLOCKS, THREADS = 3, 128
+
+
+@pytest.fixture
+def replayed(monkeypatch):
+    """Every shortcut taken, checked against the per-lane fold on the same shadow; -> the count."""
+    taken = []
+    fast = races.RaceDetector._record_broadcast_read
+
+    def checked(self, sh, key, st, L, curbar, code, is_global):
+        before = sh.readers().copy(), None if sh.r_site is None else sh.r_site.copy()
+        if not fast(self, sh, key, st, L, curbar, code, is_global):
+            return False
+        taken.append(len(key))
+        shortcut = sh.r.copy(), None if sh.r_site is None else sh.r_site.copy()
+        sh.r[:] = before[0]
+        if before[1] is not None:
+            sh.r_site[:] = before[1]
+        monkeypatch.setattr(races.RaceDetector, "_record_broadcast_read", lambda *a: False)
+        try:
+            self._record_read(sh, key, st, L, curbar, code // 4, is_global)
+        finally:
+            monkeypatch.setattr(races.RaceDetector, "_record_broadcast_read", checked)
+        np.testing.assert_array_equal(sh.r, shortcut[0])
+        if before[1] is not None:
+            np.testing.assert_array_equal(sh.r_site, shortcut[1])
+        return True
+    monkeypatch.setattr(races.RaceDetector, "_record_broadcast_read", checked)
+    return taken
+
+
+def _run(nread, span, writer, order, again=0, glob=0, skew=0):
+    g = np.arange(4, dtype=np.float32)
+    out = np.zeros(BLOCKS * THREADS, np.float32)
+    try:
+        simcore.RawKernel(SOURCE, "bcast")((BLOCKS,), (THREADS,), (g, out, *map(np.int32, (
+            nread, span, writer, order, again, glob, skew))))
+    except simcore.KernelFault as e:
+        return str(e)
+    return None
+
+
+def _reference(monkeypatch, *args):
+    """The verdict with the per-lane fold only."""
+    current = races.RaceDetector._record_broadcast_read
+    monkeypatch.setattr(races.RaceDetector, "_record_broadcast_read", lambda *a: False)
+    try:
+        return _run(*args)
+    finally:
+        monkeypatch.setattr(races.RaceDetector, "_record_broadcast_read", current)
+
+
+# (nread, span): one warp's half (16 lanes a word), two warps (64), a whole block, several blocks
+SPANS = [(128, 16), (128, 64), (128, 128), (128, 256), (40, 8), (100, 50)]
+
+
+@pytest.mark.parametrize("skew", [0, 1, 2], ids=["", "blocks-skewed", "warps-skewed"])
+@pytest.mark.parametrize("glob", [0, 1], ids=["shared", "global"])
+@pytest.mark.parametrize("again", [0, 1, 2], ids=["once", "twice", "next"])
+@pytest.mark.parametrize("order", [0, 1, 2], ids=["unordered", "syncwarp", "syncthreads"])
+@pytest.mark.parametrize("nread,span", SPANS)
+def test_the_shortcut_stores_the_per_lane_records_and_the_same_verdicts(nread, span, order, again, glob, skew,
+                                                                       replayed, monkeypatch):
+    """skewed: blocks in different barrier epochs, warps in different warp epochs (the shortcut
+    must step aside where they meet in one instruction)."""
+    # writers: a lane of the first readers' warp, one of another warp, one of another block
+    for writer in (3, 70, THREADS + 5):
+        got = _run(nread, span, writer, order, again, glob, skew)
+        assert replayed or skew, "no broadcast shortcut taken"
+        assert got == _reference(monkeypatch, nread, span, writer, order, again, glob, skew)
+
+
+@pytest.mark.parametrize("glob", [0, 1], ids=["shared", "global"])
+def test_a_write_after_a_broadcast_read_races_unless_a_barrier_orders_it(glob):
+    racy = _run(128, 16, 70, 0, 0, glob)
+    assert racy is not None and "race" in racy and ("s[0]" in racy or "g[0]" in racy)
+    assert "read" in racy and "write" in racy
+    # __syncwarp orders only the writer's warp (lane 3's): the other readers of word 0 still race
+    assert _run(128, 64, 3, 1, 0, glob) is not None
+    if glob:
+        # blocks are never ordered by a barrier: block 1's write races with block 0's readers
+        assert "between blocks" in _run(128, 16, THREADS + 5, 2, 0, glob)
+    else:
+        assert _run(128, 16, 70, 2, 0, glob) is None
+
+
+def test_the_tiled_matmul_takes_the_shortcut_for_both_tiles(replayed):
+    from simcore import bench
+    m = 32
+    rng = np.random.default_rng(0)
+    A = rng.standard_normal((m, m)).astype(np.float32)
+    B = rng.standard_normal((m, m)).astype(np.float32)
+    C = np.zeros(m * m, np.float32)
+    bench.module(bench.WORST_SOURCE).get_function("matmul")((m // 16, m // 16), (16, 16),
+                                                             (C, A.ravel(), B.ravel(), np.int32(m)))
+    np.testing.assert_allclose(C.reshape(m, m), A @ B, rtol=1e-4, atol=1e-4)
+    assert len(replayed) == 2 * 16 * (m // 16)         # As[ty][k] and Bs[k][tx], every k of every tile
