@@ -41,29 +41,36 @@ BLOCKS, THREADS = 3, 128
 
 @pytest.fixture
 def replayed(monkeypatch):
-    """Every shortcut taken, checked against the per-lane fold on the same shadow; -> the count."""
+    """Every shortcut taken, checked against the per-lane checks on the same shadow; -> the
+    number of broadcast records stored by the shortcut."""
     taken = []
     fast = races.RaceDetector._record_broadcast_read
+    may_conflict = races.RaceDetector._writer_may_conflict
 
-    def checked(self, sh, key, st, L, curbar, code, is_global):
+    def checked(self, sh, key, st, groups, code, is_global):
         before = sh.readers().copy(), None if sh.r_site is None else sh.r_site.copy()
-        if not fast(self, sh, key, st, L, curbar, code, is_global):
+        if not fast(self, sh, key, st, groups, code, is_global):
             return False
         taken.append(len(key))
         shortcut = sh.r.copy(), None if sh.r_site is None else sh.r_site.copy()
         sh.r[:] = before[0]
         if before[1] is not None:
             sh.r_site[:] = before[1]
-        monkeypatch.setattr(races.RaceDetector, "_record_broadcast_read", lambda *a: False)
-        try:
-            self._record_read(sh, key, st, L, curbar, code // 4, is_global)
-        finally:
-            monkeypatch.setattr(races.RaceDetector, "_record_broadcast_read", checked)
+        slots = groups[0]          # the lanes, as an index array (the per-lane fold takes either)
+        self._record_read(sh, key, st, slots, st.bar[slots], code // 4, is_global, True, None)
         np.testing.assert_array_equal(sh.r, shortcut[0])
         if before[1] is not None:
             np.testing.assert_array_equal(sh.r_site, shortcut[1])
         return True
+
+    def checked_writer(self, sh, key, st, groups, is_global):
+        maybe = may_conflict(self, sh, key, st, groups, is_global)
+        if not maybe:
+            slots = groups[0]
+            assert not self._unordered(sh.w[key], st, slots, st.bar[slots], is_global).any()
+        return maybe
     monkeypatch.setattr(races.RaceDetector, "_record_broadcast_read", checked)
+    monkeypatch.setattr(races.RaceDetector, "_writer_may_conflict", checked_writer)
     return taken
 
 
@@ -78,14 +85,14 @@ def _run(nread, span, writer, order, again=0, glob=0, skew=0):
     return None
 
 
-def _reference(monkeypatch, *args):
-    """The verdict with the per-lane fold only."""
-    current = races.RaceDetector._record_broadcast_read
-    monkeypatch.setattr(races.RaceDetector, "_record_broadcast_read", lambda *a: False)
+def _reference(monkeypatch, *args, run=None):
+    """The verdict with the per-lane checks only."""
+    current = races.RaceDetector._reader_groups
+    monkeypatch.setattr(races.RaceDetector, "_reader_groups", lambda *a: None)
     try:
-        return _run(*args)
+        return (run or _run)(*args)
     finally:
-        monkeypatch.setattr(races.RaceDetector, "_record_broadcast_read", current)
+        monkeypatch.setattr(races.RaceDetector, "_reader_groups", current)
 
 
 # (nread, span): one warp's half (16 lanes a word), two warps (64), a whole block, several blocks
@@ -133,3 +140,44 @@ def test_the_tiled_matmul_takes_the_shortcut_for_both_tiles(replayed):
                                                              (C, A.ravel(), B.ravel(), np.int32(m)))
     np.testing.assert_allclose(C.reshape(m, m), A @ B, rtol=1e-4, atol=1e-4)
     assert len(replayed) == 2 * 16 * (m // 16)         # As[ty][k] and Bs[k][tx], every k of every tile
+
+
+# two reads of one word: lanes lo1 <= gid < hi1, then lo2 <= gid < hi2 (launch-wide numbers),
+# so that the second meets the first's record: of one warp, of several warps of a block, of
+# several blocks, holding all of the second's readers or not
+WIDEN = r"""
+__global__ void widen(float *g, float *out, int lo1, int hi1, int lo2, int hi2, int global, int writer)
+{
+    __shared__ float s[1];
+    int t = threadIdx.x, gid = blockIdx.x * blockDim.x + t;
+    if (t == 0) s[0] = 1.0f;
+    __syncthreads();
+    float v = 0.0f;
+    if (gid >= lo1 && gid < hi1) v = global ? g[0] : s[0];
+    if (gid >= lo2 && gid < hi2) v += global ? g[0] : s[0];
+    if (gid == writer) { if (global) g[0] = 2.0f; else s[0] = 2.0f; }
+    out[gid] = v;
+}"""
+
+
+def _widen(*args):
+    g = np.ones(1, np.float32)
+    out = np.zeros(BLOCKS * THREADS, np.float32)
+    try:
+        simcore.RawKernel(WIDEN, "widen")((BLOCKS,), (THREADS,), (g, out, *map(np.int32, args)))
+    except simcore.KernelFault as e:
+        return str(e)
+    return None
+
+
+@pytest.mark.parametrize("glob", [0, 1], ids=["shared", "global"])
+@pytest.mark.parametrize("ranges", [(32, 64, 0, 64), (32, 64, 32, 64), (32, 48, 32, 64), (0, 64, 0, 64),
+                                    (64, 128, 0, 128), (0, 128, 0, 128), (160, 256, 0, 256),
+                                    (0, 256, 0, 256), (0, 256, 0, 384), (0, 384, 128, 256)])
+def test_a_broadcast_read_meeting_an_earlier_one_stores_the_per_lane_records(ranges, glob, replayed,
+                                                                            monkeypatch):
+    for writer in (3, 40, THREADS + 5, 2 * THREADS + 1):
+        got = _widen(*ranges, glob, writer)
+        assert got == _reference(monkeypatch, *ranges, glob, writer, run=_widen)
+    assert replayed
+

@@ -392,6 +392,7 @@ class RaceDetector(Plugin):
         self.lane_clocks = any(s.op == "syncwarp" and not getattr(s, "whole_warp", False)
                                for s in program.sync_sites)
         self.own = self.know = None
+        self._lanes = None          # 0, 1, 2, ...: lane positions, for _reader_groups
 
     def on_wave_start(self, wave):
         if self.global_layout is None:
@@ -635,6 +636,12 @@ class RaceDetector(Plugin):
         else:
             key = e.slot_block[L].astype(np.int64) * max(1, region.nbytes // granule) + gran
         atomic = kind in ("atomic", "cas")
+        # lanes sharing granules (a broadcast read): found once, for the writer check and the record
+        repeats = kind == "read" and len(key) > 1 and not _increasing(key)
+        shared_reads = self._reader_groups(sh, key, st, L) if repeats and not self.lane_clocks else None
+        if shared_reads is not None and not self._writer_may_conflict(sh, key, st, shared_reads, is_global):
+            self._record_read(sh, key, st, L, curbar, number, is_global, repeats, shared_reads)
+            return
         w = sh.w[key]
         published = None
         if is_global and self.fences is not None:
@@ -661,7 +668,7 @@ class RaceDetector(Plugin):
                          self.memory_sites[ws >> 2], "atomic" if ws & 1 else "write", self._thread(cur, st, L, k), site,
                          "atomic" if atomic else kind)
         if kind == "read":
-            self._record_read(sh, key, st, L, curbar, number, is_global)
+            self._record_read(sh, key, st, L, curbar, number, is_global, repeats, shared_reads)
         else:
             self._record_write(sh, key, st, L, curbar, site, number, region, gran, granule, kind, is_global)
 
@@ -747,17 +754,18 @@ class RaceDetector(Plugin):
                 self.atomic_clock[g] = clock
                 np.maximum.at(self.block_atomic_clock, g // e.spb, clock)
 
-    def _record_read(self, sh, key, st, L, curbar, number, is_global):
+    def _record_read(self, sh, key, st, L, curbar, number, is_global, repeats, shared_reads=None):
         """A read: remember this interval's readers, folded into one record per granule that keeps
-        their warp when they share one and their block when they share one."""
+        their warp when they share one and their block when they share one. repeats: whether two
+        lanes may read one granule; shared_reads: their groups (_reader_groups), where found."""
         if self.lane_clocks:
             return self._record_read_with_clocks(sh, key, st, L, curbar, number, is_global)
         code = number * 4
-        if len(key) > 1 and not _increasing(key) and self._record_broadcast_read(sh, key, st, L, curbar, code, is_global):
+        if shared_reads is not None and self._record_broadcast_read(sh, key, st, shared_reads, code, is_global):
             return
         new = self._fold_reader(sh.readers()[key], st, L, curbar, is_global)
         sh.read(key, new, code)
-        if len(key) > 1 and not _increasing(key):
+        if repeats:
             # lanes of this very instruction reading one location: scatter, then fold the losers in
             back = sh.r[key]
             clash = back != (new | code if st.lay.packed_sites else new)
@@ -780,58 +788,80 @@ class RaceDetector(Plugin):
                     for w in np.unique(width):
                         sh.read(key[clash][width == w], folded[width == w], code)
 
-    def _record_broadcast_read(self, sh, key, st, L, curbar, code, is_global):
-        """_record_read for lanes that share granules (a broadcast read: As[ty][k], s[0]), one
-        record update per granule instead of a fold per lane; False (nothing done) where its
-        conditions do not hold, and the per-lane fold decides.
+    def _reader_groups(self, sh, key, st, L):
+        """Lanes L reading granules `key`, some of them the same (a broadcast read: As[ty][k],
+        s[0]), grouped by granule: (their slots, each granule's first lane, its last lane: indices
+        into L), where the per-granule shortcuts (_writer_may_conflict, _record_broadcast_read)
+        hold: the lanes are in slot order and all carry the same epochs (stamp less thread; in
+        lockstep, as usual, the whole wave). None where not: the per-lane checks decide.
 
-        Conditions: the lanes are in slot order, all of them carry the same epochs (stamp less
-        thread: as usual, the whole wave), and no granule they read has a record of this interval
-        nor (global memory) one of another block than its readers'. Then every lane's fold of the
-        old record is its own stamp; the scatter keeps the last lane's, and every other lane of
-        the granule folds against it into: several readers of one warp when all its readers are
-        of that warp, several warps of one block when they share the block, several blocks
-        otherwise (the widest fold wins), with the common epochs. In slot order the readers of
-        one granule are monotone in warp and block, so its first and last reader say which: the
-        very record the per-lane fold stores (tests/test_race_broadcast.py compares the two)."""
+        In slot order the readers of one granule are monotone in warp and block, so its first and
+        last reader say whether they span several warps or blocks."""
         n = len(key)
         slots = self.wave.lane_index(L)
         if not isinstance(L, slice) and not (slots[1:] > slots[:-1]).all():
-            return False
+            return None
         if not st.uniform:
             ep = st.epochs[L]
             if not (ep == ep[0]).all():
-                return False
-        r = sh.readers()
+                return None
         if (key[1:] >= key[:-1]).all():            # granules in lane order (As[ty][k]): run ends
             ends = np.flatnonzero(key[1:] != key[:-1])
-            last = np.append(ends, n - 1)
-            first = np.concatenate(([0], ends + 1))
-        else:                                       # (Bs[k][tx]): the last and first lane per granule
-            at = sh.scratch()
-            lanes = np.arange(n, dtype=np.int32)
-            at[key] = lanes
-            last = np.flatnonzero(at[key] == lanes)
-            at[key[::-1]] = lanes[::-1]
-            first = at[key[last]]
-        gran = key[last]
-        old = r[gran]
-        s_last, s_first = slots[last], slots[first]
+            return slots, np.concatenate(([0], ends + 1)), np.append(ends, n - 1)
+        table = sh.scratch()                        # (Bs[k][tx]): the last, then the first lane per granule
+        if self._lanes is None or len(self._lanes) < n:
+            self._lanes = np.arange(max(n, self.wave.S), dtype=np.int32)
+        lanes = self._lanes[:n]
+        table[key] = lanes
+        last = np.flatnonzero(table[key] == lanes)
+        table[key[::-1]] = lanes[::-1]
+        return slots, table[key[last]], last
+
+    def _writer_may_conflict(self, sh, key, st, groups, is_global):
+        """Whether a writer's record of the granules a broadcast read shares may conflict with
+        it: one of this interval, or in global memory any (another block's is never ordered).
+        All lanes of a granule see its record, and they carry the same epochs: one test each."""
+        slots, first, last = groups
+        w = sh.w[key[last]]
+        s_last = slots[last]
+        return bool(same_interval(st.lay, w, st.bar[s_last], st.lag_of(s_last)).any()
+                    or (is_global and (w >= 0).any()))
+
+    def _record_broadcast_read(self, sh, key, st, groups, code, is_global):
+        """_record_read for a broadcast read (groups: _reader_groups), one record update per
+        granule instead of a fold per lane; False (nothing done) where a granule's record is
+        neither of the two kinds below, and the per-lane fold decides.
+
+        Fresh: a record of another interval (or nobody's), in global memory of the readers' own
+        block. Every lane's fold is then its own stamp; the scatter keeps the last lane's, and
+        every other lane of the granule folds against it into: several readers of one warp when
+        all its readers are of that warp, several warps of one block when they share the block,
+        several blocks otherwise (the widest fold wins), with the common epochs.
+        Covered: a record of several readers with these very epochs whose group holds every
+        reader (one warp: all of that warp; several warps: all of that block; several blocks).
+        Every lane's fold gives it back unchanged (only the site is this read's).
+        Either way the very record the per-lane fold stores (tests/test_race_broadcast.py
+        replays every use against it)."""
+        slots, first, last = groups
         lay = st.lay
-        if same_interval(lay, old, st.bar[s_last], st.lag_of(s_last)).any():
-            return False
+        gran = key[last]
+        old = sh.readers()[gran]
+        s_last, s_first = slots[last], slots[first]
+        fresh = ~same_interval(lay, old, st.bar[s_last], st.lag_of(s_last))
+        one_block = st.block[s_first] == st.block[s_last] if is_global else np.ones(len(last), bool)
+        one_warp = st.warp[s_first] == st.warp[s_last]
+        rec = old & lay.dtype(~lay.SITE_MASK)
+        covered = ((rec == st.several[s_last]) & one_warp) | ((rec == st.several_warps[s_last]) & one_block)
         if is_global:
+            covered |= rec == st.many_blocks[s_last]
             ob = block_of(lay, lay.field(old), st.spb)
-            if ((old >= 0) & ((ob != st.block[s_last]) | (ob != st.block[s_first]))).any():
-                return False
-            wider = st.block[s_first] != st.block[s_last]
-        else:
-            wider = np.zeros(len(last), bool)
-        several = st.warp[s_first] != st.warp[s_last]
+            fresh &= (old < 0) | ((ob == st.block[s_last]) & (ob == st.block[s_first]))
+        if not (fresh | covered).all():
+            return False
         new = np.where(first == last, st.stamp[s_last],
-                       np.where(wider, st.many_blocks[s_last],
-                                np.where(several, st.several_warps[s_last], st.several[s_last])))
-        sh.read(gran, new, code)
+                       np.where(~one_block, st.many_blocks[s_last],
+                                np.where(one_warp, st.several[s_last], st.several_warps[s_last])))
+        sh.read(gran, np.where(covered, rec, new), code)
         return True
 
     def _record_read_with_clocks(self, sh, key, st, L, curbar, number, is_global):
