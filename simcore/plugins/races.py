@@ -608,7 +608,8 @@ class RaceDetector(Plugin):
             # Nobody writes a read-only array (a write through a cast starts its shadow, later
             # reads are then checked): reads of it need no shadow at all.
             return
-        g0 = offsets // granule
+        # granules are powers of two (access sizes): a shift, floor division's result at half the cost
+        g0 = offsets >> (granule.bit_length() - 1) if granule & (granule - 1) == 0 else offsets // granule
         for extra in range(max(1, size // granule)):
             self._check(region, g0 + extra, granule, kind, L, site)
 
@@ -805,9 +806,13 @@ class RaceDetector(Plugin):
             ep = st.epochs[L]
             if not (ep == ep[0]).all():
                 return None
-        if (key[1:] >= key[:-1]).all():            # granules in lane order (As[ty][k]): run ends
-            ends = np.flatnonzero(key[1:] != key[:-1])
-            return slots, np.concatenate(([0], ends + 1)), np.append(ends, n - 1)
+        head = key[:33]                             # granules in lane order (As[ty][k]): run ends
+        step = head[1:] - head[:-1]
+        if (step >= 0).all():
+            step = key[1:] - key[:-1]
+            if (step >= 0).all():
+                ends = np.flatnonzero(step != 0)
+                return slots, np.concatenate(([0], ends + 1)), np.append(ends, n - 1)
         table = sh.scratch()                        # (Bs[k][tx]): the last, then the first lane per granule
         if self._lanes is None or len(self._lanes) < n:
             self._lanes = np.arange(max(n, self.wave.S), dtype=np.int32)
@@ -848,20 +853,26 @@ class RaceDetector(Plugin):
         old = sh.readers()[gran]
         s_last, s_first = slots[last], slots[first]
         fresh = ~same_interval(lay, old, st.bar[s_last], st.lag_of(s_last))
-        one_block = st.block[s_first] == st.block[s_last] if is_global else np.ones(len(last), bool)
         one_warp = st.warp[s_first] == st.warp[s_last]
-        rec = old & lay.dtype(~lay.SITE_MASK)
-        covered = ((rec == st.several[s_last]) & one_warp) | ((rec == st.several_warps[s_last]) & one_block)
         if is_global:
-            covered |= rec == st.many_blocks[s_last]
+            b_first, b_last = st.block[s_first], st.block[s_last]
+            one_block = b_first == b_last
             ob = block_of(lay, lay.field(old), st.spb)
-            fresh &= (old < 0) | ((ob == st.block[s_last]) & (ob == st.block[s_first]))
-        if not (fresh | covered).all():
-            return False
-        new = np.where(first == last, st.stamp[s_last],
-                       np.where(~one_block, st.many_blocks[s_last],
-                                np.where(one_warp, st.several[s_last], st.several_warps[s_last])))
-        sh.read(gran, np.where(covered, rec, new), code)
+            fresh &= (old < 0) | ((ob == b_last) & (ob == b_first))
+        covered = None
+        if not fresh.all():
+            rec = old & lay.dtype(~lay.SITE_MASK)
+            covered = (rec == st.several[s_last]) & one_warp
+            covered |= (rec == st.several_warps[s_last]) & (one_block if is_global else True)
+            if is_global:
+                covered |= rec == st.many_blocks[s_last]
+            if not (fresh | covered).all():
+                return False
+        new = np.where(one_warp, st.several[s_last], st.several_warps[s_last])
+        if is_global:
+            new = np.where(one_block, new, st.many_blocks[s_last])
+        new = np.where(first == last, st.stamp[s_last], new)
+        sh.read(gran, new if covered is None else np.where(covered, rec, new), code)
         return True
 
     def _record_read_with_clocks(self, sh, key, st, L, curbar, number, is_global):
