@@ -810,8 +810,15 @@ class RaceDetector(Plugin):
             if (step >= 0).all():
                 ends = np.flatnonzero(step != 0)
                 return slots, np.concatenate(([0], ends + 1)), np.append(ends, n - 1)
-        elif (step < 0).all() and (key[1:] < key[:-1]).all():
-            return None                             # no granule twice (a reversed tile): the per-lane fold
+        elif (step < 0).all():
+            # a reversed tile (tile[n - 1 - t]): falling runs over rising ranges read no granule
+            # twice, which the per-lane fold handles at its cheapest
+            step = key[1:] - key[:-1]
+            up = np.flatnonzero(step >= 0)
+            if not (step[up] == 0).any():
+                highs, lows = key[np.concatenate(([0], up + 1))], key[np.append(up, n - 1)]
+                if (lows[1:] > highs[:-1]).all():
+                    return None
         # (Bs[k][tx]): the last, then the first lane per granule, through a table of one instruction
         # (np.empty: only the pages it touches are ever mapped)
         table = np.empty(sh.n, np.int32)
