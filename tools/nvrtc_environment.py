@@ -90,7 +90,7 @@ def compile_ok(cupy, code: str, options: tuple, name: str = "k"):
         return True, ""
     except Exception as exc:  # CompileException and friends: the first line says why
         first = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else type(exc).__name__
-        return False, re.sub(r"/tmp/\S+?\.cu", "<source>", first)   # CuPy's temporary file name
+        return False, re.sub(r"/tmp/\S*?\.cu(?=\()", "<source>", first)   # CuPy's temporary file name
 
 
 def probe_chunk(cupy, names: list[str], options: tuple) -> dict[str, str]:
