@@ -183,3 +183,25 @@ def test_setup_says_what_runs_the_kernels(capsys, monkeypatch):
     assert "simcore from" in out and "simulator" in out
     monkeypatch.setenv("SIMCORE_BACKEND", "cupy")
     assert "GPU" in notebook.backend_note()
+
+
+def test_the_kernel_editor_tells_the_whole_story_of_a_fault():
+    """What happened and how to fix it, with the title and the reported line's number and text;
+    the picture is never wider than the window allows (no min-width)."""
+    import numpy as np
+
+    from barrier_course import widgets
+
+    src = ('extern "C" __global__ void k(float *out)\n{\n    int t = threadIdx.x;\n'
+           '    if (t < 16)\n        __syncthreads();\n    out[t] = t;\n}\n')
+    box = widgets.kernel_editor(src, "k", lambda block: ((1,), (np.zeros(block, np.float32),)),
+                                lambda args, block: np.arange(block, dtype=np.float32),
+                                output=0, block_sizes=(64,))
+    out = box.last_outcome
+    assert out.status == "fault", out.summary()
+    text = out.summary()
+    assert "What happened: " in text and "How to fix it: " in text
+    assert out.what and out.what in text and out.fix in text
+    assert f"line {out.line}: " in text and src.splitlines()[out.line - 1].strip() in text
+    image = box.children[-1]
+    assert "min-width" not in image.value and "<img" in image.value
