@@ -341,9 +341,15 @@ def kernel_editor(source, kernel_name, make_args, reference, *, output=1,
 
     lines = source.strip("\n").count("\n") + 1
     editor = W.Textarea(value=source.strip("\n") + "\n",
-                        layout=W.Layout(width="100%", height=f"{1.45 * (rows or min(lines + 1, 30)):.1f}em",
-                                        font_family="monospace"))
+                        layout=W.Layout(flex="1 1 auto", width="auto",
+                                        height=f"{EDITOR_LINE_PX * (rows or min(lines + 1, 30)) + 12}px"))
     editor.add_class("barrier-course-kernel-editor")
+    # line numbers beside the text, the same numbers as the simulator's reports (the kernel
+    # is compiled from exactly this text)
+    gutter = W.HTML(_line_numbers(editor.value))
+    editor.observe(lambda change: setattr(gutter, "value", _line_numbers(change["new"])), names="value")
+    numbered = W.HBox([W.HTML(EDITOR_CSS), gutter, editor],
+                      layout=W.Layout(width="100%", align_items="flex-start"))
     block_w = W.Dropdown(options=list(block_sizes), value=block or block_sizes[0],
                          description="block size")
     sched_w = W.Dropdown(options=list(schedules), value=schedule, description="schedule")
@@ -354,11 +360,12 @@ def kernel_editor(source, kernel_name, make_args, reference, *, output=1,
     header = [W.HTML(f"<b>{html.escape(title)}</b>")] if title else []
     hint = W.HTML("<i>Edit the kernel, then press the button: the verdict and the picture "
                   "below are the simulator's, for the text as it stands.</i>")
-    children = header + [hint, editor, controls_row([block_w, sched_w, button]), result]
+    children = header + [hint, numbered, controls_row([block_w, sched_w, button]), result]
     if image is not None:
         children.append(image)
     box = W.VBox(children, layout=W.Layout(width="100%"))
     box.editor = editor
+    box.line_numbers = gutter
     box.last_outcome = None
     show_as_text(box, lambda: ((title + "\n") if title else "")
                  + (box.last_outcome.summary() if box.last_outcome else ""))
@@ -391,6 +398,23 @@ def kernel_editor(source, kernel_name, make_args, reference, *, output=1,
     box.run = run
     run()
     return box
+
+
+EDITOR_LINE_PX = 18
+# one line height for the text box and its line numbers, and no wrapping (a wrapped line
+# would shift every number after it)
+EDITOR_CSS = (f"<style>.barrier-course-kernel-editor textarea{{font-family:monospace;font-size:13px;"
+              f"line-height:{EDITOR_LINE_PX}px;white-space:pre;overflow-wrap:normal;"
+              f"overflow-x:auto;padding-top:4px}}"
+              f".barrier-course-line-numbers{{font-family:monospace;font-size:13px;"
+              f"line-height:{EDITOR_LINE_PX}px;color:#888;text-align:right;margin:0;"
+              f"padding:5px 6px 0 0;user-select:none}}</style>")
+
+
+def _line_numbers(text):
+    count = max(1, text.count("\n") + (0 if text.endswith("\n") else 1))
+    return ('<pre class="barrier-course-line-numbers">'
+            + "\n".join(str(k) for k in range(1, count + 1)) + "</pre>")
 
 
 def _trace_figure(kern, outcome):

@@ -205,3 +205,24 @@ def test_the_kernel_editor_tells_the_whole_story_of_a_fault():
     assert f"line {out.line}: " in text and src.splitlines()[out.line - 1].strip() in text
     image = box.children[-1]
     assert "min-width" not in image.value and "<img" in image.value
+
+
+def test_the_kernel_editor_numbers_its_lines_as_the_reports_do():
+    import re
+
+    import numpy as np
+
+    from barrier_course import widgets
+
+    src = ('extern "C" __global__ void k(float *out)\n{\n    int t = threadIdx.x;\n'
+           '    if (t < 16)\n        __syncthreads();\n    out[t] = t;\n}\n')
+    box = widgets.kernel_editor(src, "k", lambda block: ((1,), (np.zeros(block, np.float32),)),
+                                lambda args, block: np.arange(block, dtype=np.float32),
+                                output=0, block_sizes=(64,), picture=False)
+    numbers = re.findall(r"\d+", box.line_numbers.value.split(">", 1)[1])
+    assert numbers == [str(k) for k in range(1, 8)]
+    line = box.last_outcome.line
+    assert box.editor.value.splitlines()[line - 1].strip() == "__syncthreads();"
+    box.editor.value = "// a comment first\n" + box.editor.value
+    assert re.findall(r"\d+", box.line_numbers.value.split(">", 1)[1])[-1] == "8"
+    assert box.run().line == line + 1
