@@ -442,7 +442,7 @@ class Player:
         # the step; "step 0" is the separate way back to the start
         self.play_button = W.ToggleButton(value=False, description="▶ play", tooltip="play / pause",
                                           layout=W.Layout(width="auto"))
-        self.reset_button = W.Button(description="⏮ step 0", layout=W.Layout(width="auto"))
+        self.reset_button = W.Button(description="|◀ step 0", layout=W.Layout(width="auto"))
         self.slider = W.IntSlider(value=0, min=0, max=n - 1, description="step", continuous_update=False,
                                   layout=W.Layout(width="420px", max_width="100%"))
         self.back_button = W.Button(description="◀ step back", layout=W.Layout(width="auto"))

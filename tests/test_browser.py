@@ -644,8 +644,12 @@ def test_an_exercise_from_the_start_page_to_full_marks(lab, browser, shots):
                       "await p.context.ready; await p.sessionContext.ready; }")
         page.wait_for_timeout(2000)
         assert not page.evaluate(DIRTY), "the exercise opens modified (a dot on its tab)"
-        clutter = page.evaluate("() => document.body.innerText.includes('Formgrader')")
-        assert not clutter, "a student's JupyterLab offers the Formgrader"
+        # the Nbgrader menu's "Formgrader" and "Formgrader (local)" are these commands
+        offered = page.evaluate("() => window.jupyterapp.commands.listCommands()"
+                                ".filter(c => c.includes('formgrader'))")
+        assert not offered, f"a student's JupyterLab offers the Formgrader: {offered}"
+        assert page.evaluate("() => window.jupyterapp.commands.hasCommand("
+                             "'nbgrader:open-assignment-list')"), "no Assignment List"
         status = page.evaluate(f"async () => (await fetch('{url}/formgrader?token={TOKEN}')).status")
         assert status == 404, f"the Formgrader answers a student's session ({status})"
 
