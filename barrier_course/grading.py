@@ -23,7 +23,10 @@ stdout as notes and never fail a test.
 
 :func:`try_kernel` is the friendly twin for "try it" cells: one launch, printed results,
 never raises for the student's mistakes. :func:`summary`, in an exercise's last cell, prints
-the points per test cell after *Run All Cells*.
+the points per test cell after *Run All Cells*, counting only tests run for the answer as it
+is now. In the student's own kernel (neither nbgrader nor the isolated grader runs it:
+:func:`student_session`) a failing test still shows its report as the cell's error, but does
+not stop *Run All Cells*: every test runs and the summary comes last.
 
 Graded scores do not come from running these calls in the student's notebook: the grader
 (:mod:`barrier_course.autograde`) reads the kernel source out of the answer cell and runs the

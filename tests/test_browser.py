@@ -711,7 +711,7 @@ PLAYER_FIT = """() => {
     };
     const controls = root.querySelectorAll('.jupyter-button, .widget-slider, .widget-dropdown, .widget-toggle-button');
     controls.forEach(e => check(e, 'control ' + (e.innerText || e.className).trim().slice(0, 30)));
-    const lanes = root.querySelectorAll('.player-grid .lanes i');
+    const lanes = root.querySelectorAll('.player-grid .row i');
     lanes.forEach((e, k) => check(e, 'lane ' + k));
     const chips = [...root.querySelectorAll('.player-grid .info, .player-source .chip')].filter(e => e.innerText.trim());
     chips.forEach(e => check(e, 'chip ' + e.innerText.trim().slice(0, 30)));
