@@ -142,12 +142,18 @@ INSTRUCTOR_SERVER_EXTENSIONS = ("nbgrader.server_extensions.formgrader",
                                 "nbgrader.server_extensions.course_list")
 
 
+#: the student session's contents manager: course/, exercises/ and solutions/ read-only (the
+#: student works in my-course/; barrier_course/student_contents.py)
+STUDENT_CONTENTS = "barrier_course.student_contents.StudentContentsManager"
+
+
 def role_options(instructor: bool) -> list[str]:
     """The JupyterLab command line options of the role (lab-settings/README.md)."""
     options = [f"--LabApp.app_settings_dir={lab_settings_dir(instructor)}"]
     if not instructor:
         options += [f"--ServerApp.jpserver_extensions={name}=False"
                     for name in INSTRUCTOR_SERVER_EXTENSIONS]
+        options.append(f"--ServerApp.contents_manager_class={STUDENT_CONTENTS}")
     return options
 
 

@@ -109,7 +109,8 @@ def lab(tmp_path_factory):
     extra = [f"--LabApp.app_settings_dir={app_settings}",
              f"--LabApp.extra_labextensions_path={tasks.LAB_EXTENSIONS}",
              *[f"--ServerApp.jpserver_extensions={name}=False"
-               for name in tasks.INSTRUCTOR_SERVER_EXTENSIONS]]
+               for name in tasks.INSTRUCTOR_SERVER_EXTENSIONS],
+             f"--ServerApp.contents_manager_class={tasks.STUDENT_CONTENTS}"]
     cmd = [sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={port}",
            "--ServerApp.ip=127.0.0.1", f"--ServerApp.token={TOKEN}",
            f"--ServerApp.root_dir={work}", "--LabApp.expose_app_in_browser=True",
@@ -632,6 +633,14 @@ def test_an_exercise_from_the_start_page_to_full_marks(lab, browser, shots):
     (10 / 10); nothing tracked changed on disk, and Generate keeps the student's work."""
     url, work = lab
     tracked = {part: _digests(work / part) for part in TRACKED if (work / part).is_dir()}
+    # a committed notebook opened by mistake: read-only, a save never reaches the disk
+    with _open_in_lab(browser, url, f"exercises/{EXERCISE}/{EXERCISE}.ipynb") as (page, _):
+        page.wait_for_timeout(2000)
+        assert page.evaluate("() => window.jupyterapp.shell.currentWidget.context"
+                             ".contentsModel.writable") is False
+        page.evaluate("async () => { try { await window.jupyterapp.shell.currentWidget"
+                      ".context.save(); } catch (e) {} }")
+        page.wait_for_timeout(1000)
     with _open_in_lab(browser, url, "my-course/00_start.ipynb") as (page, console_errors):
         page.wait_for_timeout(1500)
         link = page.locator(f".jp-NotebookPanel:not(.lm-mod-hidden) .jp-RenderedMarkdown "

@@ -198,3 +198,43 @@ def test_a_student_session_has_no_formgrader():
     config = json.loads((tasks.lab_settings_dir(False) / "page_config.json").read_text())
     assert "@jupyter/nbgrader:formgrader" in config["disabledExtensions"]
     assert "formgrader" not in " ".join(tasks.role_options(instructor=True))
+
+
+def test_a_student_session_never_writes_into_the_tracked_folders(tmp_path):
+    import asyncio
+
+    import pytest
+    from tornado import web
+
+    from barrier_course.student_contents import StudentContentsManager
+
+    (tmp_path / "exercises" / "ex").mkdir(parents=True)
+    (tmp_path / "my-course" / "exercises" / "ex").mkdir(parents=True)
+    notebook = _lesson("released")
+    for folder in ("exercises", "my-course/exercises"):
+        (tmp_path / folder / "ex" / "ex.ipynb").write_text(notebook)
+    manager = StudentContentsManager(root_dir=str(tmp_path))
+    assert "--ServerApp.contents_manager_class=" + tasks_student_contents() in \
+        _tasks().role_options(instructor=False)
+
+    async def walk():
+        tracked = await manager.get("exercises/ex/ex.ipynb")
+        assert tracked["writable"] is False
+        for call in (manager.save(tracked, "exercises/ex/ex.ipynb"),
+                     manager.delete_file("exercises/ex/ex.ipynb"),
+                     manager.rename_file("exercises/ex/ex.ipynb", "mine.ipynb")):
+            with pytest.raises(web.HTTPError) as info:
+                await call
+            assert info.value.status_code == 403 and "my-course/exercises/" in info.value.log_message
+        mine = await manager.get("my-course/exercises/ex/ex.ipynb")
+        assert mine["writable"] is True
+        mine["content"]["cells"][0]["source"] = "my answer"
+        await manager.save(mine, "my-course/exercises/ex/ex.ipynb")
+
+    asyncio.run(walk())
+    assert (tmp_path / "exercises" / "ex" / "ex.ipynb").read_text() == notebook
+    assert "my answer" in (tmp_path / "my-course" / "exercises" / "ex" / "ex.ipynb").read_text()
+
+
+def tasks_student_contents():
+    return _tasks().STUDENT_CONTENTS
