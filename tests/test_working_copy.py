@@ -238,3 +238,29 @@ def test_a_student_session_never_writes_into_the_tracked_folders(tmp_path):
 
 def tasks_student_contents():
     return _tasks().STUDENT_CONTENTS
+
+
+def test_tasks_release_asks_before_replacing_a_changed_release(tmp_path, monkeypatch, capsys):
+    """`tasks.py release` without a terminal and without --yes replaces nothing; with --yes
+    it replaces the release and keeps a backup."""
+    from pathlib import Path
+
+    from course_testing import copy_course
+
+    tasks = _tasks()
+    course = copy_course(tmp_path / "course", parts=("nbgrader_config.py", "solutions", "exercises"))
+    name = "ex01_tail_handling"
+    work = course / "exercises" / name / f"{name}.ipynb"
+    work.write_text(work.read_text().replace("__simcore_todo", "my_finished_answer", 1))
+    monkeypatch.setattr(tasks, "ROOT", course)
+    monkeypatch.setattr(tasks, "ensure_installed", lambda extras: None)
+    monkeypatch.setattr(tasks, "venv_bin", lambda tool: Path(sys.executable).parent / tool)
+    monkeypatch.setattr(sys, "stdin", None)
+    assert tasks.cmd_release([name]) == 1
+    out = capsys.readouterr().out
+    assert f"exercises/{name} holds changes since its release" in out and "--yes" in out
+    assert "my_finished_answer" in work.read_text()
+    assert tasks.cmd_release([name, "--yes"]) == 0
+    assert "my_finished_answer" not in work.read_text()
+    kept = list((course / "release-backups").glob(f"{name}-*/{name}.ipynb"))
+    assert kept and "my_finished_answer" in kept[0].read_text()
