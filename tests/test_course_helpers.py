@@ -226,3 +226,25 @@ def test_the_kernel_editor_numbers_its_lines_as_the_reports_do():
     box.editor.value = "// a comment first\n" + box.editor.value
     assert re.findall(r"\d+", box.line_numbers.value.split(">", 1)[1])[-1] == "8"
     assert box.run().line == line + 1
+
+
+def test_the_kernel_editor_shows_verdict_and_picture_together(monkeypatch):
+    """While the picture is drawn (seconds for a big trace), the verdict shown is still the
+    previous one: the two change together, never a new verdict beside an old picture."""
+    import numpy as np
+
+    from barrier_course import widgets
+
+    src = ('extern "C" __global__ void k(float *out)\n{\n    int t = threadIdx.x;\n'
+           '    out[t] = t;\n}\n')
+    box = widgets.kernel_editor(src, "k", lambda block: ((1,), (np.zeros(block, np.float32),)),
+                                lambda args, block: np.arange(block, dtype=np.float32),
+                                output=0, block_sizes=(64,))
+    verdict = next(c for c in box.children if isinstance(c, type(box.children[0])) and "correct" in c.value)
+    seen = []
+    draw = widgets._trace_figure
+    monkeypatch.setattr(widgets, "_trace_figure", lambda kern, out: (seen.append(verdict.value), draw(kern, out))[1])
+    box.editor.value = box.editor.value.replace("out[t] = t;", "out[t] = 2 * t;")
+    out = box.run()
+    assert out.status == "wrong" and seen and "correct" in seen[0]
+    assert "WRONG" in verdict.value
