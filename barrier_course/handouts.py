@@ -74,6 +74,10 @@ def find_chromium():
 
 # --------------------------------------------------------------------- notebooks
 
+#: set while a handout's lesson runs (barrier_course.notebook.setup reads it)
+HANDOUT_ENV = "BARRIER_COURSE_HANDOUT"
+
+
 def execute(path, timeout=600):
     """The lesson executed in a fresh kernel, run in its own folder."""
     import nbformat
@@ -81,10 +85,13 @@ def execute(path, timeout=600):
 
     nb = nbformat.read(str(path), as_version=4)
     env_backend = os.environ.pop("SIMCORE_BACKEND", None)   # handouts show the simulator
+    # a printed page names the simulator's version, not the build machine's folders
+    os.environ[HANDOUT_ENV] = "1"
     try:
         NotebookClient(nb, timeout=timeout, kernel_name="python3",
                        resources={"metadata": {"path": str(Path(path).parent)}}).execute()
     finally:
+        os.environ.pop(HANDOUT_ENV, None)
         if env_backend is not None:
             os.environ["SIMCORE_BACKEND"] = env_backend
     return nb

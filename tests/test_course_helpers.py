@@ -248,3 +248,15 @@ def test_the_kernel_editor_shows_verdict_and_picture_together(monkeypatch):
     out = box.run()
     assert out.status == "wrong" and seen and "correct" in seen[0]
     assert "WRONG" in verdict.value
+
+
+def test_a_handout_prints_no_path_of_the_build_machine(capsys, monkeypatch):
+    import os
+
+    import simcore
+    from barrier_course.handouts import HANDOUT_ENV
+
+    monkeypatch.setenv(HANDOUT_ENV, "1")
+    notebook.setup()
+    out = capsys.readouterr().out
+    assert os.path.dirname(simcore.__file__) not in out and f"simcore {simcore.__version__}" in out
