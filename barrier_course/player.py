@@ -38,7 +38,8 @@ DEFAULT_LANES_SHOWN = 2048     # blocks beyond this many lanes are filtered out 
 MAX_MEMORY_CELLS = 2048        # per shared array and block
 
 CSS = """<style>
-.simpl{font-family:sans-serif;font-size:12px;color:#222;max-width:100%;box-sizing:border-box}
+.simpl{font-family:sans-serif;font-size:12px;color:#222;max-width:100%;box-sizing:border-box;
+ -webkit-print-color-adjust:exact;print-color-adjust:exact}
 .simpl .src{font-family:monospace;white-space:pre-wrap;overflow-wrap:anywhere;line-height:1.5}
 .simpl .src>div{padding-left:3.1em;text-indent:-3.1em}
 .simpl .src .ln{color:#999;display:inline-block;width:2.5em;text-align:right;margin-right:.6em;text-indent:0}
@@ -53,11 +54,21 @@ CSS = """<style>
 .simpl .grid i.race{outline:2px solid #c00;outline-offset:-2px}
 .simpl .grid .info{margin-left:6px;font-size:11px;white-space:normal}
 .simpl .run{background:#2e9d48}.simpl .rdy{background:#a8d5b1}.simpl .bar{background:#f0a030}
-.simpl .wsy{background:#9b6fd0}.simpl .rcv{background:#5a9bd5}.simpl .prk{background:#a08060}
+.simpl .wsy{background:#9b6fd0}
+.simpl .grid i.rdy,.simpl .legend span.rdy{background-image:repeating-linear-gradient(90deg,transparent 0 3px,#1d6a30 3px 4px)}
+.simpl .grid i.bar,.simpl .legend span.bar{background-image:repeating-linear-gradient(45deg,transparent 0 2px,#5a3000 2px 3px)}
+.simpl .grid i.wsy,.simpl .legend span.wsy{background-image:repeating-linear-gradient(0deg,transparent 0 2px,#2a0060 2px 3px)}
+.simpl .rcv{background:#5a9bd5}.simpl .prk{background:#a08060}
 .simpl .ext{background:#e2e2e2}.simpl .non{background:#fff;outline:1px dotted #ccc;outline-offset:-1px}
 .simpl .mem{display:grid;grid-template-columns:repeat(32,minmax(2px,11px));gap:1px;margin:2px 0 6px 0}
 .simpl .mem i{display:block;height:11px;background:#f1f1f1}
-.simpl .mem i.mr{background:#6fa8dc}.simpl .mem i.mw{background:#f6b26b}.simpl .mem i.mrw{background:#8e7cc3}
+.simpl .mem i.mr{background:#6fa8dc}
+.simpl .mem i.mw{background:#f6b26b repeating-linear-gradient(45deg,transparent 0 2px,#6a3000 2px 3px)}
+.simpl .mem i.mrw{background:#8e7cc3 repeating-linear-gradient(90deg,transparent 0 2px,#2a1060 2px 3px)}
+.simpl .mem-legend .lg-mr{background:#6fa8dc}
+.simpl .mem-legend .lg-mw{background:#f6b26b repeating-linear-gradient(45deg,transparent 0 2px,#6a3000 2px 3px)}
+.simpl .mem-legend .lg-mrw{background:#8e7cc3 repeating-linear-gradient(90deg,transparent 0 2px,#2a1060 2px 3px)}
+.simpl .mem-legend .lg-mrace{background:#cc0000}
 .simpl .mem i.mrace{background:#cc0000;outline:2px solid #000;outline-offset:-1px}
 .simpl .legend span{display:inline-block;width:10px;height:10px;margin:0 3px 0 8px;vertical-align:middle}
 .simpl .hdr{font-weight:bold;margin:4px 0}
@@ -239,9 +250,9 @@ def render_memory(rec, frame, bsel):
                        f'{" (none touched)" if top <= n else ""}</div>')
     if not out:
         out.append("<div>no shared memory</div>")
-    legend = ('<div class="legend">in this barrier interval:<span style="background:#6fa8dc"></span>read'
-              '<span style="background:#f6b26b"></span>written<span style="background:#8e7cc3"></span>both'
-              '<span style="background:#cc0000"></span>race</div>')
+    legend = ('<div class="legend mem-legend">in this barrier interval:<span class="lg-mr"></span>read'
+              '<span class="lg-mw"></span>written<span class="lg-mrw"></span>both'
+              '<span class="lg-mrace"></span>race</div>')
     return legend + "".join(out)
 
 

@@ -494,3 +494,23 @@ def test_a_long_list_of_racing_threads_is_summarised_as_ranges():
     rec = race_recording()
     assert player._thread_list(rec, range(0, 100)) == "100 threads: 0-99"
     assert player._thread_list(rec, [3, 1]) == f"{rec.thread_name(1)}, {rec.thread_name(3)}"
+
+
+def test_states_and_marks_stay_apart_in_black_and_white():
+    """A printed handout is often grey: ready / waiting / exited, and read / written, differ by
+    a pattern or clearly by lightness, not by hue alone."""
+    def look(cls, where):
+        base = re.search(r"\.simpl (?:\.mem i)?\." + cls + r"\{background:#([0-9a-f]{6})", player.CSS)
+        assert base, cls
+        r, g, b = (int(base.group(1)[k:k + 2], 16) / 255 for k in (0, 2, 4))
+        pattern = re.search(r"\.simpl " + re.escape(where) + r"\." + cls + r"\b[^{]*\{[^}]*gradient",
+                            player.CSS)
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b, bool(pattern)
+
+    for group, where in ((["rdy", "bar", "ext"], ".grid i"), (["mr", "mw"], ".mem i")):
+        looks = [look(c, where) for c in group]
+        for i in range(len(looks)):
+            for j in range(i + 1, len(looks)):
+                (li, pi), (lj, pj) = looks[i], looks[j]
+                assert pi != pj or abs(li - lj) > 0.12, (group[i], group[j], looks[i], looks[j])
+    assert "print-color-adjust:exact" in player.CSS
