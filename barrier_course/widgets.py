@@ -99,7 +99,8 @@ class Outcome:
     def _repr_html_(self):
         colour = {"correct": "#1b7837", "wrong": "#b2182b", "fault": "#b35806"}.get(
             self.status, "#555555")
-        return (f'<pre style="border-left: 4px solid {colour}; padding-left: 6px">'
+        return (f'<pre style="border-left: 4px solid {colour}; padding-left: 6px; '
+                f'white-space: pre-wrap; word-break: normal; overflow-wrap: break-word">'
                 f"{html.escape(self.summary())}</pre>")
 
 
@@ -413,7 +414,11 @@ EDITOR_CSS = (f"<style>.barrier-course-kernel-editor textarea{{font-family:monos
 
 def _line_numbers(text):
     count = max(1, text.count("\n") + (0 if text.endswith("\n") else 1))
-    return ('<pre class="barrier-course-line-numbers">'
+    # inline style: JupyterLab's own rules for <pre> in HTML output would win over a class
+    style = (f"font-family:monospace;font-size:13px;line-height:{EDITOR_LINE_PX}px;color:#888;"
+             "text-align:right;margin:0;padding:5px 6px 0 0;border:0;background:none;"
+             "user-select:none")
+    return (f'<pre class="barrier-course-line-numbers" style="{style}">'
             + "\n".join(str(k) for k in range(1, count + 1)) + "</pre>")
 
 
