@@ -52,8 +52,19 @@ PRINT_CSS = """
   .celltag_lesson-start { break-before: page; page-break-before: always; }
   pre.widget-summary { border-left: 4px solid #555; padding-left: 6px; }
   @media print {
+    @page { size: A4; margin: 14mm 12mm; }
+    body { max-width: none; }
     .jp-Cell, .jp-OutputArea-output, img { break-inside: avoid; page-break-inside: avoid; }
     .jp-InputPrompt, .jp-OutputPrompt { display: none; }
+    /* a long code or output line wraps at the margin (at spaces: a table's words stay whole)
+       instead of running past it or being cut off */
+    pre, .highlight pre, .jp-OutputArea-output pre, .jp-RenderedText pre {
+      white-space: pre-wrap !important; word-break: normal !important;
+      overflow-wrap: anywhere !important; }
+    .jp-OutputArea-output pre, .highlight pre { font-size: 8pt; }
+    .jp-InputArea-editor, .jp-OutputArea-output, .jp-OutputArea, .jp-Cell-inputWrapper,
+    .jp-Cell-outputWrapper, .jp-RenderedHTMLCommon, .jp-RenderedText, .highlight,
+    .simpl, .simpl div { overflow: visible !important; max-width: 100%; }
   }
 </style>
 """

@@ -121,3 +121,76 @@ def test_a_player_cell_becomes_the_players_picture_at_its_step(tmp_path):
     assert "step 2: line 11 runs" in html                          # at the step chosen
     assert "ends in this fault at step 3" in html and "divergent" in html
     assert "at step 2 of 3" in html                                # the one-line summary
+
+
+# A page of what made handouts run past the right margin: a long code line, a long output
+# line, a wide text table, and the player (lanes and chips).
+WIDE_LINES_CELL = ('row = " | ".join(f"warp {k:2d} completed" for k in range(12))\n'
+                   'print(row)\n'
+                   'print("x" * 220)\n'
+                   'values = [' + ", ".join(str(k) for k in range(70)) + ']  # END-OF-LONG-LINE\n')
+
+# Under print media, in Chromium at A4: any element wider than the page's content box, or
+# cut by its box (a scroll width beyond its width).
+PRINT_OVERFLOW = """() => {
+    const width = document.documentElement.clientWidth;
+    const out = [];
+    for (const e of document.querySelectorAll('body *')) {
+        const r = e.getBoundingClientRect();
+        if (!r.width) continue;
+        const cut = ['hidden', 'auto', 'scroll', 'clip'].includes(getComputedStyle(e).overflowX)
+                    && e.scrollWidth > e.clientWidth + 1;
+        if (r.right > width + 1 || cut)
+            out.push(`${e.tagName}.${e.className}`.slice(0, 80) + ` right ${Math.round(r.right)} of ${width}` + (cut ? ' (cut)' : ''));
+    }
+    return out.slice(0, 10);
+}"""
+
+
+def test_printed_pages_keep_every_line_inside_the_margins(tmp_path):
+    """The handout of a page with long lines, printed to PDF and rendered to images: no ink in
+    the right margin of any page; and in print layout no element is wider than the page or
+    cut off by its box."""
+    import shutil
+    import subprocess
+
+    import nbformat
+    import numpy as np
+
+    chromium = handouts.find_chromium()
+    if chromium is None or shutil.which("pdftoppm") is None:
+        pytest.skip("needs Chromium and pdftoppm (Debian: apt-get install chromium poppler-utils)")
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("# Long lines"),
+        nbformat.v4.new_code_cell(WIDE_LINES_CELL),
+        nbformat.v4.new_code_cell(PLAYER_LESSON_CELL.replace("STEP", "2"))])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    lesson = tmp_path / "91_long_lines.ipynb"
+    nbformat.write(nb, str(lesson))
+    out = tmp_path / "out"
+    written = handouts.build_handouts(out, [lesson], pdf=True, log=lambda *_: None)
+    pdf = written["91_long_lines.pdf"]
+    subprocess.run(["pdftoppm", "-r", "40", "-gray", str(pdf), str(tmp_path / "page")], check=True)
+    pages = sorted(tmp_path.glob("page*.pgm"))
+    assert pages
+    for page in pages:
+        raw = page.read_bytes()
+        # binary PGM: "P5\n<w> <h>\n<max>\n" then one byte a pixel
+        head = raw.split(b"\n", 3)
+        w, h = map(int, head[1].split())
+        pixels = np.frombuffer(head[3][: w * h], np.uint8).reshape(h, w)
+        margin = pixels[:, int(w * 0.96):]           # the outer part of A4's 12 mm margin
+        assert (margin > 200).all(), f"{page.name}: ink in the right margin"
+
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
+        try:
+            page = browser.new_page(viewport={"width": 718, "height": 1000})  # A4 less 2 x 12 mm
+            page.emulate_media(media="print")
+            page.goto(written["91_long_lines"].resolve().as_uri())
+            overflow = page.evaluate(PRINT_OVERFLOW)
+        finally:
+            browser.close()
+    assert not overflow, f"in print layout, past the page or cut: {overflow}"
