@@ -89,6 +89,16 @@ def find_chromium():
 HANDOUT_ENV = "BARRIER_COURSE_HANDOUT"
 
 
+def _kernel_manager(folder):
+    """The lesson's kernel, on local sockets in ``folder`` where the system has them: a kernel
+    on TCP without encryption warns once per lesson, which a build log need not show."""
+    from jupyter_client import KernelManager
+
+    if os.name != "posix":
+        return KernelManager(kernel_name="python3")
+    return KernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(folder, "kernel"))
+
+
 def execute(path, timeout=600):
     """The lesson executed in a fresh kernel, run in its own folder."""
     import nbformat
@@ -99,8 +109,14 @@ def execute(path, timeout=600):
     # a printed page names the simulator's version, not the build machine's folders
     os.environ[HANDOUT_ENV] = "1"
     try:
-        NotebookClient(nb, timeout=timeout, kernel_name="python3",
-                       resources={"metadata": {"path": str(Path(path).parent)}}).execute()
+        with tempfile.TemporaryDirectory() as sockets:
+            km = _kernel_manager(sockets)
+            try:
+                NotebookClient(nb, km=km, timeout=timeout, kernel_name="python3",
+                               resources={"metadata": {"path": str(Path(path).parent)}}).execute()
+            finally:
+                if km.has_kernel:       # nbclient leaves the kernel of a manager it was given
+                    km.shutdown_kernel(now=True)
     finally:
         os.environ.pop(HANDOUT_ENV, None)
         if env_backend is not None:

@@ -194,3 +194,23 @@ def test_printed_pages_keep_every_line_inside_the_margins(tmp_path):
         finally:
             browser.close()
     assert not overflow, f"in print layout, past the page or cut: {overflow}"
+
+
+def test_executing_a_lesson_logs_no_kernel_transport_warning(tmp_path):
+    import subprocess
+    import sys
+
+    import nbformat
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print(6 * 7)")])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    lesson = tmp_path / "92_quiet.ipynb"
+    nbformat.write(nb, str(lesson))
+    code = ("import sys; from barrier_course import handouts; "
+            "nb = handouts.execute(sys.argv[1]); print(nb.cells[0].outputs[0]['text'].strip())")
+    proc = subprocess.run([sys.executable, "-c", code, str(lesson)], capture_output=True, text=True,
+                          timeout=300, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip().endswith("42")
+    assert "without encryption" not in proc.stderr and "Parent appears to have exited" not in proc.stderr
+    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith("kernel")]
