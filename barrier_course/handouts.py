@@ -9,8 +9,8 @@ For every lesson in ``course/`` (the same notebooks the students open):
    and the live widget view is dropped, so a handout never shows ``VBox(...)`` or needs a
    kernel;
 3. highlight kernels as CUDA: ``%%cuda`` cells with Pygments' CUDA lexer, and in a Python cell
-   the ``r\"\"\"...\"\"\"`` string holding a ``__global__`` kernel is shown as its own CUDA
-   block between the Python before and after it;
+   the ``r\"\"\"...\"\"\"`` string holding a ``__global__`` kernel in CUDA colours, inside the
+   cell's one box, the Python before and after it in Python's;
 4. write ``<out>/<lesson>.html`` (one self-contained file, figures inline) and the one-file
    workshop bundle ``<out>/workshop.html`` (every lesson, each on a new page when printed);
 5. print each HTML file to PDF with headless Chromium (``--print-to-pdf``).
@@ -145,48 +145,88 @@ _KERNEL_STRING = re.compile(r'(?P<open>\b[A-Za-z_]\w*\s*=\s*r?""")(?P<body>.*?__
                             re.S)
 
 
+INPUT_HTML = "handout_input_html"     # cell metadata: the cell's input, highlighted by us
+
+
+def _python_html(text, after_kernel):
+    """``text`` highlighted as Python. ``after_kernel``: it starts with the quotes that close
+    a kernel string, so it is lexed behind an opening ``r\"\"\"`` whose tokens are dropped
+    (alone, the closing quotes would open a string and colour the rest of the cell as one)."""
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexers import PythonLexer
+
+    prefix = 'r"""' if after_kernel else ""
+    lexer = PythonLexer(stripnl=False, ensurenl=False)
+    tokens = []
+    for index, kind, value in lexer.get_tokens_unprocessed(prefix + text):
+        keep = value[max(0, len(prefix) - index):]
+        if keep:
+            tokens.append((kind, keep))
+    return _format(tokens, HtmlFormatter(nowrap=True))
+
+
+def _cuda_html(text):
+    from pygments import lex
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexers import CudaLexer
+
+    return _format(lex(text, CudaLexer(stripnl=False, ensurenl=False)), HtmlFormatter(nowrap=True))
+
+
+def _format(tokens, formatter):
+    import io
+
+    out = io.StringIO()
+    formatter.format(tokens, out)
+    return out.getvalue()
+
+
 def split_kernel_strings(nb):
-    """Show the CUDA inside a Python cell as its own highlighted block.
+    """Highlight the CUDA inside a Python cell as CUDA, in the cell's one input box.
 
-    ``NAME = r\"\"\"<kernel>\"\"\"`` in a code cell becomes three consecutive blocks: the
-    Python up to the opening quotes, the kernel (highlighted as CUDA), and the closing quotes
-    with the rest of the cell. Outputs stay with the last block. ``%%cuda`` cells are
-    highlighted as CUDA by nbconvert's magics preprocessor (configured in ``to_html``).
+    In ``NAME = r\"\"\"<kernel>\"\"\"`` the kernel gets Pygments' CUDA colours and the
+    Python around it Python's, the Python after the closing quotes included; the cell stays
+    one cell (one box, one prompt, its outputs under it). The highlighted input goes into the
+    cell's metadata (``INPUT_HTML``) and ``to_html`` puts it in place of nbconvert's.
+    ``%%cuda`` cells are highlighted as CUDA by nbconvert's magics preprocessor (configured in
+    ``to_html``).
     """
-    import nbformat
-
-    cells = []
     for cell in nb.cells:
         src = cell.source
         if cell.cell_type != "code" or "__global__" not in src or src.lstrip().startswith("%%"):
-            cells.append(cell)
             continue
         try:
             ast.parse(src)
         except SyntaxError:
-            cells.append(cell)
             continue
-        pieces, pos = [], 0
+        parts, pos = [], 0
         for m in _KERNEL_STRING.finditer(src):
-            pieces.append(("python", src[pos:m.end("open")]))
-            pieces.append(("cuda", m.group("body").strip("\n")))
+            parts.append(_python_html(src[pos:m.end("open")], after_kernel=pos > 0))
+            parts.append(_cuda_html(m.group("body")))
             pos = m.start("close")
-        if not pieces:
-            cells.append(cell)
-            continue
-        pieces.append(("python", src[pos:]))
-        pieces = [(kind, text) for kind, text in pieces if text.strip()]
-        for k, (kind, text) in enumerate(pieces):
-            last = k == len(pieces) - 1
-            part = nbformat.v4.new_code_cell(text.strip("\n"))
-            part.metadata = copy.deepcopy(cell.metadata)
-            if kind == "cuda":
-                part.metadata["magics_language"] = "cuda"
-            part.outputs = cell.outputs if last else []
-            part.execution_count = cell.execution_count if last else None
-            cells.append(part)
-    nb.cells = cells
+        if parts:
+            parts.append(_python_html(src[pos:], after_kernel=True))
+            cell.metadata[INPUT_HTML] = "".join(parts)
     return nb
+
+
+_INPUT_BLOCK = '<div class="highlight hl-ipython3"><pre><span></span>'
+
+
+def _own_inputs(body, nb):
+    """nbconvert's highlighted input of each cell that carries ``INPUT_HTML`` replaced by it."""
+    for cell in nb.cells:
+        own = cell.get("metadata", {}).get(INPUT_HTML)
+        anchor = f'id="cell-id={cell.get("id")}"'
+        if not own or not cell.get("id") or anchor not in body:
+            continue
+        at = body.index(anchor)
+        start = body.find(_INPUT_BLOCK, at)
+        end = body.find("</pre></div>", start)
+        if start < 0 or end < 0:
+            continue
+        body = body[:start + len(_INPUT_BLOCK)] + own.rstrip("\n") + "\n" + body[end:]
+    return body
 
 
 def to_html(nb, title):
@@ -199,6 +239,7 @@ def to_html(nb, title):
     exporter = HTMLExporter(config=config, template_name="lab")
     nb.metadata["title"] = title
     body, _ = exporter.from_notebook_node(nb)
+    body = _own_inputs(body, nb)
     # nothing from the network: the handout is one file that works offline (no widget
     # manager, no require.js; the lessons use no LaTeX maths)
     body = re.sub(r'<script[^>]*src="https?://[^"]*"[^>]*>\s*</script>', "", body)

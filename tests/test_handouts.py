@@ -214,3 +214,21 @@ def test_executing_a_lesson_logs_no_kernel_transport_warning(tmp_path):
     assert proc.stdout.strip().endswith("42")
     assert "without encryption" not in proc.stderr and "Parent appears to have exited" not in proc.stderr
     assert not [p.name for p in tmp_path.iterdir() if p.name.startswith("kernel")]
+
+
+def test_a_kernel_string_cell_is_one_box_with_cuda_and_python_colours(tmp_path):
+    import nbformat
+
+    cell = ('import numpy as np\nSRC = r"""\n__global__ void k(float *x)\n{\n    x[0] = 1.0f;\n}\n"""\n'
+            'print(len(SRC), "done")\n')
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(cell)])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    lesson = tmp_path / "93_kernel_string.ipynb"
+    nbformat.write(nb, str(lesson))
+    html = handouts.to_html(handouts.lesson_notebook(lesson), "kernel string")
+    assert html.count('class="jp-CodeMirrorEditor jp-Editor jp-InputArea-editor"') == 1
+    assert html.count('class="jp-InputPrompt jp-InputArea-prompt"') == 1
+    assert '<span class="kr">__global__</span>' in html and '<span class="kt">float</span>' in html
+    # the Python after the closing quotes is Python: print a builtin, "done" a string of its own
+    assert '<span class="nb">print</span>' in html and '<span class="s2">"done"</span>' in html
+    assert '<span class="kn">import</span>' in html
