@@ -35,6 +35,7 @@ from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, Clea
 from barrier_course.nbgrader_exchange import course_exchange_root, machine_exchange_root
 from barrier_course.nbgrader_hidden_tests import RestoreHiddenTests
 from barrier_course.nbgrader_isolation import FeedbackCleanup, IsolatedExecute
+from barrier_course.release_guard import protect_releases
 
 c = get_config()  # noqa: F821 (provided by traitlets when it loads this file)
 
@@ -49,6 +50,11 @@ c.CourseDirectory.autograded_directory = "autograded"
 c.CourseDirectory.feedback_directory = "feedback"
 c.CourseDirectory.db_url = "sqlite:///" + os.path.join(_ROOT, "gradebook.db")
 
+# Generate (command line, `tasks.py release`, the Formgrader's button) never removes a release
+# folder that holds someone's changes without a backup and a confirmation
+# (barrier_course/release_guard.py).
+protect_releases(_ROOT)
+
 # The exchange (release -> fetch -> submit -> collect -> feedback). On a shared server the
 # machine-wide nbgrader_config.py names one for every course and student (deploy/jupyterhub/);
 # it is used as is. Otherwise (one machine) the exchange is this course's exchange/ folder,
@@ -59,6 +65,11 @@ if machine_exchange_root(_ROOT) is None:
     # One OS account plays every student here (`nbgrader submit --student alice`), so a
     # submission is always "owned" by the instructor: that is not a cheating attempt.
     c.ExchangeCollect.check_owner = False
+    # Fetch (the Assignment List, `nbgrader fetch_assignment` here) puts the assignment into the
+    # student's working copy, ignored by git, never into the repository's root.
+    _FETCHED = os.path.join(_ROOT, "my-course", "fetched")
+    os.makedirs(_FETCHED, exist_ok=True)
+    c.Exchange.assignment_dir = _FETCHED
 
 # Only the notebooks: never copy checkpoints or build junk into the release.
 c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", ".*"]

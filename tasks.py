@@ -4,7 +4,8 @@
     python3 tasks.py course            # .venv with the course extra, then JupyterLab on my-course/00_start.ipynb
     python3 tasks.py course --instructor   # the same, with nbgrader's instructor tools shown
     python3 tasks.py test [ARGS...]    # .venv with course+test extras, then python -m pytest ARGS
-    python3 tasks.py release           # regenerate exercises/ from solutions/ (nbgrader)
+    python3 tasks.py release [--yes]   # regenerate exercises/ from solutions/ (nbgrader);
+                                       # --yes: also replace a release folder someone changed
     python3 tasks.py grade ASSIGNMENT [--jobs N] [--cpu-s S] [--wall-s S] [--memory-mb M]
                                        # grade submitted/ in isolation, update gradebook.db
     python3 tasks.py handouts [--no-pdf]   # handouts/: executed HTML + PDF per lesson, workshop bundle
@@ -134,6 +135,28 @@ def lab_settings_dir(instructor: bool) -> Path:
     return target
 
 
+#: nbgrader's server parts that only an instructor uses: the Formgrader (Generate, Release,
+#: Collect, Autograde) and the course list that links to it. A student session switches them
+#: off on the server, so that /formgrader answers 404, not only hides their menu entries.
+INSTRUCTOR_SERVER_EXTENSIONS = ("nbgrader.server_extensions.formgrader",
+                                "nbgrader.server_extensions.course_list")
+
+
+#: the student session's contents manager: course/, exercises/ and solutions/ read-only (the
+#: student works in my-course/; barrier_course/student_contents.py)
+STUDENT_CONTENTS = "barrier_course.student_contents.StudentContentsManager"
+
+
+def role_options(instructor: bool) -> list[str]:
+    """The JupyterLab command line options of the role (lab-settings/README.md)."""
+    options = [f"--LabApp.app_settings_dir={lab_settings_dir(instructor)}"]
+    if not instructor:
+        options += [f"--ServerApp.jpserver_extensions={name}=False"
+                    for name in INSTRUCTOR_SERVER_EXTENSIONS]
+        options.append(f"--ServerApp.contents_manager_class={STUDENT_CONTENTS}")
+    return options
+
+
 def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -153,15 +176,24 @@ def kernel_metadata(python: Path | None = None) -> dict:
             "language_info": json.loads(out)}
 
 
-def sync_working_copy(source: Path = ROOT / "course", work: Path = WORK,
-                      metadata: dict | None = None) -> list[str]:
-    """Copy the lessons into the working copy, where JupyterLab's autosave may write.
+def _side_name(dest: Path, k: int) -> Path:
+    return dest.with_name(dest.stem + (".new" if k == 1 else f".new{k}") + dest.suffix)
 
-    A lesson the student has not changed since it was copied is replaced by the checkout's
+
+def sync_working_copy(source: Path = ROOT / "course", work: Path = WORK,
+                      metadata: dict | None = None, links: dict | None = None,
+                      label: str = "") -> list[str]:
+    """Copy the lessons (or the exercises) into the working copy, where JupyterLab's autosave
+    may write.
+
+    A file the student has not changed since it was copied is replaced by the checkout's
     newer version (after a ``git pull``); a changed one is kept, and the new version is put
-    next to it as ``<name>.new.ipynb``. ``metadata`` (``kernel_metadata()``) replaces the
-    notebooks' kernel metadata in the copies, so that they open unmodified. Returns what it
-    did, one line per file.
+    next to it as ``<name>.new.ipynb`` (``.new2``, ... when the student works in that one
+    too: nothing the student changed is ever overwritten). ``metadata``
+    (``kernel_metadata()``) replaces the notebooks' kernel metadata in the copies, so that they
+    open unmodified; ``links`` ``{old: new}`` rewrites link targets in markdown cells (the
+    copy's neighbours are not the checkout's). Returns what it did, one line per file (its path
+    after ``label``).
     """
     import json
 
@@ -170,9 +202,15 @@ def sync_working_copy(source: Path = ROOT / "course", work: Path = WORK,
     done = []
 
     def copy(src, dest):
-        if metadata and src.suffix == ".ipynb":
+        if (metadata or links) and src.suffix == ".ipynb":
             nb = json.loads(src.read_text(encoding="utf-8"))
-            nb["metadata"].update(metadata)
+            nb["metadata"].update(metadata or {})
+            for cell in nb["cells"]:
+                if cell.get("cell_type") == "markdown" and links:
+                    text = "".join(cell["source"])
+                    for old, new in links.items():
+                        text = text.replace(f"]({old}", f"]({new}")
+                    cell["source"] = text.splitlines(keepends=True)
             dest.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n",
                             encoding="utf-8")
         else:
@@ -193,23 +231,42 @@ def sync_working_copy(source: Path = ROOT / "course", work: Path = WORK,
             continue
         elif _digest(dest) == seen.get("copy"):             # untouched by the student
             record[rel] = {"source": new, "copy": copy(src, dest)}
-            done.append(f"updated {rel}")
+            done.append(f"updated {label}{rel}")
         else:
-            side = dest.with_name(dest.stem + ".new" + dest.suffix)
-            copy(src, side)
-            record[rel] = {"source": new, "copy": seen.get("copy")}
-            done.append(f"kept your {rel}; the course's new version is {side.relative_to(work)}")
+            sides = seen.get("sides", {})                   # side name -> digest we wrote
+            k = 1
+            while _side_name(dest, k).exists() and \
+                    _digest(_side_name(dest, k)) != sides.get(_side_name(dest, k).name):
+                k += 1                                      # the student works in that one
+            side = _side_name(dest, k)
+            sides[side.name] = copy(src, side)
+            record[rel] = {"source": new, "copy": seen.get("copy"), "sides": sides}
+            done.append(f"kept your {label}{rel}; the course's new version is "
+                        f"{label}{side.relative_to(work).as_posix()}")
     record_path.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
     return done
+
+
+#: the lessons link to ../exercises/ (the committed release, next to course/); in the working
+#: copy they link to the student's own copy of the exercises, my-course/exercises/
+EXERCISE_LINKS = {"../exercises/": "exercises/"}
+
+
+def sync_course(work: Path = WORK, metadata: dict | None = None) -> list[str]:
+    """The student's whole working copy: the lessons, and the exercises in ``work/exercises``."""
+    done = sync_working_copy(ROOT / "course", work, metadata=metadata, links=EXERCISE_LINKS)
+    return done + sync_working_copy(ROOT / "exercises", work / "exercises", metadata=metadata,
+                                    label="exercises/")
 
 
 def cmd_course(args: list[str]) -> int:
     """JupyterLab opened on the working copy's 00_start.ipynb.
 
-    The lessons open from my-course/, a copy of course/ that git ignores, so that running and
-    autosaving them never dirties the checkout (``git pull`` keeps working). The server's
-    root is the repository, so that the file browser reaches exercises/ as well, and nbgrader
-    (assignment list, formgrader) finds nbgrader_config.py. ``--instructor`` shows nbgrader's
+    The lessons open from my-course/, a copy of course/ that git ignores, and the exercises
+    from my-course/exercises/, a copy of exercises/, so that running and autosaving them never
+    dirties the checkout (``git pull`` keeps working) and no release of the exercises can touch
+    the student's answers. The server's root is the repository, so that nbgrader (assignment
+    list) finds nbgrader_config.py. ``--instructor`` shows nbgrader's
     Create Assignment panel and Validate button (lab-settings/README.md).
     """
     instructor = "--instructor" in args
@@ -220,9 +277,9 @@ def cmd_course(args: list[str]) -> int:
     except (OSError, subprocess.CalledProcessError) as err:    # only the clean open is lost
         say(f"could not ask the kernel for its metadata ({err}); notebooks may open modified")
         metadata = None
-    for line in sync_working_copy(metadata=metadata):
+    for line in sync_course(metadata=metadata):
         say(line)
-    cmd = [venv_bin("jupyter"), "lab", f"--LabApp.app_settings_dir={lab_settings_dir(instructor)}",
+    cmd = [venv_bin("jupyter"), "lab", *role_options(instructor),
            f"--LabApp.extra_labextensions_path={LAB_EXTENSIONS}"]
     if not has_display():
         cmd.append("--no-browser")
@@ -250,13 +307,46 @@ def cmd_test(args: list[str]) -> int:
     return subprocess.call([str(c) for c in cmd], cwd=ROOT, env=venv_env())
 
 
+def _release_changes(names: list[str]) -> dict:
+    """{assignment: files someone changed in its release folder} (barrier_course/release_guard.py),
+    asked of the course's own environment (nbgrader's Python)."""
+    import json
+
+    code = ("import json, sys; from barrier_course.release_guard import changed_files; "
+            "root = sys.argv[1]; print(json.dumps({n: changed_files(root, f'{root}/exercises/{n}') "
+            "for n in sys.argv[2:]}))")
+    out = subprocess.run([str(venv_bin("python")), "-c", code, str(ROOT), *names], check=True,
+                         stdout=subprocess.PIPE, text=True, cwd=ROOT, env=venv_env()).stdout
+    return {name: files for name, files in json.loads(out).items() if files}
+
+
 def cmd_release(args: list[str]) -> int:
-    """Regenerate the committed student release exercises/ from solutions/."""
+    """Regenerate the committed student release exercises/ from solutions/.
+
+    A release folder holding changes (someone worked in it) is replaced only when confirmed:
+    ``--yes``, or "y" to the question on a terminal; its old content is copied to
+    release-backups/ either way (barrier_course/release_guard.py).
+    """
+    yes = "--yes" in args
+    args = [a for a in args if a != "--yes"]
     ensure_installed(("course",))
     names = args or sorted(p.name for p in (ROOT / "solutions").iterdir() if p.is_dir())
+    env = venv_env()
+    changes = _release_changes(names)
+    if changes and not yes:
+        for name, files in changes.items():
+            say(f"exercises/{name} holds changes since its release: {', '.join(files)}")
+        if sys.stdin is not None and sys.stdin.isatty():
+            yes = input("[tasks] replace them (a copy goes to release-backups/)? [y/N] ").strip() \
+                .lower() in ("y", "yes")
+        if not yes:
+            say("nothing replaced; run `python3 tasks.py release --yes` to replace them "
+                "(a copy goes to release-backups/)")
+            return 1
+    if yes:
+        env["BARRIER_COURSE_REPLACE_RELEASE"] = "1"
     for name in names:
-        run([venv_bin("nbgrader"), "generate_assignment", name, "--force"], cwd=ROOT,
-            env=venv_env())
+        run([venv_bin("nbgrader"), "generate_assignment", name, "--force"], cwd=ROOT, env=env)
     # generate_assignment also records the assignment in the instructor's gradebook.db
     # (ignored by git); nothing else is left behind.
     say("release regenerated: review `git diff exercises/` and commit it")

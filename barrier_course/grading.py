@@ -23,7 +23,10 @@ stdout as notes and never fail a test.
 
 :func:`try_kernel` is the friendly twin for "try it" cells: one launch, printed results,
 never raises for the student's mistakes. :func:`summary`, in an exercise's last cell, prints
-the points per test cell after *Run All Cells*.
+the points per test cell after *Run All Cells*, counting only tests run for the answer as it
+is now. In the student's own kernel (neither nbgrader nor the isolated grader runs it:
+:func:`student_session`) a failing test still shows its report as the cell's error, but does
+not stop *Run All Cells*: every test runs and the summary comes last.
 
 Graded scores do not come from running these calls in the student's notebook: the grader
 (:mod:`barrier_course.autograde`) reads the kernel source out of the answer cell and runs the
@@ -493,29 +496,103 @@ def try_kernel(
 
 
 # --------------------------------------------------------------------------------------------
-# the summary cell: points per property, from the cells the student ran
+# the student's own kernel: every test runs, and the summary cell scores the current answer
+#
+# Three kinds of kernel run an exercise's cells. The isolated grader
+# (:mod:`barrier_course.autograde`) sets ``BARRIER_COURSE_GRADING``; nbgrader's own runs
+# (``nbgrader validate``, an autograde without the isolation) set ``NBGRADER_EXECUTION``. In
+# both a failing test cell must fail: that is how nbgrader scores it. Any other IPython kernel
+# is the student's own session: there a failing test still shows its report as the cell's
+# error, but the cell's *execution* counts as done, so that Run All Cells goes on to the next
+# test and to the summary instead of stopping at the first failure.
 
 
-#: normalised source of each cell run in this kernel -> (passed, first line of the error)
+#: normalised source of each cell run in this kernel -> its CellRun
 _CELL_RESULTS: dict = {}
+#: names bound by cells that were one assignment of a string literal (answer cells look so)
+_ANSWER_NAMES: set = set()
 _RECORDER_INSTALLED = False
+#: what a failing test raises; only these let Run All go on in a student's session
+_TEST_FAILURES = (KernelCheckFailed, ExerciseNotDone)
+
+
+@dataclass
+class CellRun:
+    """One run of a cell: did it pass, the first line of why not, and the answer it ran with
+    (``{variable: digest of its string}`` for every answer-like variable bound at that time)."""
+
+    passed: bool
+    why: str
+    answers: dict
 
 
 def _normalise(source: str) -> str:
     return "\n".join(line.rstrip() for line in source.strip().splitlines())
 
 
+def _digest(text: str) -> str:
+    import hashlib  # noqa: PLC0415
+
+    return hashlib.sha256(_normalise(text).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def student_session() -> bool:
+    """True unless a grader runs this kernel (the isolated grader or nbgrader itself)."""
+    return not (os.environ.get("BARRIER_COURSE_GRADING") or os.environ.get("NBGRADER_EXECUTION"))
+
+
+def _assigned_string_names(source: str) -> list:
+    """The names a cell binds when it is nothing but assignments of string literals (the
+    shape of an answer cell: ``source = r"..."`` with the kernel inside); [] for any other."""
+    import ast  # noqa: PLC0415
+
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return []
+    names = []
+    for node in tree.body:
+        if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant)
+                and isinstance(node.value.value, str)):
+            return []
+        names += [t.id for t in node.targets if isinstance(t, ast.Name)]
+    return names
+
+
+def _user_ns() -> dict:
+    try:
+        from IPython import get_ipython  # noqa: PLC0415
+
+        shell = get_ipython()
+    except Exception:  # pragma: no cover - no IPython
+        return {}
+    return getattr(shell, "user_ns", None) or {}
+
+
+def _answer_digests(names) -> dict:
+    ns = _user_ns()
+    return {name: _digest(ns[name]) if isinstance(ns.get(name), str) else None for name in names}
+
+
 def _record_cell(result) -> None:
-    """IPython post_run_cell hook: remember whether each cell ran without an error."""
+    """IPython post_run_cell hook: remember how each cell ran and with which answer; in a
+    student's session, let Run All go on past a failing test (the error stays shown)."""
     info = getattr(result, "info", None)
     source = getattr(info, "raw_cell", None)
     if not source:
         return
     error = getattr(result, "error_in_exec", None) or getattr(result, "error_before_exec", None)
+    if error is None:
+        _ANSWER_NAMES.update(_assigned_string_names(source))
     first = ""
     if error is not None:
-        first = (str(error).strip().splitlines() or [type(error).__name__])[0][:110]
-    _CELL_RESULTS[_normalise(source)] = (error is None, first)
+        first = (str(error).strip().splitlines() or [type(error).__name__])[0]
+    _CELL_RESULTS[_normalise(source)] = CellRun(error is None, first,
+                                                _answer_digests(sorted(_ANSWER_NAMES)))
+    if isinstance(getattr(result, "error_in_exec", None), _TEST_FAILURES) and student_session():
+        # ipykernel answers "ok" for a result without error_in_exec, so the front end does not
+        # cancel the cells queued after this one; the report was already shown as the error
+        result.error_in_exec = None
 
 
 def _install_recorder() -> None:
@@ -533,17 +610,22 @@ def _install_recorder() -> None:
         pass
 
 
-def _grade_cells(path: str) -> list:
+def _notebook_cells(path: str) -> tuple:
+    """(test cells as (grade_id, points, source), the answer cells' variable names)."""
     with open(path, encoding="utf-8") as f:
         nb = json.load(f)
-    cells = []
+    tests, answer_names = [], []
     for cell in nb.get("cells", []):
         meta = (cell.get("metadata") or {}).get("nbgrader") or {}
-        if cell.get("cell_type") == "code" and meta.get("grade") and not meta.get("solution"):
-            src = cell.get("source", "")
-            cells.append((meta.get("grade_id", "?"), float(meta.get("points", 0)),
-                          "".join(src) if isinstance(src, list) else src))
-    return cells
+        src = cell.get("source", "")
+        src = "".join(src) if isinstance(src, list) else src
+        if cell.get("cell_type") != "code":
+            continue
+        if meta.get("solution"):
+            answer_names += _assigned_string_names(src)
+        elif meta.get("grade"):
+            tests.append((meta.get("grade_id", "?"), float(meta.get("points", 0)), src))
+    return tests, answer_names
 
 
 def _property(source: str, grade_id: str) -> str:
@@ -554,45 +636,61 @@ def _property(source: str, grade_id: str) -> str:
     return grade_id.replace("_", " ")
 
 
+NOT_THIS_VERSION = "not run for this version of your answer: run this test again (or Run All)"
+
+
+def _verdict(run: CellRun | None, answer_names, current: dict, points: float) -> tuple:
+    """(points earned, what the summary says) for one test cell."""
+    if run is None:
+        return 0.0, f"- / {points:g}  not run yet"
+    names = answer_names or sorted(run.answers)
+    if any(run.answers.get(name) != current.get(name) for name in names):
+        return 0.0, f"- / {points:g}  {NOT_THIS_VERSION}"
+    if run.passed:
+        return points, f"{points:g} / {points:g}  passed"
+    return 0.0, f"0 / {points:g}  failed: {run.why}"
+
+
 def summary(notebook: str | None = None) -> None:
-    """Print the points per test cell (property) from the test cells run in this kernel.
+    """Print the points per test cell (property) for the answer as it is now in this kernel.
 
     Put it in the last cell of an exercise: after *Run All Cells* it shows which properties
-    pass, which fail (the first line of why), and the total of the visible tests. It reads the
-    notebook file only for the test cells' names and points (default: the notebook in the
-    current folder whose test cells were run). Never raises.
+    pass, which fail (the first line of why), and the total of the visible tests. A test run
+    with an earlier version of the answer (the answer cell was run again since) counts
+    nothing and says so. It reads the notebook file only for the test cells' names and points
+    and the answer cells' variables (default: the notebook in the current folder whose test
+    cells were run). Never raises.
     """
-    if os.environ.get("BARRIER_COURSE_GRADING"):
+    if not student_session():
         return None  # the grader computes the real score itself
     try:
         paths = [notebook] if notebook else sorted(glob.glob("*.ipynb"))
         best, best_hits = None, -1
         for path in paths:
             try:
-                cells = _grade_cells(path)
+                tests, answer_names = _notebook_cells(path)
             except (OSError, ValueError):
                 continue
-            hits = sum(_normalise(src) in _CELL_RESULTS for _, _, src in cells)
-            if cells and hits > best_hits:
-                best, best_hits = (path, cells), hits
+            hits = sum(_normalise(src) in _CELL_RESULTS for _, _, src in tests)
+            if tests and hits > best_hits:
+                best, best_hits = (tests, answer_names), hits
         if best is None or best_hits <= 0:
             print("No test results yet: run all cells (Run > Run All Cells), then this one.")
             return None
-        path, cells = best
-        width = max(len(_property(src, gid)[:60]) for gid, _, src in cells)
+        tests, answer_names = best
+        current = _answer_digests(answer_names or sorted(_ANSWER_NAMES))
         earned = possible = 0.0
-        print("Points per property (the visible tests; more tests run when your work is graded):")
-        for gid, points, src in cells:
+        lines = []
+        for gid, points, src in tests:
             possible += points
-            label = _property(src, gid)[:60].ljust(width)
-            got = _CELL_RESULTS.get(_normalise(src))
-            if got is None:
-                print(f"  {label}  - / {points:g}  not run yet")
-            elif got[0]:
-                earned += points
-                print(f"  {label}  {points:g} / {points:g}  passed")
-            else:
-                print(f"  {label}  0 / {points:g}  failed: {got[1]}")
+            got, said = _verdict(_CELL_RESULTS.get(_normalise(src)), answer_names, current, points)
+            earned += got
+            lines.append((said, _property(src, gid)))
+        print("Points per property, for your answer as it is now (the visible tests; more tests "
+              "run when your work is graded):")
+        for said, label in lines:
+            # the property in full on its own line: a label is never cut
+            print(f"  {label}\n      {said}")
         print(f"Total: {earned:g} / {possible:g}")
     except Exception as exc:  # a summary must never be the student's problem
         print(f"(no summary: {type(exc).__name__}: {exc})")

@@ -9,8 +9,8 @@ For every lesson in ``course/`` (the same notebooks the students open):
    and the live widget view is dropped, so a handout never shows ``VBox(...)`` or needs a
    kernel;
 3. highlight kernels as CUDA: ``%%cuda`` cells with Pygments' CUDA lexer, and in a Python cell
-   the ``r\"\"\"...\"\"\"`` string holding a ``__global__`` kernel is shown as its own CUDA
-   block between the Python before and after it;
+   the ``r\"\"\"...\"\"\"`` string holding a ``__global__`` kernel in CUDA colours, inside the
+   cell's one box, the Python before and after it in Python's;
 4. write ``<out>/<lesson>.html`` (one self-contained file, figures inline) and the one-file
    workshop bundle ``<out>/workshop.html`` (every lesson, each on a new page when printed);
 5. print each HTML file to PDF with headless Chromium (``--print-to-pdf``).
@@ -52,8 +52,19 @@ PRINT_CSS = """
   .celltag_lesson-start { break-before: page; page-break-before: always; }
   pre.widget-summary { border-left: 4px solid #555; padding-left: 6px; }
   @media print {
+    @page { size: A4; margin: 14mm 12mm; }
+    body { max-width: none; }
     .jp-Cell, .jp-OutputArea-output, img { break-inside: avoid; page-break-inside: avoid; }
     .jp-InputPrompt, .jp-OutputPrompt { display: none; }
+    /* a long code or output line wraps at the margin (at spaces: a table's words stay whole)
+       instead of running past it or being cut off */
+    pre, .highlight pre, .jp-OutputArea-output pre, .jp-RenderedText pre {
+      white-space: pre-wrap !important; word-break: normal !important;
+      overflow-wrap: anywhere !important; }
+    .jp-OutputArea-output pre, .highlight pre { font-size: 8pt; }
+    .jp-InputArea-editor, .jp-OutputArea-output, .jp-OutputArea, .jp-Cell-inputWrapper,
+    .jp-Cell-outputWrapper, .jp-RenderedHTMLCommon, .jp-RenderedText, .highlight,
+    .simpl, .simpl div { overflow: visible !important; max-width: 100%; }
   }
 </style>
 """
@@ -74,6 +85,20 @@ def find_chromium():
 
 # --------------------------------------------------------------------- notebooks
 
+#: set while a handout's lesson runs (barrier_course.notebook.setup reads it)
+HANDOUT_ENV = "BARRIER_COURSE_HANDOUT"
+
+
+def _kernel_manager(folder):
+    """The lesson's kernel, on local sockets in ``folder`` where the system has them: a kernel
+    on TCP without encryption warns once per lesson, which a build log need not show."""
+    from jupyter_client import KernelManager
+
+    if os.name != "posix":
+        return KernelManager(kernel_name="python3")
+    return KernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(folder, "kernel"))
+
+
 def execute(path, timeout=600):
     """The lesson executed in a fresh kernel, run in its own folder."""
     import nbformat
@@ -81,10 +106,19 @@ def execute(path, timeout=600):
 
     nb = nbformat.read(str(path), as_version=4)
     env_backend = os.environ.pop("SIMCORE_BACKEND", None)   # handouts show the simulator
+    # a printed page names the simulator's version, not the build machine's folders
+    os.environ[HANDOUT_ENV] = "1"
     try:
-        NotebookClient(nb, timeout=timeout, kernel_name="python3",
-                       resources={"metadata": {"path": str(Path(path).parent)}}).execute()
+        with tempfile.TemporaryDirectory() as sockets:
+            km = _kernel_manager(sockets)
+            try:
+                NotebookClient(nb, km=km, timeout=timeout, kernel_name="python3",
+                               resources={"metadata": {"path": str(Path(path).parent)}}).execute()
+            finally:
+                if km.has_kernel:       # nbclient leaves the kernel of a manager it was given
+                    km.shutdown_kernel(now=True)
     finally:
+        os.environ.pop(HANDOUT_ENV, None)
         if env_backend is not None:
             os.environ["SIMCORE_BACKEND"] = env_backend
     return nb
@@ -111,48 +145,88 @@ _KERNEL_STRING = re.compile(r'(?P<open>\b[A-Za-z_]\w*\s*=\s*r?""")(?P<body>.*?__
                             re.S)
 
 
+INPUT_HTML = "handout_input_html"     # cell metadata: the cell's input, highlighted by us
+
+
+def _python_html(text, after_kernel):
+    """``text`` highlighted as Python. ``after_kernel``: it starts with the quotes that close
+    a kernel string, so it is lexed behind an opening ``r\"\"\"`` whose tokens are dropped
+    (alone, the closing quotes would open a string and colour the rest of the cell as one)."""
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexers import PythonLexer
+
+    prefix = 'r"""' if after_kernel else ""
+    lexer = PythonLexer(stripnl=False, ensurenl=False)
+    tokens = []
+    for index, kind, value in lexer.get_tokens_unprocessed(prefix + text):
+        keep = value[max(0, len(prefix) - index):]
+        if keep:
+            tokens.append((kind, keep))
+    return _format(tokens, HtmlFormatter(nowrap=True))
+
+
+def _cuda_html(text):
+    from pygments import lex
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexers import CudaLexer
+
+    return _format(lex(text, CudaLexer(stripnl=False, ensurenl=False)), HtmlFormatter(nowrap=True))
+
+
+def _format(tokens, formatter):
+    import io
+
+    out = io.StringIO()
+    formatter.format(tokens, out)
+    return out.getvalue()
+
+
 def split_kernel_strings(nb):
-    """Show the CUDA inside a Python cell as its own highlighted block.
+    """Highlight the CUDA inside a Python cell as CUDA, in the cell's one input box.
 
-    ``NAME = r\"\"\"<kernel>\"\"\"`` in a code cell becomes three consecutive blocks: the
-    Python up to the opening quotes, the kernel (highlighted as CUDA), and the closing quotes
-    with the rest of the cell. Outputs stay with the last block. ``%%cuda`` cells are
-    highlighted as CUDA by nbconvert's magics preprocessor (configured in ``to_html``).
+    In ``NAME = r\"\"\"<kernel>\"\"\"`` the kernel gets Pygments' CUDA colours and the
+    Python around it Python's, the Python after the closing quotes included; the cell stays
+    one cell (one box, one prompt, its outputs under it). The highlighted input goes into the
+    cell's metadata (``INPUT_HTML``) and ``to_html`` puts it in place of nbconvert's.
+    ``%%cuda`` cells are highlighted as CUDA by nbconvert's magics preprocessor (configured in
+    ``to_html``).
     """
-    import nbformat
-
-    cells = []
     for cell in nb.cells:
         src = cell.source
         if cell.cell_type != "code" or "__global__" not in src or src.lstrip().startswith("%%"):
-            cells.append(cell)
             continue
         try:
             ast.parse(src)
         except SyntaxError:
-            cells.append(cell)
             continue
-        pieces, pos = [], 0
+        parts, pos = [], 0
         for m in _KERNEL_STRING.finditer(src):
-            pieces.append(("python", src[pos:m.end("open")]))
-            pieces.append(("cuda", m.group("body").strip("\n")))
+            parts.append(_python_html(src[pos:m.end("open")], after_kernel=pos > 0))
+            parts.append(_cuda_html(m.group("body")))
             pos = m.start("close")
-        if not pieces:
-            cells.append(cell)
-            continue
-        pieces.append(("python", src[pos:]))
-        pieces = [(kind, text) for kind, text in pieces if text.strip()]
-        for k, (kind, text) in enumerate(pieces):
-            last = k == len(pieces) - 1
-            part = nbformat.v4.new_code_cell(text.strip("\n"))
-            part.metadata = copy.deepcopy(cell.metadata)
-            if kind == "cuda":
-                part.metadata["magics_language"] = "cuda"
-            part.outputs = cell.outputs if last else []
-            part.execution_count = cell.execution_count if last else None
-            cells.append(part)
-    nb.cells = cells
+        if parts:
+            parts.append(_python_html(src[pos:], after_kernel=True))
+            cell.metadata[INPUT_HTML] = "".join(parts)
     return nb
+
+
+_INPUT_BLOCK = '<div class="highlight hl-ipython3"><pre><span></span>'
+
+
+def _own_inputs(body, nb):
+    """nbconvert's highlighted input of each cell that carries ``INPUT_HTML`` replaced by it."""
+    for cell in nb.cells:
+        own = cell.get("metadata", {}).get(INPUT_HTML)
+        anchor = f'id="cell-id={cell.get("id")}"'
+        if not own or not cell.get("id") or anchor not in body:
+            continue
+        at = body.index(anchor)
+        start = body.find(_INPUT_BLOCK, at)
+        end = body.find("</pre></div>", start)
+        if start < 0 or end < 0:
+            continue
+        body = body[:start + len(_INPUT_BLOCK)] + own.rstrip("\n") + "\n" + body[end:]
+    return body
 
 
 def to_html(nb, title):
@@ -165,6 +239,7 @@ def to_html(nb, title):
     exporter = HTMLExporter(config=config, template_name="lab")
     nb.metadata["title"] = title
     body, _ = exporter.from_notebook_node(nb)
+    body = _own_inputs(body, nb)
     # nothing from the network: the handout is one file that works offline (no widget
     # manager, no require.js; the lessons use no LaTeX maths)
     body = re.sub(r'<script[^>]*src="https?://[^"]*"[^>]*>\s*</script>', "", body)

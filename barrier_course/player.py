@@ -38,32 +38,45 @@ DEFAULT_LANES_SHOWN = 2048     # blocks beyond this many lanes are filtered out 
 MAX_MEMORY_CELLS = 2048        # per shared array and block
 
 CSS = """<style>
-.simpl{font-family:sans-serif;font-size:12px;color:#222}
-.simpl .src{font-family:monospace;white-space:pre;line-height:1.5}
-.simpl .src .ln{color:#999;display:inline-block;width:2.5em;text-align:right;margin-right:.6em}
+.simpl{font-family:sans-serif;font-size:12px;color:#222;max-width:100%;box-sizing:border-box;
+ -webkit-print-color-adjust:exact;print-color-adjust:exact}
+.simpl .src{font-family:monospace;white-space:pre-wrap;overflow-wrap:anywhere;line-height:1.5}
+.simpl .src>div{padding-left:3.1em;text-indent:-3.1em}
+.simpl .src .ln{color:#999;display:inline-block;width:2.5em;text-align:right;margin-right:.6em;text-indent:0}
 .simpl .src .cur{background:#e3f4e6}
 .simpl .src .flt{background:#fde0e0}
 .simpl .chip{display:inline-block;border-radius:3px;padding:0 4px;margin-left:4px;font-family:sans-serif;
- font-size:11px;color:#fff}
-.simpl .grid .row{display:flex;align-items:center;height:13px;margin:1px 0}
-.simpl .grid .lbl{width:5.5em;font-family:monospace;font-size:11px}
-.simpl .grid i{display:inline-block;width:9px;height:11px;margin-right:1px}
+ font-size:11px;color:#fff;white-space:normal;text-indent:0}
+.simpl .grid .row{display:flex;flex-wrap:wrap;align-items:center;min-height:13px;margin:1px 0}
+.simpl .grid .lbl{flex:0 0 4.2em;font-family:monospace;font-size:11px}
+.simpl .grid .lanes{display:flex;flex:0 1 320px;min-width:0}
+.simpl .grid i{display:block;flex:0 1 9px;min-width:2px;height:11px;margin-right:1px}
 .simpl .grid i.race{outline:2px solid #c00;outline-offset:-2px}
-.simpl .grid .info{margin-left:6px;font-size:11px;white-space:nowrap}
+.simpl .grid .info{margin-left:6px;font-size:11px;white-space:normal}
 .simpl .run{background:#2e9d48}.simpl .rdy{background:#a8d5b1}.simpl .bar{background:#f0a030}
-.simpl .wsy{background:#9b6fd0}.simpl .rcv{background:#5a9bd5}.simpl .prk{background:#a08060}
+.simpl .wsy{background:#9b6fd0}
+.simpl .grid i.rdy,.simpl .legend span.rdy{background-image:repeating-linear-gradient(90deg,transparent 0 3px,#1d6a30 3px 4px)}
+.simpl .grid i.bar,.simpl .legend span.bar{background-image:repeating-linear-gradient(45deg,transparent 0 2px,#5a3000 2px 3px)}
+.simpl .grid i.wsy,.simpl .legend span.wsy{background-image:repeating-linear-gradient(0deg,transparent 0 2px,#2a0060 2px 3px)}
+.simpl .rcv{background:#5a9bd5}.simpl .prk{background:#a08060}
 .simpl .ext{background:#e2e2e2}.simpl .non{background:#fff;outline:1px dotted #ccc;outline-offset:-1px}
-.simpl .mem{display:grid;grid-template-columns:repeat(32,11px);gap:1px;margin:2px 0 6px 0}
-.simpl .mem i{display:block;width:11px;height:11px;background:#f1f1f1}
-.simpl .mem i.mr{background:#6fa8dc}.simpl .mem i.mw{background:#f6b26b}.simpl .mem i.mrw{background:#8e7cc3}
+.simpl .mem{display:grid;grid-template-columns:repeat(32,minmax(2px,11px));gap:1px;margin:2px 0 6px 0}
+.simpl .mem i{display:block;height:11px;background:#f1f1f1}
+.simpl .mem i.mr{background:#6fa8dc}
+.simpl .mem i.mw{background:#f6b26b repeating-linear-gradient(45deg,transparent 0 2px,#6a3000 2px 3px)}
+.simpl .mem i.mrw{background:#8e7cc3 repeating-linear-gradient(90deg,transparent 0 2px,#2a1060 2px 3px)}
+.simpl .mem-legend .lg-mr{background:#6fa8dc}
+.simpl .mem-legend .lg-mw{background:#f6b26b repeating-linear-gradient(45deg,transparent 0 2px,#6a3000 2px 3px)}
+.simpl .mem-legend .lg-mrw{background:#8e7cc3 repeating-linear-gradient(90deg,transparent 0 2px,#2a1060 2px 3px)}
+.simpl .mem-legend .lg-mrace{background:#cc0000}
 .simpl .mem i.mrace{background:#cc0000;outline:2px solid #000;outline-offset:-1px}
 .simpl .legend span{display:inline-block;width:10px;height:10px;margin:0 3px 0 8px;vertical-align:middle}
 .simpl .hdr{font-weight:bold;margin:4px 0}
 .simpl .note{color:#a00;margin:2px 0}
-.simpl .report{font-size:12px;max-width:32em;min-width:18em;white-space:normal}
+.simpl .report{font-size:12px;max-width:48em;white-space:normal;overflow-wrap:anywhere}
 .simpl .report pre{white-space:pre-wrap;font-size:11px}
 .simpl .pane{display:flex;flex-wrap:wrap;align-items:flex-start;gap:6px 14px}
-.simpl .pane>div{min-width:0;max-width:100%;overflow-x:auto}
+.simpl .pane>div{flex:1 1 300px;min-width:0;max-width:100%}
 .simpl,.simpl div{text-align:left}
 </style>"""
 
@@ -200,7 +213,8 @@ def render_lanes(rec, frame, bsel, wsel):
                 if len(sites) > 1:      # one warp waiting at two call sites of one barrier: say where
                     text += " (" + ", ".join(f"{int((at & (ln == x)).sum())} at l.{int(x)}" for x in sites) + ")"
                 info.append(text)
-            out.append(f'<div class="row"><span class="lbl">warp {w}</span>{"".join(cells)}'
+            out.append(f'<div class="row"><span class="lbl">warp {w}</span>'
+                       f'<span class="lanes">{"".join(cells)}</span>'
                        f'<span class="info">{_esc("; ".join(info))}</span></div>')
     out.append("</div>")
     return "".join(out)
@@ -236,9 +250,9 @@ def render_memory(rec, frame, bsel):
                        f'{" (none touched)" if top <= n else ""}</div>')
     if not out:
         out.append("<div>no shared memory</div>")
-    legend = ('<div class="legend">in this barrier interval:<span style="background:#6fa8dc"></span>read'
-              '<span style="background:#f6b26b"></span>written<span style="background:#8e7cc3"></span>both'
-              '<span style="background:#cc0000"></span>race</div>')
+    legend = ('<div class="legend mem-legend">in this barrier interval:<span class="lg-mr"></span>read'
+              '<span class="lg-mw"></span>written<span class="lg-mrw"></span>both'
+              '<span class="lg-mrace"></span>race</div>')
     return legend + "".join(out)
 
 
@@ -251,7 +265,7 @@ def render_report(rec, frame):
     race = ""
     if frame.race:
         race = (f"<p>Race cell: {_esc(frame.race['array'])}[{frame.race['index']}] in block {frame.race['block']}, "
-                f"touched by {_esc(', '.join(rec.thread_name(t) for t in frame.race['threads']))}.</p>")
+                f"touched by {_esc(_thread_list(rec, frame.race['threads']))}.</p>")
     where = "".join(f"<div>{_esc(t)}</div>" for t in rep.get("warps_text", [])[:12])
     when = "" if frame.event == "fault" else \
         f'<div class="note">The launch ends in this fault at step {rec.fault_frame}:</div>'
@@ -262,9 +276,25 @@ def render_report(rec, frame):
             f'<details><summary>where every warp was</summary>{where}</details></div>')
 
 
+def _thread_list(rec, threads, most=6):
+    """Threads by name, a long list as ranges of thread indices (it would run for screens)."""
+    threads = sorted(int(t) for t in threads)
+    if len(threads) <= most:
+        return ", ".join(rec.thread_name(t) for t in threads)
+    return f"{len(threads)} threads: {lane_ranges(threads)}"
+
+
+def _lines_run(frame):
+    """'line 7 runs' / 'lines 7, 8 and 10 run': every line of the code the step ran."""
+    lines = sorted(set(frame.lines or [frame.line]))
+    if len(lines) <= 1:
+        return f"line {lines[0] if lines else frame.line} runs"
+    return "lines " + ", ".join(str(x) for x in lines[:-1]) + f" and {lines[-1]} run"
+
+
 def render_header(rec, frame):
     launch = rec.launch
-    what = {"step": f"step {frame.index}: line {frame.line} runs",
+    what = {"step": f"step {frame.index}: {_lines_run(frame)}",
             "barrier_release": f"step {frame.index}: every arrival is in, the barrier at line {frame.line} releases",
             "end": f"step {frame.index}: the end of the launch",
             "fault": f"step {frame.index}: THE FAULT"}[frame.event]
@@ -291,7 +321,7 @@ def render_frame(rec, k, blocks=None, warps=None):
             # (a printed handout) rather than cut off
             '<div class="pane"><div>' + render_source(rec, frame, bsel, wsel) + "</div><div>" +
             render_lanes(rec, frame, bsel, wsel) + render_memory(rec, frame, bsel) + "</div>" +
-            (f'<div style="flex:1 1 300px">{report}</div>' if report else "") + "</div>" + _state_legend() + "</div>")
+            (f'<div>{report}</div>' if report else "") + "</div>" + _state_legend() + "</div>")
 
 
 def _state_legend():
@@ -419,25 +449,30 @@ class Player:
             blocks = list(range(max(1, DEFAULT_LANES_SHOWN // max(1, rec.tpb))))
         self.blocks = blocks
         self.warps = warps
-        self.play = W.Play(value=0, min=0, max=n - 1, step=1, interval=250, description="play")
+        # play / pause from Python, one drawn step at a time at the chosen speed: a pause keeps
+        # the step; "step 0" is the separate way back to the start
+        self.play_button = W.ToggleButton(value=False, description="▶ play", tooltip="play / pause",
+                                          layout=W.Layout(width="auto"))
+        self.reset_button = W.Button(description="|◀ step 0", layout=W.Layout(width="auto"))
         self.slider = W.IntSlider(value=0, min=0, max=n - 1, description="step", continuous_update=False,
-                                  layout=W.Layout(width="420px"))
-        W.jslink((self.play, "value"), (self.slider, "value"))
+                                  layout=W.Layout(width="420px", max_width="100%"))
         self.back_button = W.Button(description="◀ step back", layout=W.Layout(width="auto"))
         self.step_button = W.Button(description="step ▶", layout=W.Layout(width="auto"))
         self.barrier_button = W.Button(description="next barrier", layout=W.Layout(width="auto"))
         self.divergence_button = W.Button(description="next divergence", layout=W.Layout(width="auto"))
         self.fault_button = W.Button(description="the fault", button_style="danger", layout=W.Layout(width="auto"),
                                      disabled=rec.fault is None)
-        self.speed = W.IntSlider(value=4, min=1, max=30, description="steps/s", layout=W.Layout(width="260px"))
+        self.speed = W.IntSlider(value=4, min=1, max=30, description="steps/s",
+                                 layout=W.Layout(width="260px", max_width="100%"))
         options = [("all blocks", -1)] + [(f"block {b}", b) for b in range(min(nblocks, 256))]
         self.block_filter = W.Dropdown(options=options, value=-1 if blocks is None else blocks[0],
-                                       description="show", layout=W.Layout(width="180px"))
+                                       description="show", layout=W.Layout(width="180px", max_width="100%"))
         if blocks is not None and len(blocks) > 1:
             self.block_filter.options = options + [(f"blocks {blocks[0]}-{blocks[-1]}", -2)]
             self.block_filter.value = -2
         self.warp_filter = W.IntRangeSlider(value=(0, max(0, rec.wpb - 1)), min=0, max=max(0, rec.wpb - 1),
-                                            description="warps", layout=W.Layout(width="300px"))
+                                            description="warps", layout=W.Layout(width="300px", max_width="100%"))
+        self._play_task = None
         self.header = W.HTML()
         self.source = W.HTML()
         self.lanes = W.HTML()
@@ -450,18 +485,28 @@ class Player:
         self.divergence_button.on_click(lambda _: self.next_divergence())
         self.fault_button.on_click(lambda _: self.go_fault())
         self.slider.observe(lambda ch: self._draw(ch["new"]), names="value")
-        self.speed.observe(lambda ch: setattr(self.play, "interval", int(1000 / ch["new"])), names="value")
+        self.play_button.observe(lambda ch: self._play_changed(ch["new"]), names="value")
+        self.reset_button.on_click(lambda _: self.reset())
         self.block_filter.observe(lambda ch: self._filter(), names="value")
         self.warp_filter.observe(lambda ch: self._filter(), names="value")
-        self.play.interval = int(1000 / self.speed.value)
-        controls = W.HBox([self.play, self.back_button, self.step_button, self.barrier_button,
-                           self.divergence_button, self.fault_button])
-        filters = W.HBox([self.slider, self.speed, self.block_filter, self.warp_filter])
+        # every row wraps, and the three panes (source, lanes and memory, report) sit side by
+        # side only where there is room for them: nothing needs a horizontal scroll bar
+        wrap = dict(flex_flow="row wrap", max_width="100%")
+        controls = W.HBox([self.play_button, self.reset_button, self.back_button, self.step_button,
+                           self.barrier_button, self.divergence_button, self.fault_button],
+                          layout=W.Layout(**wrap))
+        filters = W.HBox([self.slider, self.speed, self.block_filter, self.warp_filter],
+                         layout=W.Layout(**wrap))
         style = W.HTML(CSS)
-        body = W.HBox([W.Box([self.source], layout=W.Layout(max_height="640px", overflow="auto", flex="0 1 auto")),
-                       W.VBox([self.lanes, self.memory]),
-                       self.report], layout=W.Layout(align_items="flex-start"))
-        self.widget = W.VBox([style, self.header, controls, filters, self.message, body])
+        pane = dict(flex="1 1 320px", min_width="0", max_width="100%")
+        self.source.layout = W.Layout(**pane)
+        self.report.layout = W.Layout(flex="1 1 300px", min_width="0", max_width="100%")
+        body = W.HBox([W.Box([self.source], layout=W.Layout(max_height="640px", overflow="hidden auto",
+                                                            **pane)),
+                       W.VBox([self.lanes, self.memory], layout=W.Layout(**pane)),
+                       self.report], layout=W.Layout(align_items="flex-start", **wrap))
+        self.widget = W.VBox([style, self.header, controls, filters, self.message, body],
+                             layout=W.Layout(max_width="100%"))
         self.widget.add_class("simpl")
         # stable names for the page (the browser test, a course's own CSS): player-<part>
         for part, name in ((self.widget, "player"), (self.header, "player-step-label"),
@@ -469,6 +514,9 @@ class Player:
                            (self.barrier_button, "player-next-barrier"),
                            (self.divergence_button, "player-next-divergence"),
                            (self.fault_button, "player-fault"), (self.slider, "player-slider"),
+                           (self.play_button, "player-play"), (self.reset_button, "player-reset"),
+                           (self.speed, "player-speed"), (self.block_filter, "player-blocks"),
+                           (self.warp_filter, "player-warps"), (self.message, "player-message"),
                            (self.source, "player-source"), (self.lanes, "player-grid"),
                            (self.memory, "player-memory"), (self.report, "player-report")):
             part.add_class(name)
@@ -491,19 +539,56 @@ class Player:
         if self.k != k:
             self._draw(k)
 
+    def _say(self, text):
+        self.message.value = f'<b class="player-note">{_esc(text)}</b>'
+
     def next_barrier(self):
         k = self.rec.next_barrier(self.k)
         if k is None:
-            self.message.value = "<i>no barrier releases after this step</i>"
+            self._say(f"No barrier releases after step {self.k}: the player stays here.")
             return
         self.go(k)
 
     def next_divergence(self):
         k = self.rec.next_divergence(self.k)
         if k is None:
-            self.message.value = "<i>no warp diverges after this step</i>"
+            self._say(f"No warp diverges after step {self.k}: the player stays here.")
             return
         self.go(k)
+
+    def reset(self):
+        """Back to step 0 (and pause)."""
+        self.play_button.value = False
+        self.go(0)
+
+    def _play_changed(self, playing):
+        self.play_button.description = "❚❚ pause" if playing else "▶ play"
+        if not playing:
+            return                              # the loop sees it and stops; the step stays
+        import asyncio
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:                    # no kernel event loop (a plain script)
+            self._say("Play needs a running Jupyter kernel: use step ▶.")
+            self.play_button.value = False
+            return
+        if self._play_task is None or self._play_task.done():
+            self._play_task = loop.create_task(self._play_loop())
+
+    async def _play_loop(self):
+        """Step by step at ``speed`` steps per second, each step drawn before the next: none
+        is skipped. From the last step, play starts again at step 0."""
+        import asyncio
+        try:
+            if self.k >= len(self.rec) - 1:
+                self.go(0)
+            while self.play_button.value and self.k < len(self.rec) - 1:
+                await asyncio.sleep(1.0 / max(1, self.speed.value))
+                if not self.play_button.value:
+                    break
+                self.go(self.k + 1)
+        finally:
+            self.play_button.value = False
 
     def go_fault(self):
         if self.rec.fault_frame is None:

@@ -65,6 +65,9 @@ class Outcome:
     line: int | None = None        # source line of the fault, when known
     first_line: str = ""           # the fault report's title / the error message's first line
     fault: BaseException | None = None
+    what: str = ""                 # the report's "what happened" paragraph (status "fault")
+    fix: str = ""                  # the report's "how to fix it" paragraph (status "fault")
+    source_line: str = ""          # the text of ``line`` in the launched source
 
     @property
     def ok(self):
@@ -83,13 +86,21 @@ class Outcome:
                     f"({pct:.1f}%)\n  e.g. {ex}")
         if self.status == "fault":
             where = f" at line {self.line}" if self.line else ""
-            return f"{head}\n  FAULT {self.kind}{where}\n  {self.first_line}"
+            text = f"{head}\n  FAULT {self.kind}{where}\n  {self.first_line}"
+            if self.source_line:
+                text += f"\n  line {self.line}: {self.source_line.strip()}"
+            if self.what:
+                text += f"\n  What happened: {self.what}"
+            if self.fix:
+                text += f"\n  How to fix it: {self.fix}"
+            return text
         return f"{head}\n  {self.kind}: {self.first_line}"
 
     def _repr_html_(self):
         colour = {"correct": "#1b7837", "wrong": "#b2182b", "fault": "#b35806"}.get(
             self.status, "#555555")
-        return (f'<pre style="border-left: 4px solid {colour}; padding-left: 6px">'
+        return (f'<pre style="border-left: 4px solid {colour}; padding-left: 6px; '
+                f'white-space: pre-wrap; word-break: normal; overflow-wrap: break-word">'
                 f"{html.escape(self.summary())}</pre>")
 
 
@@ -120,8 +131,12 @@ def run_case(kern, block, make_args, reference, *, schedule="lockstep", checks=T
         return Outcome("error", kind=type(run.fault).__name__, first_line=_first_line(run.fault),
                        fault=run.fault, **base)
     if run.fault is not None:
+        lines = getattr(getattr(kern, "module", None), "code", "").splitlines()
+        text = lines[run.line - 1] if run.line and 0 < run.line <= len(lines) else ""
         return Outcome("fault", kind=run.kind, line=run.line,
-                       first_line=report_section(run.fault, "title"), fault=run.fault, **base)
+                       first_line=report_section(run.fault, "title"), fault=run.fault,
+                       what=run.fault.report.get("explanation", ""),
+                       fix=run.fault.report.get("fix", ""), source_line=text, **base)
     diff = array_difference(np.asarray(args[output]).ravel(), np.asarray(expected).ravel())
     examples = [(i, actual.item(), want.item()) for i, want, actual in diff.examples]
     return Outcome("correct" if diff.ok else "wrong", wrong=diff.wrong, total=diff.total,
@@ -207,10 +222,10 @@ def set_figure(image, fig):
     fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
     plt.close(fig)
     image.png = buf.getvalue()
-    # full width up to the figure's own size; below 600 px the text would be unreadable, so
-    # a narrow window scrolls the picture sideways instead of shrinking it further
-    image.value = ('<div style="overflow-x:auto"><img alt="figure" style="width:100%; '
-                   'max-width:1000px; min-width:600px; height:auto" '
+    # the window's width up to the figure's own size: a narrow window (the file browser open)
+    # shows the whole picture smaller rather than cutting off its right part
+    image.value = ('<div><img alt="figure" style="width:100%; '
+                   'max-width:1000px; height:auto" '
                    f'src="data:image/png;base64,{base64.b64encode(image.png).decode()}"/></div>')
 
 
@@ -327,9 +342,15 @@ def kernel_editor(source, kernel_name, make_args, reference, *, output=1,
 
     lines = source.strip("\n").count("\n") + 1
     editor = W.Textarea(value=source.strip("\n") + "\n",
-                        layout=W.Layout(width="100%", height=f"{1.45 * (rows or min(lines + 1, 30)):.1f}em",
-                                        font_family="monospace"))
+                        layout=W.Layout(flex="1 1 auto", width="auto",
+                                        height=f"{EDITOR_LINE_PX * (rows or min(lines + 1, 30)) + 12}px"))
     editor.add_class("barrier-course-kernel-editor")
+    # line numbers beside the text, the same numbers as the simulator's reports (the kernel
+    # is compiled from exactly this text)
+    gutter = W.HTML(_line_numbers(editor.value))
+    editor.observe(lambda change: setattr(gutter, "value", _line_numbers(change["new"])), names="value")
+    numbered = W.HBox([W.HTML(EDITOR_CSS), gutter, editor],
+                      layout=W.Layout(width="100%", align_items="flex-start"))
     block_w = W.Dropdown(options=list(block_sizes), value=block or block_sizes[0],
                          description="block size")
     sched_w = W.Dropdown(options=list(schedules), value=schedule, description="schedule")
@@ -340,11 +361,12 @@ def kernel_editor(source, kernel_name, make_args, reference, *, output=1,
     header = [W.HTML(f"<b>{html.escape(title)}</b>")] if title else []
     hint = W.HTML("<i>Edit the kernel, then press the button: the verdict and the picture "
                   "below are the simulator's, for the text as it stands.</i>")
-    children = header + [hint, editor, controls_row([block_w, sched_w, button]), result]
+    children = header + [hint, numbered, controls_row([block_w, sched_w, button]), result]
     if image is not None:
         children.append(image)
     box = W.VBox(children, layout=W.Layout(width="100%"))
     box.editor = editor
+    box.line_numbers = gutter
     box.last_outcome = None
     show_as_text(box, lambda: ((title + "\n") if title else "")
                  + (box.last_outcome.summary() if box.last_outcome else ""))
@@ -363,9 +385,12 @@ def kernel_editor(source, kernel_name, make_args, reference, *, output=1,
             out = run_case(kern, block_w.value, make_args, reference, schedule=sched_w.value,
                            checks=True, output=output, trace=picture, **sim_options)
         box.last_outcome = out
+        # the picture is drawn first and both are shown at once: the verdict never stands
+        # next to the picture of an earlier text
+        figure = _trace_figure(kern, out) if image is not None else None
         result.value = out._repr_html_()
         if image is not None:
-            _show_trace(image, kern, out)
+            set_figure(image, figure)
         return out
 
     for w in (block_w, sched_w):
@@ -376,14 +401,35 @@ def kernel_editor(source, kernel_name, make_args, reference, *, output=1,
     return box
 
 
-def _show_trace(image, kern, outcome):
-    """The launch's trace in ``image``; emptied when there is none (a compile error)."""
+EDITOR_LINE_PX = 18
+# one line height for the text box and its line numbers, and no wrapping (a wrapped line
+# would shift every number after it)
+EDITOR_CSS = (f"<style>.barrier-course-kernel-editor textarea{{font-family:monospace;font-size:13px;"
+              f"line-height:{EDITOR_LINE_PX}px;white-space:pre;overflow-wrap:normal;"
+              f"overflow-x:auto;padding-top:4px}}"
+              f".barrier-course-line-numbers{{font-family:monospace;font-size:13px;"
+              f"line-height:{EDITOR_LINE_PX}px;color:#888;text-align:right;margin:0;"
+              f"padding:5px 6px 0 0;user-select:none}}</style>")
+
+
+def _line_numbers(text):
+    count = max(1, text.count("\n") + (0 if text.endswith("\n") else 1))
+    # inline style: JupyterLab's own rules for <pre> in HTML output would win over a class
+    style = (f"font-family:monospace;font-size:13px;line-height:{EDITOR_LINE_PX}px;color:#888;"
+             "text-align:right;margin:0;padding:5px 6px 0 0;border:0;background:none;"
+             "user-select:none")
+    return (f'<pre class="barrier-course-line-numbers" style="{style}">'
+            + "\n".join(str(k) for k in range(1, count + 1)) + "</pre>")
+
+
+def _trace_figure(kern, outcome):
+    """The launch's trace as a figure; None when there is none (a compile error)."""
     from barrier_course import pictures
 
     trace = getattr(getattr(kern, "last_launch", None), "trace", None)
     if kern is None or trace is None or not getattr(trace, "steps", None):
-        set_figure(image, None)
-        return
+        return None
     end = outcome.kind if outcome.status == "fault" else None
-    set_figure(image, pictures.trace_figure(trace, title=f"{outcome.kernel}: {outcome.status}",
-                                            end_label=end, max_rows=16))
+    return pictures.trace_figure(trace, title=f"{outcome.kernel}: {outcome.status}",
+                                 end_label=end, max_rows=16)
+

@@ -615,13 +615,13 @@ class Reporter:
                    "combine the values on purpose: an atomic operation (atomicAdd, ...) or a reduction.")
         elif first["kind"] == "atomic" or second["kind"] == "atomic":
             fix = (f"use atomics for every access to {region.name}[{elem}] in this phase, or put "
-                   f"__syncthreads() between line {l1} and line {l2}.")
+                   f"__syncthreads() {_between(l1, l2)}.")
         elif partial_warp_sync is not None:
-            fix = (f"put __syncwarp() (the whole warp) or __syncthreads() between line {l1} and line {l2}: "
+            fix = (f"put __syncwarp() (the whole warp) or __syncthreads() {_between(l1, l2)}: "
                    "a __syncwarp(mask), or a tile's sync(), orders only the lanes it names, and no warp sync "
                    "since the first access named both threads." + self._activemask_sync_note(partial_warp_sync))
         else:
-            fix = (f"put __syncthreads() between line {l1} and line {l2} so that every thread's "
+            fix = (f"put __syncthreads() {_between(l1, l2)} so that every thread's "
                    f"{first['kind']} finishes before any thread's {second['kind']} (or __syncwarp() if both "
                    "threads are in one warp).")
         self.raise_("race", f"Data race ({names[hazard]} hazard) on {space} {region.name}[{elem}]",
@@ -630,6 +630,15 @@ class Reporter:
                     "Nothing orders the two accesses, so the result depends on timing: on a GPU some runs "
                     "read the old value and some the new one.",
                     fix, locs, second["who"], hazard=hazard, array=region.name, index=elem, at_line=l2)
+
+
+def _between(first, second):
+    """Where a barrier goes between the first access (line ``first``) and the second: in source
+    order. A second access on an earlier line came in a later round of a loop."""
+    if first <= second:
+        return f"between line {first} and line {second}"
+    return (f"after line {first} and before line {second} runs again (line {second} comes first "
+            "in the source: the second access is in a later round of the loop)")
 
 
 def _past(kind):

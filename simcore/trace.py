@@ -10,6 +10,10 @@ import numpy as np
 
 from .context import BAR, EXIT, JOIN, PARK, RUN, WARP
 
+#: the program point of a launch's end snapshot (no step runs there): the state where the
+#: threads stuck (a deadlock, a barrier fault), drawn as the trace's last step, event "end"
+END_STEP = -10 ** 9
+
 STATES = {RUN: "running", BAR: "waiting", JOIN: "waiting_reconverge", EXIT: "exited", PARK: "parked"}
 
 
@@ -32,7 +36,8 @@ class TraceStep:
     warps: list               # WarpState for every warp of the wave
     barriers: dict            # (block, barrier id) -> threads waiting there
     wave: int = 0
-    event: str = "step"       # "step", or "barrier_release": every arrival in, just before release
+    event: str = "step"       # "step"; "barrier_release": every arrival in, just before release;
+                              # "end": where the threads stuck (a deadlock, a barrier fault)
 
 
 class Trace:
@@ -57,7 +62,9 @@ class Trace:
         first_block, pc, ran, st, pcs, sites, wave, bar_ids = raw
         prog = self.prog
         event = "step"
-        if pc < 0:      # a barrier release snapshot
+        if pc == END_STEP:
+            line, block_lines, event = 0, [], "end"
+        elif pc < 0:    # a barrier release snapshot
             site = prog.sync_sites[-1 - pc]
             line, block_lines, event = site.line, [site.line], "barrier_release"
         else:

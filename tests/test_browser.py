@@ -44,6 +44,8 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 LESSONS = sorted(p.name for p in (ROOT / "course").glob("[0-9][0-9]_*.ipynb"))
 NARROW, WIDE = (800, 900), (1600, 1000)
 TOKEN = "browser-test"
+# what the stand-in for the checkout holds (the lab fixture): tracked files a student must never change
+TRACKED = ("nbgrader_config.py", "course", "exercises", "solutions")
 
 
 def _need_browser():
@@ -73,15 +75,20 @@ def _free_port():
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
-    """A running JupyterLab serving a copy of course/; yields (base_url, work_dir)."""
+    """A running JupyterLab on a stand-in for the checkout; yields (base_url, work_dir).
+
+    ``work`` holds copies of the tracked course files (course/, exercises/, solutions/,
+    nbgrader_config.py) and the student's working copy my-course/, made as ``tasks.py course``
+    makes it (kernel metadata of this environment, so that the notebooks open unmodified):
+    the browser's autosave never writes into the real checkout, and a test can check that the
+    stand-in's tracked files stay as they were."""
     _need_browser()
+    from course_testing import copy_course
+
     base = tmp_path_factory.mktemp("lab")
-    work = base / "work"
-    # the student's working copy, made as `tasks.py course` makes it (kernel metadata of
-    # this environment, so that the notebooks open unmodified)
+    work = copy_course(base / "work", parts=TRACKED)
     tasks = _tasks_module()
-    tasks.sync_working_copy(ROOT / "course", work / "course",
-                            metadata=tasks.kernel_metadata(Path(sys.executable)))
+    tasks.sync_course(work / "my-course", metadata=tasks.kernel_metadata(Path(sys.executable)))
     port = _free_port()
     env = dict(os.environ)
     env.update(
@@ -100,7 +107,10 @@ def lab(tmp_path_factory):
     shutil.copy(ROOT / "lab-settings" / "student-page_config.json",
                 app_settings / "page_config.json")
     extra = [f"--LabApp.app_settings_dir={app_settings}",
-             f"--LabApp.extra_labextensions_path={tasks.LAB_EXTENSIONS}"]
+             f"--LabApp.extra_labextensions_path={tasks.LAB_EXTENSIONS}",
+             *[f"--ServerApp.jpserver_extensions={name}=False"
+               for name in tasks.INSTRUCTOR_SERVER_EXTENSIONS],
+             f"--ServerApp.contents_manager_class={tasks.STUDENT_CONTENTS}"]
     cmd = [sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={port}",
            "--ServerApp.ip=127.0.0.1", f"--ServerApp.token={TOKEN}",
            f"--ServerApp.root_dir={work}", "--LabApp.expose_app_in_browser=True",
@@ -232,16 +242,17 @@ def _open_in_lab(browser, url, path):
         page.close()
 
 
-def _wait_for_run(page, lesson, timeout=600):
-    """Poll until every code cell has an execution count and the kernel is idle."""
+def _wait_for_run(page, lesson, timeout=600, after=0, past_errors=False):
+    """Poll until every code cell has an execution count above ``after`` and the kernel is
+    idle; with ``past_errors`` False, return at the first error (Run All stops there)."""
     deadline = time.time() + timeout
     while True:
         state = page.evaluate(CELL_STATE)
-        pending = [c["index"] for c in state["cells"] if not c["count"]]
+        pending = [c["index"] for c in state["cells"] if not c["count"] or c["count"] <= after]
         if not pending and state["status"] == "idle":
             return state
         errors = _errors(state)
-        if errors:          # run-all stops at the first error: report it now
+        if errors and not past_errors:     # run-all stops at the first error: report it now
             return state
         if time.time() > deadline:
             raise AssertionError(f"{lesson}: cells {pending[:10]} did not run within "
@@ -337,7 +348,7 @@ def _screenshot(page, shots, lesson, size, tag):
 @pytest.mark.parametrize("lesson", LESSONS)
 def test_lesson_in_the_browser(lab, browser, shots, lesson):
     url, work = lab
-    with _open_in_lab(browser, url, f"course/{lesson}") as (page, console_errors):
+    with _open_in_lab(browser, url, f"my-course/{lesson}") as (page, console_errors):
         page.wait_for_timeout(2000)           # the kernel's info arrives, settings load
         assert not page.evaluate(DIRTY), f"{lesson} opens modified (a dot on its tab)"
         clutter = page.evaluate(CLUTTER)
@@ -566,4 +577,196 @@ def test_cuda_in_cells_is_highlighted_as_cpp(lab, browser, shots):
         assert colour(0, "// my element") not in (plain, keyword, string), \
             "%%cuda cell: the C comment is not coloured as a comment"
         assert colour(1, 'r"""') == string, "the kernel string's quotes lost the string colour"
+        assert not console_errors, f"errors in the page: {console_errors[:3]}"
+
+
+# --- a student's exercise, from the start page to full marks ----------------------------------
+
+EXERCISE = "ex01_tail_handling"
+EXERCISE_PATH = f"my-course/exercises/{EXERCISE}/{EXERCISE}.ipynb"
+WRONG_FILL = "tile[t] = (i < n) ? in[i] : 0.0f;"                  # the barrier is missing
+RIGHT_FILL = "tile[t] = (i < n) ? in[i] : 0.0f;\n    __syncthreads();"
+
+# Replace the answer cell's stub line (or the previous fill, marked) with ``fill``; the
+# notebook model is what the student's typing changes.
+WRITE_ANSWER = """(fill) => {
+    const panel = window.jupyterapp.shell.currentWidget;
+    const cells = panel.content.model.cells;
+    for (let i = 0; i < cells.length; i++) {
+        const c = cells.get(i);
+        const src = c.sharedModel.getSource();
+        if (!src.startsWith('source = r')) continue;
+        const next = src.replace(/^ *(__simcore_todo\\(.*\\);|\\/\\/ BROWSER-TEST FILL[\\s\\S]*?\\/\\/ END FILL)$/m,
+                                 '    // BROWSER-TEST FILL\\n    ' + fill + '\\n    // END FILL');
+        c.sharedModel.setSource(next);
+        return next !== src;
+    }
+    return false;
+}"""
+
+SUMMARY_TEXT = """() => {
+    const cells = window.jupyterapp.shell.currentWidget.content.model.cells;
+    const last = cells.get(cells.length - 1);
+    return last.outputs.toJSON().map(o => o.text || '').join('');
+}"""
+
+SAVE = "async () => { await window.jupyterapp.shell.currentWidget.context.save(); }"
+
+
+def _digests(folder):
+    import hashlib
+
+    return {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file() and ".ipynb_checkpoints" not in p.parts}
+
+
+def _run_all_to_the_summary(page, what):
+    before = max([c["count"] or 0 for c in page.evaluate(CELL_STATE)["cells"]] + [0])
+    page.evaluate(RUN_ALL)
+    state = _wait_for_run(page, what, timeout=900, after=before, past_errors=True)
+    return state, page.evaluate(SUMMARY_TEXT)
+
+
+def test_an_exercise_from_the_start_page_to_full_marks(lab, browser, shots):
+    """The issue's walk: open the exercise from 00_start, a wrong answer and Run All (every
+    test reports, the summary comes last and says what failed), a right one and Run All
+    (10 / 10); nothing tracked changed on disk, and Generate keeps the student's work."""
+    url, work = lab
+    tracked = {part: _digests(work / part) for part in TRACKED if (work / part).is_dir()}
+    # a committed notebook opened by mistake: read-only, a save never reaches the disk
+    with _open_in_lab(browser, url, f"exercises/{EXERCISE}/{EXERCISE}.ipynb") as (page, _):
+        page.wait_for_timeout(2000)
+        assert page.evaluate("() => window.jupyterapp.shell.currentWidget.context"
+                             ".contentsModel.writable") is False
+        page.evaluate("async () => { try { await window.jupyterapp.shell.currentWidget"
+                      ".context.save(); } catch (e) {} }")
+        page.wait_for_timeout(1000)
+    with _open_in_lab(browser, url, "my-course/00_start.ipynb") as (page, console_errors):
+        page.wait_for_timeout(1500)
+        link = page.locator(f".jp-NotebookPanel:not(.lm-mod-hidden) .jp-RenderedMarkdown "
+                            f"a[href*='{EXERCISE}.ipynb']").first
+        link.scroll_into_view_if_needed()
+        link.click()
+        page.wait_for_function(f"() => window.jupyterapp.shell.currentWidget?.context?.path === "
+                               f"'{EXERCISE_PATH}'", timeout=60_000)
+        page.evaluate("async () => { const p = window.jupyterapp.shell.currentWidget; "
+                      "await p.context.ready; await p.sessionContext.ready; }")
+        page.wait_for_timeout(2000)
+        assert not page.evaluate(DIRTY), "the exercise opens modified (a dot on its tab)"
+        # the Nbgrader menu's "Formgrader" and "Formgrader (local)" are these commands
+        offered = page.evaluate("() => window.jupyterapp.commands.listCommands()"
+                                ".filter(c => c.includes('formgrader'))")
+        assert not offered, f"a student's JupyterLab offers the Formgrader: {offered}"
+        assert page.evaluate("() => window.jupyterapp.commands.hasCommand("
+                             "'nbgrader:open-assignment-list')"), "no Assignment List"
+        status = page.evaluate(f"async () => (await fetch('{url}/formgrader?token={TOKEN}')).status")
+        assert status == 404, f"the Formgrader answers a student's session ({status})"
+
+        assert page.evaluate(WRITE_ANSWER, WRONG_FILL), "no answer cell with the stub line"
+        state, text = _run_all_to_the_summary(page, "wrong answer")
+        failed = [i for i, o in _errors(state)]
+        assert len(failed) == 3, f"every test should run and report; errors in cells {failed}"
+        assert "Total: 0 / 10" in text and text.count("failed: ") == 3, text
+        page.screenshot(path=str(shots / "exercise-wrong.png"))
+
+        assert page.evaluate(WRITE_ANSWER, RIGHT_FILL)
+        state, text = _run_all_to_the_summary(page, "right answer")
+        assert not _errors(state), _errors(state)[:1]
+        assert "Total: 10 / 10" in text, text
+        page.evaluate(SAVE)
+        page.screenshot(path=str(shots / "exercise-right.png"))
+        assert not console_errors, f"errors in the page: {console_errors[:3]}"
+
+    answer = (work / EXERCISE_PATH).read_text()
+    assert "__syncthreads();" in answer and "BROWSER-TEST FILL" in answer
+    for part, digests in tracked.items():
+        assert _digests(work / part) == digests, f"{part}/ changed on disk"
+    assert not [p.name for p in work.iterdir() if p.name.startswith("ex0")], \
+        "an assignment folder appeared in the repository's root"
+
+    # Generate (what the Formgrader's button and `tasks.py release` run), even confirmed,
+    # replaces the release, never the student's copy
+    import subprocess
+
+    from course_testing import tool, tool_env
+    env = dict(tool_env(), BARRIER_COURSE_REPLACE_RELEASE="1")
+    proc = subprocess.run([tool("nbgrader"), "generate_assignment", EXERCISE, "--force"], cwd=work,
+                          env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    assert (work / EXERCISE_PATH).read_text() == answer, "Generate changed the student's work"
+
+
+# --- the player fits the window ---------------------------------------------------------------
+
+# Every control, lane and arrival chip of the player, and whether it is inside the part of the
+# page that shows it: within the window, and within every ancestor that clips (overflow).
+PLAYER_FIT = """() => {
+    const panel = window.jupyterapp.shell.currentWidget;
+    const root = panel.node.querySelector('.player');
+    const vw = document.documentElement.clientWidth;
+    const out = [];
+    const check = (e, what) => {
+        const r = e.getBoundingClientRect();
+        let left = 0, right = vw;
+        for (let a = e.parentElement; a && a !== document.body; a = a.parentElement) {
+            if (getComputedStyle(a).overflowX !== 'visible') {
+                const ar = a.getBoundingClientRect();
+                left = Math.max(left, ar.left); right = Math.min(right, ar.right);
+            }
+        }
+        if (r.width < 1.5 || r.left < left - 1 || r.right > right + 1)
+            out.push({what, left: Math.round(r.left), right: Math.round(r.right),
+                      width: Math.round(r.width), shown: [Math.round(left), Math.round(right)]});
+    };
+    const controls = root.querySelectorAll('.jupyter-button, .widget-slider, .widget-dropdown, .widget-toggle-button');
+    controls.forEach(e => check(e, 'control ' + (e.innerText || e.className).trim().slice(0, 30)));
+    const lanes = root.querySelectorAll('.player-grid .row i');
+    lanes.forEach((e, k) => check(e, 'lane ' + k));
+    const chips = [...root.querySelectorAll('.player-grid .info, .player-source .chip')].filter(e => e.innerText.trim());
+    chips.forEach(e => check(e, 'chip ' + e.innerText.trim().slice(0, 30)));
+    const scrolled = [...root.querySelectorAll('*')].filter(
+        e => ['auto', 'scroll'].includes(getComputedStyle(e).overflowX) && e.scrollWidth > e.clientWidth + 1)
+        .map(e => e.className.toString().slice(0, 60));
+    const report = root.querySelector('.player-report').getBoundingClientRect();
+    return {outside: out.slice(0, 8), nOutside: out.length, controls: controls.length,
+            lanes: lanes.length, chips: chips.length, scrolled, reportWidth: Math.round(report.width),
+            panelWidth: Math.round(panel.content.node.getBoundingClientRect().width)};
+}"""
+
+
+@pytest.mark.parametrize("width", [800, 1400])
+def test_the_player_fits_the_window(lab, browser, shots, width):
+    """At 800 px with the file browser open, and at 1400 px: every control, lane and arrival
+    chip is inside the visible area, nothing scrolls sideways, the report is readable."""
+    import nbformat
+
+    url, work = lab
+    path = work / f"player_fit_{width}.ipynb"
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(PLAYER_CELL)])
+    nb.metadata["kernelspec"] = {"display_name": "Python 3 (ipykernel)", "language": "python",
+                                 "name": "python3"}
+    nbformat.write(nb, str(path))
+    with _open_in_lab(browser, url, path.name) as (page, console_errors):
+        page.set_viewport_size({"width": width, "height": 900})
+        if width <= 800:
+            page.evaluate("async () => { await window.jupyterapp.commands.execute('filebrowser:activate'); }")
+        page.wait_for_timeout(1000)
+        page.evaluate(RUN_ALL)
+        state = _wait_for_run(page, path.name, timeout=180)
+        assert not _errors(state), _errors(state)[:1]
+        page.wait_for_function(
+            "() => !!window.jupyterapp.shell.currentWidget.node.querySelector("
+            "'.player-grid .widget-html-content i')", timeout=30_000)
+        page.wait_for_timeout(1500)
+        if width <= 800:
+            assert page.evaluate("() => !window.jupyterapp.shell.leftCollapsed"), \
+                "the file browser is not open"
+        fit = page.evaluate(PLAYER_FIT)
+        page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .player").first.screenshot(
+            path=str(shots / f"player-{width}.png"))
+        page.screenshot(path=str(shots / f"player-window-{width}.png"))
+        assert fit["controls"] >= 9 and fit["lanes"] == PLAYER_THREADS and fit["chips"] >= 1, fit
+        assert fit["nOutside"] == 0, f"at {width} px, outside the visible area: {fit['outside']}"
+        assert not fit["scrolled"], f"at {width} px, scrolls sideways: {fit['scrolled']}"
+        assert fit["reportWidth"] >= min(280, 0.8 * fit["panelWidth"]), fit
         assert not console_errors, f"errors in the page: {console_errors[:3]}"

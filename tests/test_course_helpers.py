@@ -183,3 +183,80 @@ def test_setup_says_what_runs_the_kernels(capsys, monkeypatch):
     assert "simcore from" in out and "simulator" in out
     monkeypatch.setenv("SIMCORE_BACKEND", "cupy")
     assert "GPU" in notebook.backend_note()
+
+
+def test_the_kernel_editor_tells_the_whole_story_of_a_fault():
+    """What happened and how to fix it, with the title and the reported line's number and text;
+    the picture is never wider than the window allows (no min-width)."""
+    import numpy as np
+
+    from barrier_course import widgets
+
+    src = ('extern "C" __global__ void k(float *out)\n{\n    int t = threadIdx.x;\n'
+           '    if (t < 16)\n        __syncthreads();\n    out[t] = t;\n}\n')
+    box = widgets.kernel_editor(src, "k", lambda block: ((1,), (np.zeros(block, np.float32),)),
+                                lambda args, block: np.arange(block, dtype=np.float32),
+                                output=0, block_sizes=(64,))
+    out = box.last_outcome
+    assert out.status == "fault", out.summary()
+    text = out.summary()
+    assert "What happened: " in text and "How to fix it: " in text
+    assert out.what and out.what in text and out.fix in text
+    assert f"line {out.line}: " in text and src.splitlines()[out.line - 1].strip() in text
+    image = box.children[-1]
+    assert "min-width" not in image.value and "<img" in image.value
+
+
+def test_the_kernel_editor_numbers_its_lines_as_the_reports_do():
+    import re
+
+    import numpy as np
+
+    from barrier_course import widgets
+
+    src = ('extern "C" __global__ void k(float *out)\n{\n    int t = threadIdx.x;\n'
+           '    if (t < 16)\n        __syncthreads();\n    out[t] = t;\n}\n')
+    box = widgets.kernel_editor(src, "k", lambda block: ((1,), (np.zeros(block, np.float32),)),
+                                lambda args, block: np.arange(block, dtype=np.float32),
+                                output=0, block_sizes=(64,), picture=False)
+    numbers = re.findall(r"\d+", box.line_numbers.value.split(">", 1)[1])
+    assert numbers == [str(k) for k in range(1, 8)]
+    line = box.last_outcome.line
+    assert box.editor.value.splitlines()[line - 1].strip() == "__syncthreads();"
+    box.editor.value = "// a comment first\n" + box.editor.value
+    assert re.findall(r"\d+", box.line_numbers.value.split(">", 1)[1])[-1] == "8"
+    assert box.run().line == line + 1
+
+
+def test_the_kernel_editor_shows_verdict_and_picture_together(monkeypatch):
+    """While the picture is drawn (seconds for a big trace), the verdict shown is still the
+    previous one: the two change together, never a new verdict beside an old picture."""
+    import numpy as np
+
+    from barrier_course import widgets
+
+    src = ('extern "C" __global__ void k(float *out)\n{\n    int t = threadIdx.x;\n'
+           '    out[t] = t;\n}\n')
+    box = widgets.kernel_editor(src, "k", lambda block: ((1,), (np.zeros(block, np.float32),)),
+                                lambda args, block: np.arange(block, dtype=np.float32),
+                                output=0, block_sizes=(64,))
+    verdict = next(c for c in box.children if isinstance(c, type(box.children[0])) and "correct" in c.value)
+    seen = []
+    draw = widgets._trace_figure
+    monkeypatch.setattr(widgets, "_trace_figure", lambda kern, out: (seen.append(verdict.value), draw(kern, out))[1])
+    box.editor.value = box.editor.value.replace("out[t] = t;", "out[t] = 2 * t;")
+    out = box.run()
+    assert out.status == "wrong" and seen and "correct" in seen[0]
+    assert "WRONG" in verdict.value
+
+
+def test_a_handout_prints_no_path_of_the_build_machine(capsys, monkeypatch):
+    import os
+
+    import simcore
+    from barrier_course.handouts import HANDOUT_ENV
+
+    monkeypatch.setenv(HANDOUT_ENV, "1")
+    notebook.setup()
+    out = capsys.readouterr().out
+    assert os.path.dirname(simcore.__file__) not in out and f"simcore {simcore.__version__}" in out

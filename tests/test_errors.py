@@ -382,3 +382,29 @@ def test_device_printf_prints_every_lane_in_order(capsys):
     k((1,), (32,), (np.arange(32, dtype=np.float32),))
     assert capsys.readouterr().out == "t=0 x=0.0\nt=1 x=1.0\nt=2 x=2.0\n"
     assert k.last_launch.printed == ["t=0 x=0.0\n", "t=1 x=1.0\n", "t=2 x=2.0\n"]
+
+
+def test_a_race_across_loop_rounds_puts_the_barrier_in_source_order():
+    """The write (line 11) races with the next round's read (line 9): the fix must not say
+    "between line 11 and line 9"."""
+    src = r"""
+__global__ void k(float *out)
+{
+    __shared__ float s[64];
+    int t = threadIdx.x;
+    s[t] = t;
+    __syncthreads();
+    for (int r = 0; r < 2; r++) {
+        float v = s[(t + 1) % 64];
+        __syncthreads();
+        s[t] = v + r;
+    }
+    out[t] = s[t];
+}
+"""
+    kernel = simcore.RawModule(code=src).get_function("k")
+    with pytest.raises(simcore.KernelFault) as info:
+        kernel((1,), (64,), (np.zeros(64, np.float32),))
+    fix = info.value.report["fix"]
+    assert "between line 11 and line 9" not in fix
+    assert "after line 11 and before line 9 runs again" in fix

@@ -152,3 +152,106 @@ def test_validate_tells_a_student_who_edits_a_locked_cell(tmp_path):
     shutil.copy(ROOT / "nbgrader_config.py", tmp_path / "nbgrader_config.py")
     out = run_tool(["nbgrader", "validate", path.name], cwd=tmp_path, check=False).stdout
     assert "CHANGED" in out and "np.full(grid, 0.0" in out, out[-3000:]
+
+
+@pytest.mark.slow
+def test_student_run_all_goes_past_failing_tests_to_the_summary(tmp_path):
+    """Run All in the student's kernel: a failing test shows its report as the cell's error,
+    but the execution goes on (nbclient without allow_errors raises at the first cell whose
+    execution failed), so every test runs and the summary comes last."""
+    path = tmp_path / f"{ASSIGNMENT}.ipynb"
+    path.write_text(json.dumps(_with_fill("tile[t] = (i < n) ? in[i] : 0.0f;")))  # no barrier
+    nb = execute(path, allow_errors=False)
+    errors = _grade_errors(nb)
+    assert len(errors) == 3, sorted(errors)            # every test ran and reported
+    summary = _summary_text(nb)
+    assert "Total: 0 / 10" in summary and summary.count("failed: ") == 3
+
+
+def test_a_grader_kernel_still_fails_the_cell(monkeypatch):
+    """Under nbgrader (validate, autograde) and the isolated grader a failing test keeps its
+    error: only the student's own session goes on."""
+    from types import SimpleNamespace
+
+    from barrier_course import grading
+
+    def run(cell, error):
+        result = SimpleNamespace(info=SimpleNamespace(raw_cell=cell), error_in_exec=error,
+                                 error_before_exec=None)
+        grading._record_cell(result)
+        return result.error_in_exec
+
+    failed = KernelCheckFailed("========= simcore: Data race")
+    for var in ("BARRIER_COURSE_GRADING", "NBGRADER_EXECUTION"):
+        monkeypatch.delenv(var, raising=False)
+    assert run("check_kernel(source, 'k')  # a", failed) is None
+    other = NameError("name 'source' is not defined")
+    assert run("check_kernel(source, 'k')  # b", other) is other     # not a test's verdict
+    for var in ("BARRIER_COURSE_GRADING", "NBGRADER_EXECUTION"):
+        monkeypatch.setenv(var, "validate")
+        assert run("check_kernel(source, 'k')  # c", failed) is failed
+        monkeypatch.delenv(var)
+
+
+def test_summary_counts_only_results_of_the_current_answer(tmp_path, monkeypatch, capsys):
+    """Results are keyed by the answer they were computed for: after the answer cell is run
+    with another kernel, a test not run again says so and earns nothing."""
+    from types import SimpleNamespace
+
+    from barrier_course import grading
+
+    nb = nbformat.v4.new_notebook(cells=[_grade_cell("t1", 3, "# first property\ncheck_kernel(source, 'k')"),
+                                         _grade_cell("t2", 7, "# second property\ncheck_kernel(source, 'k', x=2)")])
+    answer = new_code_cell('source = r"""right"""')
+    answer.metadata["nbgrader"] = {"solution": True, "grade": False, "grade_id": "kernel_source",
+                                   "locked": False, "schema_version": 3}
+    nb.cells.insert(0, answer)
+    path = tmp_path / "ex.ipynb"
+    nbformat.write(nb, str(path))
+    ns = {}
+    monkeypatch.setattr(grading, "_user_ns", lambda: ns)
+    monkeypatch.setattr(grading, "_CELL_RESULTS", {})
+    monkeypatch.setattr(grading, "_ANSWER_NAMES", set())
+    for var in ("BARRIER_COURSE_GRADING", "NBGRADER_EXECUTION"):
+        monkeypatch.delenv(var, raising=False)
+
+    def run(cell, error=None):
+        if error is None and cell.startswith("source = "):
+            ns["source"] = cell.split('"""')[1]
+        grading._record_cell(SimpleNamespace(info=SimpleNamespace(raw_cell=cell),
+                                             error_in_exec=error, error_before_exec=None))
+
+    def summary():
+        grading.summary(str(path))
+        return capsys.readouterr().out
+
+    run('source = r"""right"""')
+    run(nb.cells[1].source)
+    run(nb.cells[2].source)
+    assert "Total: 10 / 10" in summary()
+    run('source = r"""wrong"""')                       # edited and run, tests not run again
+    text = summary()
+    assert "Total: 0 / 10" in text and text.count(grading.NOT_THIS_VERSION) == 2, text
+    run(nb.cells[1].source, KernelCheckFailed("========= simcore: Data race"))
+    text = summary()
+    assert "Total: 0 / 10" in text and "0 / 3  failed: ========= simcore: Data race" in text
+    assert text.count(grading.NOT_THIS_VERSION) == 1
+    run('source = r"""right"""')                       # back to the first answer: its results count
+    assert "Total: 7 / 10" in summary()
+
+
+def test_summary_never_cuts_a_label(tmp_path, monkeypatch, capsys):
+    from types import SimpleNamespace
+
+    from barrier_course import grading
+
+    label = "A property whose description is much longer than sixty characters, told in full"
+    nb = nbformat.v4.new_notebook(cells=[_grade_cell("t1", 3, f"# {label}\ncheck_kernel(source, 'k')")])
+    nbformat.write(nb, str(tmp_path / "ex.ipynb"))
+    monkeypatch.setattr(grading, "_CELL_RESULTS", {})
+    monkeypatch.setattr(grading, "_user_ns", lambda: {})
+    grading._record_cell(SimpleNamespace(info=SimpleNamespace(raw_cell=nb.cells[0].source),
+                                         error_in_exec=None, error_before_exec=None))
+    grading.summary(str(tmp_path / "ex.ipynb"))
+    out = capsys.readouterr().out
+    assert label in out and "3 / 3  passed" in out

@@ -121,3 +121,114 @@ def test_a_player_cell_becomes_the_players_picture_at_its_step(tmp_path):
     assert "step 2: line 11 runs" in html                          # at the step chosen
     assert "ends in this fault at step 3" in html and "divergent" in html
     assert "at step 2 of 3" in html                                # the one-line summary
+
+
+# A page of what made handouts run past the right margin: a long code line, a long output
+# line, a wide text table, and the player (lanes and chips).
+WIDE_LINES_CELL = ('row = " | ".join(f"warp {k:2d} completed" for k in range(12))\n'
+                   'print(row)\n'
+                   'print("x" * 220)\n'
+                   'values = [' + ", ".join(str(k) for k in range(70)) + ']  # END-OF-LONG-LINE\n')
+
+# Under print media, in Chromium at A4: any element wider than the page's content box, or
+# cut by its box (a scroll width beyond its width).
+PRINT_OVERFLOW = """() => {
+    const width = document.documentElement.clientWidth;
+    const out = [];
+    for (const e of document.querySelectorAll('body *')) {
+        const r = e.getBoundingClientRect();
+        if (!r.width) continue;
+        const cut = ['hidden', 'auto', 'scroll', 'clip'].includes(getComputedStyle(e).overflowX)
+                    && e.scrollWidth > e.clientWidth + 1;
+        if (r.right > width + 1 || cut)
+            out.push(`${e.tagName}.${e.className}`.slice(0, 80) + ` right ${Math.round(r.right)} of ${width}` + (cut ? ' (cut)' : ''));
+    }
+    return out.slice(0, 10);
+}"""
+
+
+def test_printed_pages_keep_every_line_inside_the_margins(tmp_path):
+    """The handout of a page with long lines, printed to PDF and rendered to images: no ink in
+    the right margin of any page; and in print layout no element is wider than the page or
+    cut off by its box."""
+    import shutil
+    import subprocess
+
+    import nbformat
+    import numpy as np
+
+    chromium = handouts.find_chromium()
+    if chromium is None or shutil.which("pdftoppm") is None:
+        pytest.skip("needs Chromium and pdftoppm (Debian: apt-get install chromium poppler-utils)")
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("# Long lines"),
+        nbformat.v4.new_code_cell(WIDE_LINES_CELL),
+        nbformat.v4.new_code_cell(PLAYER_LESSON_CELL.replace("STEP", "2"))])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    lesson = tmp_path / "91_long_lines.ipynb"
+    nbformat.write(nb, str(lesson))
+    out = tmp_path / "out"
+    written = handouts.build_handouts(out, [lesson], pdf=True, log=lambda *_: None)
+    pdf = written["91_long_lines.pdf"]
+    subprocess.run(["pdftoppm", "-r", "40", "-gray", str(pdf), str(tmp_path / "page")], check=True)
+    pages = sorted(tmp_path.glob("page*.pgm"))
+    assert pages
+    for page in pages:
+        raw = page.read_bytes()
+        # binary PGM: "P5\n<w> <h>\n<max>\n" then one byte a pixel
+        head = raw.split(b"\n", 3)
+        w, h = map(int, head[1].split())
+        pixels = np.frombuffer(head[3][: w * h], np.uint8).reshape(h, w)
+        margin = pixels[:, int(w * 0.96):]           # the outer part of A4's 12 mm margin
+        assert (margin > 200).all(), f"{page.name}: ink in the right margin"
+
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
+        try:
+            page = browser.new_page(viewport={"width": 718, "height": 1000})  # A4 less 2 x 12 mm
+            page.emulate_media(media="print")
+            page.goto(written["91_long_lines"].resolve().as_uri())
+            overflow = page.evaluate(PRINT_OVERFLOW)
+        finally:
+            browser.close()
+    assert not overflow, f"in print layout, past the page or cut: {overflow}"
+
+
+def test_executing_a_lesson_logs_no_kernel_transport_warning(tmp_path):
+    import subprocess
+    import sys
+
+    import nbformat
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print(6 * 7)")])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    lesson = tmp_path / "92_quiet.ipynb"
+    nbformat.write(nb, str(lesson))
+    code = ("import sys; from barrier_course import handouts; "
+            "nb = handouts.execute(sys.argv[1]); print(nb.cells[0].outputs[0]['text'].strip())")
+    proc = subprocess.run([sys.executable, "-c", code, str(lesson)], capture_output=True, text=True,
+                          timeout=300, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip().endswith("42")
+    assert "without encryption" not in proc.stderr and "Parent appears to have exited" not in proc.stderr
+    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith("kernel")]
+
+
+def test_a_kernel_string_cell_is_one_box_with_cuda_and_python_colours(tmp_path):
+    import nbformat
+
+    cell = ('import numpy as np\nSRC = r"""\n__global__ void k(float *x)\n{\n    x[0] = 1.0f;\n}\n"""\n'
+            'print(len(SRC), "done")\n')
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(cell)])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    lesson = tmp_path / "93_kernel_string.ipynb"
+    nbformat.write(nb, str(lesson))
+    html = handouts.to_html(handouts.lesson_notebook(lesson), "kernel string")
+    assert html.count('class="jp-CodeMirrorEditor jp-Editor jp-InputArea-editor"') == 1
+    assert html.count('class="jp-InputPrompt jp-InputArea-prompt"') == 1
+    assert '<span class="kr">__global__</span>' in html and '<span class="kt">float</span>' in html
+    # the Python after the closing quotes is Python: print a builtin, "done" a string of its own
+    assert '<span class="nb">print</span>' in html and '<span class="s2">"done"</span>' in html
+    assert '<span class="kn">import</span>' in html

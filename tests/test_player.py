@@ -419,3 +419,98 @@ def test_the_static_form_is_the_view_at_the_current_step():
 def render_body(page):
     """The player's view inside a snapshot page or an output (without the page around it)."""
     return page[page.index('<div class="simpl">'):page.rindex("</div>") + 6]
+
+
+# ===================================================================== the controls (issue: play, pause, reset, messages)
+def _reverse_player():
+    x = np.arange(128, dtype=np.float32)
+    return player.show(kern(REVERSE, "rev"), (1,), (128,), (np.zeros_like(x), x), schedule="adversarial")
+
+
+def test_play_draws_every_step_in_order_and_pause_keeps_the_step():
+    import asyncio
+
+    p = _reverse_player()
+    p.speed.value = 30
+    drawn = []
+    draw = p._draw
+    p._draw = lambda k: (drawn.append(k), draw(k))
+
+    async def play_until(stop_at):
+        p.play_button.value = True
+        assert p.play_button.description.endswith("pause")
+        while p.play_button.value:
+            if p.k >= stop_at:
+                p.play_button.value = False              # the pause button
+            await asyncio.sleep(0.001)
+        await p._play_task
+
+    asyncio.run(play_until(2))
+    assert drawn == [1, 2] and p.k == 2, drawn            # paused: stays at its step
+    assert p.play_button.description.endswith("play")
+    drawn.clear()
+    asyncio.run(play_until(len(p.rec)))                   # on to the end, no step skipped
+    assert drawn == list(range(3, len(p.rec))) and p.k == len(p.rec) - 1
+    p.reset_button.click()                                # the separate way back
+    assert p.k == 0 and not p.play_button.value
+
+
+def test_play_without_a_kernel_loop_says_so():
+    p = _reverse_player()
+    p.play_button.value = True
+    assert not p.play_button.value and "step" in p.message.value and p.k == 0
+
+
+def test_next_barrier_and_divergence_say_so_when_there_is_none():
+    p = _reverse_player()
+    p.go(len(p.rec) - 1)
+    p.barrier_button.click()
+    assert "No barrier releases after step" in p.message.value and p.k == len(p.rec) - 1
+    p.divergence_button.click()
+    assert "No warp diverges after step" in p.message.value
+
+
+def test_the_step_caption_names_every_line_that_ran():
+    rec = ifelse_recording()
+    many = [k for k in range(len(rec)) if rec.frame(k).event == "step" and len(set(rec.frame(k).lines)) > 1]
+    assert many, "no step of this kernel runs more than one line"
+    frame = rec.frame(many[0])
+    header = player.render_header(rec, frame)
+    for line in set(frame.lines):
+        assert re.search(rf"\b{line}\b", header.split("run")[0]), (line, header)
+    assert "lines " in header
+
+
+def test_the_player_layout_never_needs_a_horizontal_scroll():
+    """The panes wrap (stack when narrow), the lane cells may shrink, no fixed minimum width."""
+    p = player.Player(ifelse_recording())
+    assert "min-width:18em" not in p.report.value and "min-width:600px" not in player.CSS
+    for box in (p.widget.children[2], p.widget.children[3], p.widget.children[-1]):
+        assert box.layout.flex_flow == "row wrap"
+    assert 'class="lanes"' in p.lanes.value
+
+
+def test_a_long_list_of_racing_threads_is_summarised_as_ranges():
+    rec = race_recording()
+    assert player._thread_list(rec, range(0, 100)) == "100 threads: 0-99"
+    assert player._thread_list(rec, [3, 1]) == f"{rec.thread_name(1)}, {rec.thread_name(3)}"
+
+
+def test_states_and_marks_stay_apart_in_black_and_white():
+    """A printed handout is often grey: ready / waiting / exited, and read / written, differ by
+    a pattern or clearly by lightness, not by hue alone."""
+    def look(cls, where):
+        base = re.search(r"\.simpl (?:\.mem i)?\." + cls + r"\{background:#([0-9a-f]{6})", player.CSS)
+        assert base, cls
+        r, g, b = (int(base.group(1)[k:k + 2], 16) / 255 for k in (0, 2, 4))
+        pattern = re.search(r"\.simpl " + re.escape(where) + r"\." + cls + r"\b[^{]*\{[^}]*gradient",
+                            player.CSS)
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b, bool(pattern)
+
+    for group, where in ((["rdy", "bar", "ext"], ".grid i"), (["mr", "mw"], ".mem i")):
+        looks = [look(c, where) for c in group]
+        for i in range(len(looks)):
+            for j in range(i + 1, len(looks)):
+                (li, pi), (lj, pj) = looks[i], looks[j]
+                assert pi != pj or abs(li - lj) > 0.12, (group[i], group[j], looks[i], looks[j])
+    assert "print-color-adjust:exact" in player.CSS

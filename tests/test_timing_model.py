@@ -194,7 +194,7 @@ def test_tune_picks_the_smallest_estimate_and_shows_a_table(capsys):
     times = sweep.times_ms
     assert sweep.best == min(times, key=times.get)
     assert "MODEL" in sweep.table and "best" in sweep.table
-    assert "tuning [" in capsys.readouterr().err
+    assert "tuning [" in capsys.readouterr().out
 
 
 def test_tune_rejects_a_bad_make_launch():

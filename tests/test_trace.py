@@ -149,3 +149,30 @@ def test_trace_of_a_deadlock_is_kept():
     assert len(trace.steps) > 0
     assert any(w.state == "parked" for s in trace.steps for w in s.warps for _ in [0]) or \
         any(g["state"] == "parked" for s in trace.steps for w in s.warps for g in w.groups)
+
+
+def test_a_deadlock_trace_ends_with_the_threads_waiting_where_the_verdict_says():
+    """Under lockstep the arrival at the barrier happens inside the last step; the trace's
+    end step (event "end") shows the stuck state: warps waiting, the barrier's arrivals."""
+    src = r"""
+extern "C" __global__ void count_some(const int *x, int *out, int activeCount)
+{
+    int t = threadIdx.x;
+    int c = 0;
+    if (t < activeCount) {
+        c = __syncthreads_count(x[t] > 0);
+    }
+    out[t] = c;
+}
+"""
+    k = simcore.RawModule(code=src, backend="sim").get_function("count_some")
+    x = np.arange(64, dtype=np.int32)
+    with pytest.raises(simcore.KernelFault) as info:
+        k((1,), (64,), (x, np.zeros_like(x), np.int32(48)), schedule="lockstep", trace=True)
+    assert info.value.kind == "deadlock"
+    end = k.last_launch.trace.steps[-1]
+    assert end.event == "end" and end.barriers == {(0, 0): 48}
+    assert {w.state for w in end.warps} == {"waiting_barrier"}
+    # a launch that ends well keeps no end step
+    k((1,), (64,), (x, np.zeros_like(x), np.int32(64)), schedule="lockstep", trace=True)
+    assert all(s.event != "end" for s in k.last_launch.trace.steps)

@@ -88,7 +88,8 @@ def tune(kernel, make_launch, blocks=DEFAULT_BLOCKS, gpu="H200", progress=None):
     """
     if not blocks:
         raise LaunchError("tune() needs at least one block size")
-    rows, started, out = [], time.perf_counter(), sys.stderr
+    # stdout, not stderr: a notebook shows stderr in a pink box, as if something had gone wrong
+    rows, started, out = [], time.perf_counter(), sys.stdout
     shown = False
     for i, b in enumerate(blocks):
         k = kernel(b) if callable(kernel) and not hasattr(kernel, "program") else kernel

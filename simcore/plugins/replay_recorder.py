@@ -5,10 +5,10 @@ resulting `simcore.replay.Recording`."""
 import numpy as np
 
 from ..context import BAR, EXIT, WARP
-from ..trace import Trace
+from ..trace import END_STEP, Trace
 from .trace import TraceRecorder
 
-END = -10 ** 9      # the program point of the end snapshot (no step runs there)
+END = END_STEP      # the program point of the end snapshot (no step runs there)
 
 
 class ReplayRecorder(TraceRecorder):
@@ -102,7 +102,14 @@ class ReplayRecorder(TraceRecorder):
                 # the state at the end: every thread exited, or stuck (a barrier fault, a deadlock)
                 self._snapshot(END, None)
                 self.end_snapshot = len(self.raw) - 1
-        trace = Trace(self.program, [r for r in self.raw if r[1] != END], self.truncated)
+        # the trace keeps the end state only where threads are stuck (a deadlock, a barrier
+        # fault): its picture then shows them waiting, as the verdict says
+        stuck = False
+        if self.end_snapshot is not None:
+            st, shape = self.raw[self.end_snapshot][3], self.raw[self.end_snapshot][6]
+            real = (np.arange(len(st)) % shape.spb) < shape.tpb
+            stuck = bool((st[real] != EXIT).any())
+        trace = Trace(self.program, [r for r in self.raw if r[1] != END or stuck], self.truncated)
         from ..replay import Recording
         trace.replay = Recording(self.program, self, w)
         launch.trace = trace
