@@ -16,8 +16,10 @@ from .memory import run_starts
 from .memory import UNDEF_SHUFFLE
 
 FULL = 0xFFFFFFFF
-OP_BAR, OP_SYNCWARP, OP_SHFL, OP_VOTE = 0, 1, 2, 3
-OP_CODES = {"bar": OP_BAR, "syncwarp": OP_SYNCWARP, "shfl": OP_SHFL, "vote": OP_VOTE}
+OP_BAR, OP_SYNCWARP, OP_SHFL, OP_VOTE, OP_REDUCE, OP_MATCH = 0, 1, 2, 3, 4, 5
+OP_CODES = {"bar": OP_BAR, "syncwarp": OP_SYNCWARP, "shfl": OP_SHFL, "vote": OP_VOTE, "reduce": OP_REDUCE,
+            "match": OP_MATCH}
+WARP_COLLECTIVES = (OP_SYNCWARP, OP_SHFL, OP_VOTE, OP_REDUCE, OP_MATCH)
 ARRIVE_AGAIN_FIX = ("give every hand-off that can be in flight at the same time its own barrier id (a block has 16); "
                     "reuse an id only where the threads that signalled with bar.arrive have since waited "
                     "(bar.sync) for something that comes after that phase completed.")
@@ -53,7 +55,7 @@ class Sync:
         # per sync site facts as arrays, so that they can be looked up per lane
         sites = prog.sync_sites
         self.site_op = np.array([OP_CODES[x.op] for x in sites] + [-1], np.int8)
-        self.site_is_coll = np.isin(self.site_op, (OP_SYNCWARP, OP_SHFL, OP_VOTE))
+        self.site_is_coll = np.isin(self.site_op, WARP_COLLECTIVES)
         self.site_is_bar = self.site_op == OP_BAR
         self.site_block_wide = np.array([x.block_wide for x in sites] + [False], bool)
         self.site_arrive = np.array([x.mode == "arrive" for x in sites] + [False], bool)
@@ -276,7 +278,70 @@ class Sync:
             R[site.result][lanes] = res
         elif site.op == "shfl":
             self._shuffle(w, site, lanes, lane_id, part_bits)
+        elif site.op == "reduce":
+            self._warp_reduce(w, site, lanes, part_bits)
+        elif site.op == "match":
+            self._match(w, site, lanes, lane_id, part_bits)
         w.release(lanes, self.prog.sync_sites)
+
+    @staticmethod
+    def _groups(w, lanes, part_bits):
+        """lanes in order of their group (warp, participating lanes), and per group its start:
+        (order, starts, group id of each ordered lane)."""
+        key = w.slot_warp[lanes].astype(np.int64) << 32 | part_bits
+        order = np.argsort(key, kind="stable")
+        starts, gid = _grouped(key[order])
+        return order, starts, gid
+
+    def _group_taint(self, w, site, lanes, starts, gid):
+        """Result taint: a group's result is undefined where any of its lanes' values is."""
+        R = w.R
+        if "__u_" + site.result not in R:
+            return
+        u_value = R.get("__u_" + site.operands["value"])
+        taint = (np.bitwise_or.reduceat(u_value[lanes], starts)[gid] if u_value is not None
+                 else np.zeros(len(lanes), np.uint8))
+        R["__u_" + site.result][lanes] = taint
+
+    def _warp_reduce(self, w, site, lanes, part_bits):
+        """redux.sync: the reduction over each group's lanes, 32 bits wide (add wraps)."""
+        R = w.R
+        order, starts, gid = self._groups(w, lanes, part_bits)
+        lanes = lanes[order]
+        values = R[site.operands["value"]][lanes]
+        if site.mode == "add":
+            total = np.add.reduceat(values.astype(np.int64), starts) & FULL
+            res = total.astype(np.uint32).view(values.dtype)
+        else:
+            ufunc = {"min": np.minimum, "max": np.maximum, "and": np.bitwise_and, "or": np.bitwise_or,
+                     "xor": np.bitwise_xor}[site.mode]
+            res = ufunc.reduceat(values, starts)
+        R[site.result][lanes] = res[gid]
+        self._group_taint(w, site, lanes, starts, gid)
+
+    def _match(self, w, site, lanes, lane_id, part_bits):
+        """match.sync on the bits of the value: any -> the group's lanes holding the caller's
+        value; all -> the group's lanes if every one holds the same value, else 0."""
+        R = w.R
+        order, starts, gid = self._groups(w, lanes, part_bits)
+        lanes, lane_id = lanes[order], lane_id[order]
+        values = R[site.operands["value"]][lanes]
+        bits = values.view(np.uint64 if values.dtype.itemsize == 8 else np.uint32).astype(np.uint64)
+        if site.mode == "all":
+            same = np.minimum.reduceat(bits, starts) == np.maximum.reduceat(bits, starts)
+            res = np.where(same[gid], part_bits[order], 0)
+        else:
+            # per lane: the lanes of its group with equal bits (sort by group, then value)
+            k = np.lexsort((bits, gid))
+            runs = np.ones(len(k), bool)
+            runs[1:] = (gid[k][1:] != gid[k][:-1]) | (bits[k][1:] != bits[k][:-1])
+            rstart = np.flatnonzero(runs)
+            rid = np.cumsum(runs) - 1
+            members = np.bitwise_or.reduceat(np.int64(1) << lane_id[k], rstart)[rid]
+            res = np.empty(len(k), np.int64)
+            res[k] = members
+        R[site.result][lanes] = (np.asarray(res, np.int64) & FULL).astype(np.uint32)
+        self._group_taint(w, site, lanes, starts, gid)
 
     def _shuffle(self, w, site, lanes, lane_id, part_bits):
         R = w.R
