@@ -25,6 +25,24 @@ ARRIVE_AGAIN_FIX = ("give every hand-off that can be in flight at the same time 
                     "(bar.sync) for something that comes after that phase completed.")
 
 
+def count_fix(bar_id):
+    return (f"make the count of barrier {bar_id} the number of threads that arrive at it in one phase, both "
+            "sides of the hand-off: the threads that signal with bar.arrive and those that wait with bar.sync "
+            "(e.g. blockDim.x when every thread of the block takes part, not blockDim.x / 2); if the threads "
+            "named here are a separate group, give them their own barrier id, or let them arrive only after "
+            "waiting at a barrier that comes after the earlier phase.")
+
+
+def _threads(w, lanes):
+    """'thread 5', 'threads 64-127' or '40 threads (3 to 90)': thread indices within the block."""
+    tids = w.slot_thread[np.asarray(lanes)]
+    lo, hi = int(tids.min()), int(tids.max())
+    if lo == hi:
+        return f"thread {lo}"
+    n = len(np.unique(tids))
+    return f"threads {lo}-{hi}" if n == hi - lo + 1 else f"{n} threads ({lo} to {hi})"
+
+
 def _grouped(keys):
     """keys sorted ascending -> (start index of each group, group id of each element)."""
     change = run_starts(keys)
@@ -60,9 +78,10 @@ class Sync:
         self.site_block_wide = np.array([x.block_wide for x in sites] + [False], bool)
         self.site_arrive = np.array([x.mode == "arrive" for x in sites] + [False], bool)
         self.site_grid = np.array([x.grid_wide for x in sites] + [False], bool)
-        # which barrier phases each thread knows complete (barrier_phases): only bar.arrive can
-        # arrive early, so programs without it skip the bookkeeping
-        self.track_phases = bool(self.site_arrive.any())
+        # which barrier phases each thread knows complete (barrier_phases): only named barriers
+        # (bar.sync/bar.arrive with an id) can arrive early or in a phase meant for others, so
+        # programs with __syncthreads alone skip the bookkeeping
+        self.track_phases = bool((self.site_is_bar & ~self.site_block_wide).any())
         self._phases_wave, self._phases = None, None
         self.bar_sites = np.flatnonzero(self.site_is_bar)
         self.plain_barriers = not self.site_grid.any()     # no grid.sync() in the kernel
@@ -612,8 +631,23 @@ class Sync:
         phases = self._phases_of(w)
         early = phases.too_early(lanes, bar_id)
         if early.any():
+            unwaited = self._unwaited_phase(w, b, bar_id, int(lanes[early][0]))
+            if unwaited is not None:    # the phase was filled by one side alone: the count is wrong
+                self._named_misuse(w, b, bar_id, lanes[early],
+                                   self._one_side_text(w, bar_id, lanes[early], c0, *unwaited),
+                                   fix=count_fix(bar_id))
+            among = self._waited_among_themselves(w, b, bar_id, int(lanes[early][0]))
+            if among is not None:       # the wait in between was filled by this side alone
+                self._named_misuse(w, b, bar_id, lanes[early],
+                                   self._among_themselves_text(w, bar_id, lanes[early], c0, *among),
+                                   fix=count_fix(among[0]))
             self._named_misuse(w, b, bar_id, lanes[early], self._arrived_again_text(w, bar_id, lanes[early], c0),
                                fix=ARRIVE_AGAIN_FIX)
+        if bar_id:
+            unordered = phases.unordered(lanes, b, bar_id)
+            if unordered.any():
+                self._named_misuse(w, b, bar_id, lanes[unordered],
+                                   self._unordered_text(w, b, bar_id, lanes[unordered], c0), fix=count_fix(bar_id))
         if arrive_site is not None:
             phases.arrive(b, bar_id, lanes, arrive_site)
 
@@ -626,15 +660,73 @@ class Sync:
         if self.track_phases:
             self._phases_of(w).complete_unwaited(b, bar_id)
 
+    def _unwaited_phase(self, w, b, bar_id, lane):
+        """The phase lane's earlier bar.arrive joined, if it completed with bar.arrive arrivals
+        alone (nobody waited in it): (phase, its members), else None."""
+        phases = self._phases_of(w)
+        phase = int(phases.arrived_in[lane, bar_id])
+        if bar_id == 0 or phases.completed[b, bar_id] <= phase:
+            return None
+        got = phases.phase_members(b, bar_id, phase)
+        if got is None or got[1]:
+            return None
+        return phase, got[0]
+
+    def _waited_among_themselves(self, w, b, bar_id, lane):
+        """After its bar.arrive at bar_id, lane waited at another named barrier; if that phase's
+        threads were all among bar_id's signallers (one side of the hand-off met itself, so the
+        wait told it nothing of the other side): (that barrier, its phase, its members, its count)."""
+        phases = self._phases_of(w)
+        other, phase = (int(x) for x in phases.last_wait[lane])
+        if other <= 0 or other == bar_id:
+            return None
+        waited = phases.phase_members(b, other, phase)
+        signalled = phases.phase_members(b, bar_id, int(phases.arrived_in[lane, bar_id]))
+        if waited is None or signalled is None or not np.isin(waited[0], signalled[0]).all():
+            return None
+        return other, phase, waited[0]
+
+    def _among_themselves_text(self, w, bar_id, lanes, c0, other, phase, members):
+        site = self.prog.sync_sites[int(w.site[lanes[0]])]
+        return (f"{_threads(w, lanes)} arrive at barrier {bar_id} again, at {site.where}, before the phase they "
+                f"joined with bar.arrive reached its count of {c0}. They did wait in between, at barrier {other}, "
+                f"but its phase {phase} completed with {_threads(w, members)} alone, the same threads that signalled "
+                f"barrier {bar_id}: the count of barrier {other} ({len(members)}) covers one side of its hand-off "
+                f"only, so that wait did not wait for the other side. Expected per phase of barrier {other}: the "
+                f"threads that wait there and the threads that signal it; arrived: {len(members)}")
+
+    def _one_side_text(self, w, bar_id, lanes, c0, phase, members):
+        site = self.prog.sync_sites[int(w.site[lanes[0]])]
+        return (f"{_threads(w, lanes)} arrive at barrier {bar_id} again, at {site.where}, but phase {phase} of "
+                f"barrier {bar_id}, which they joined with bar.arrive, reached its count of {c0} with the "
+                f"bar.arrive arrivals of {_threads(w, members)} alone: nobody waited in it (bar.sync), so it "
+                f"handed nothing over. The count covers one side of the hand-off only: expected {c0} arrivals "
+                f"per phase, but the signalling side alone brings {len(members)}, and the threads that wait with "
+                f"bar.sync {bar_id} come on top")
+
+    def _unordered_text(self, w, b, bar_id, lanes, c0):
+        phases = self._phases_of(w)
+        site = self.prog.sync_sites[int(w.site[lanes[0]])]
+        phase = phases.known_phase(int(lanes[0]), bar_id)
+        got = phases.phase_members(b, bar_id, phase)
+        if got is not None:
+            members, waited = got
+            how = "" if waited else " (all with bar.arrive: nobody waited in it)"
+            earlier = f"which reached its count of {c0} with {_threads(w, members)}{how}"
+            others = len(members)
+        else:
+            earlier, others = f"which reached its count of {c0} with other threads", c0
+        n = len(lanes)
+        return (f"{_threads(w, lanes)} arrive at barrier {bar_id} at {site.where}, and no barrier they waited at "
+                f"orders them after phase {phase} of barrier {bar_id}, {earlier}. A barrier counts arrivals, "
+                f"not threads: in another timing these {n} threads arrive while phase {phase} is still open and are "
+                f"counted in it, so its arrivals are {others} + {n} = {others + n} (or more) where the count "
+                f"expects {c0}, and which threads a phase releases depends on the timing (a race or a hang)")
+
     def _arrived_again_text(self, w, bar_id, lanes, c0):
         site = self.prog.sync_sites[int(w.site[lanes[0]])]
         earlier = self.prog.sync_sites[self._phases_of(w).earlier_site(int(lanes[0]), bar_id)]
-        tids = w.slot_thread[lanes]
-        lo, hi = int(tids.min()), int(tids.max())
-        if lo == hi:
-            who = f"thread {lo}"
-        else:
-            who = f"threads {lo}-{hi}" if len(tids) == hi - lo + 1 else f"{len(tids)} threads ({lo} to {hi})"
+        who = _threads(w, lanes)
         before = "at the same place" if earlier.id == site.id else f"at {earlier.where}"
         return (f"{who} arrive at barrier {bar_id} again, at {site.where}, before they can know that the phase "
                 f"they joined earlier with bar.arrive ({before}) reached its count of {c0}: no barrier they "
