@@ -2481,6 +2481,176 @@ entry("y_syncwarp_partial_mask_skips_reader", grid=(1,), block=(32,),
       why="__syncwarp(0x5) orders threads 0 and 2, not thread 1: thread 1's read of s[0] and "
           "thread 2's later write are unordered (write-after-read)")
 
+# --------------------------------------------------------------------------- w_: warp reduce, match, named-barrier counts
+# The warp-reduce (compute capability 8.0+) and match (7.0+) intrinsics, bit-exact with the
+# CUDA programming guide's definitions and with their masks checked like the shuffles'; and
+# named-barrier counts that do or do not cover every thread arriving per phase.
+def _per_warp(x, fn):
+    """fn(values of one warp) -> per-lane results, for every warp of x."""
+    return np.concatenate([fn(w) for w in x.reshape(-1, 32)])
+
+
+def _wrap_sum(w):
+    return wrap32(int(w.astype(np.int64).sum()))
+
+
+def _reduce_ops_ref(a):
+    x = a[0]
+
+    def warp(w):
+        u = [int(v) for v in w.view(np.uint32)]
+        res = [_wrap_sum(w), int(w.min()), int(w.max()), wrap32(sum(u)), wrap32(min(u)), wrap32(max(u)),
+               wrap32(np.bitwise_and.reduce(np.array([v | 0x01010101 for v in u], np.uint64)).item()),
+               wrap32(np.bitwise_or.reduce(np.array([v & 0x7f7f7f7f for v in u], np.uint64)).item()),
+               wrap32(np.bitwise_xor.reduce(np.array(u, np.uint64)).item())]
+        return np.tile(np.array(res, np.int64), (32, 1))
+
+    return {1: _per_warp(x, warp).astype(np.int32).ravel()}
+
+
+entry("w_reduce_ops", grid=(2,), block=(96,),
+      make_args=lambda: (i32(192, lo=-2**31, hi=2**31 - 1, seed=301), zeros(192 * 9)),
+      reference=_reduce_ops_ref, expect="ok",
+      why="__reduce_{add,min,max}_sync on int and unsigned and __reduce_{and,or,xor}_sync over full "
+          "warps (CUDA programming guide, Warp Reduce Functions; PTX redux.sync): add truncates to 32 bits")
+
+
+def _disjoint_ref(a):
+    def warp(w):
+        lo = np.full(12, _wrap_sum(w[:12]), np.int64)
+        hi = np.full(20, int(w[12:].view(np.uint32).min()), np.int64)
+        return np.concatenate([lo, hi])
+    return {1: np.array([wrap32(int(v)) for v in _per_warp(a[0], warp)], np.int32)}
+
+
+entry("w_reduce_disjoint_halves", grid=(2,), block=(64,),
+      make_args=lambda: (i32(128, lo=-2**31, hi=2**31 - 1, seed=302), zeros(128)),
+      reference=_disjoint_ref, expect="ok",
+      why="two groups of one warp with disjoint masks in divergent code, each named lane executing "
+          "its group's intrinsic: legal, each sees only its own mask's lanes")
+
+
+def _tail_ref(a):
+    x = a[0].reshape(2, 100).astype(np.int64)
+    out = np.empty((2, 100), np.int64)
+    for b in range(2):
+        for w0 in range(0, 100, 32):
+            w = x[b, w0:w0 + 32]
+            out[b, w0:w0 + 32] = w.sum() + 7 * w.max()
+    return {1: out.astype(np.int32).ravel()}
+
+
+entry("w_reduce_tail_warp", grid=(2,), block=(100,),
+      make_args=lambda: (i32(200, seed=303), zeros(200)),
+      reference=_tail_ref, expect="ok",
+      why="a full mask in the 4-lane tail warp of a 100-thread block: the lanes it names that do not "
+          "exist never execute, like exited lanes (redux.sync waits for and reduces over the non-exited "
+          "threads of the mask)")
+
+entry("w_reduce_mask_divergent", grid=(1,), block=(64,),
+      make_args=lambda: (i32(64, seed=304), zeros(64)),
+      expect="invalid_mask",
+      why="__reduce_add_sync(0xffffffff, v) reached by lanes 0-15 only: the mask names live lanes that "
+          "never execute it")
+
+
+def _match_ref(a):
+    x, f = a[0], a[1]
+    n = len(x)
+    out = np.zeros((n, 8), np.uint64)
+
+    def any_of(vals):
+        res = np.zeros(32, np.uint64)
+        for i in range(32):
+            res[i] = sum(1 << j for j in range(32) if vals[j] == vals[i])
+        return res
+
+    v = np.fmod(x, 4).astype(np.int64)            # C's %: the sign of the dividend
+    for w0 in range(0, n, 32):
+        s = slice(w0, w0 + 32)
+        vw = v[s]
+        fw = f[s]
+        out[s, 0] = any_of(list(vw))
+        out[s, 1] = any_of(list(vw.astype(np.uint32) * np.uint32(3)))
+        out[s, 2] = any_of(list(vw << 40))
+        out[s, 3] = any_of(list(vw & 1))
+        out[s, 4] = any_of(list(fw.view(np.uint32)))
+        out[s, 5] = any_of(list(fw.astype(np.float64).view(np.uint64)))
+        first = (w0 % 64) == 0                    # warp 0 of its block (blocks of 64)
+        out[s, 6] = 0xFFFFFFFF if first else 0
+        out[s, 7] = 1 if first else 0
+    return {2: out.astype(np.uint32).ravel()}
+
+
+def _match_args():
+    f = (rng(306).integers(0, 3, 128) - 1).astype(np.float32) * np.float32(0.0)   # 0.0 and -0.0
+    f[::5] = np.float32(1.5)
+    return (i32(128, seed=305), f, zeros(128 * 8, np.uint32))
+
+
+entry("w_match_ops", grid=(2,), block=(64,),
+      make_args=_match_args,
+      reference=_match_ref, expect="ok",
+      why="__match_any_sync on int, unsigned, long long, unsigned long long, float and double, and "
+          "__match_all_sync with its predicate (CUDA programming guide, Warp Match Functions; PTX "
+          "match.sync): floats compare bit-wise, so 0.0 and -0.0 are different values")
+
+entry("w_match_mask_missing", grid=(1,), block=(64,),
+      make_args=lambda: (i32(64, seed=307), zeros(64, np.uint32)),
+      expect="invalid_mask",
+      why="__match_any_sync(0xffffffff, ...) reached by the odd lanes only: the mask names the even "
+          "lanes, alive but not executing it")
+
+
+def _pipeline_ref(a):
+    x = a[0]
+    return {1: x.reshape(-1, 64)[:, ::-1].ravel().copy()}
+
+
+def _pipeline_args(seed):
+    return lambda: (i32(192, seed=seed), zeros(192), np.int32(3))
+
+
+entry("w_named_count_both_sides", grid=(1,), block=(128,),
+      make_args=_pipeline_args(310), reference=_pipeline_ref, expect="ok",
+      why="both barriers count both sides of their hand-off (64 bar.arrive + 64 bar.sync = 128), and "
+          "the producers arrive at barrier 1 again only after waiting at barrier 2, which the consumers "
+          "signal after they passed barrier 1: legal over three tiles")
+
+entry("w_named_count_sync_both_sides", grid=(1,), block=(128,),
+      make_args=_pipeline_args(311), reference=_pipeline_ref, expect="ok",
+      why="the same pipeline with bar.sync on both sides and counts of 128: legal")
+
+entry("w_named_count_one_side", grid=(1,), block=(128,),
+      make_args=_pipeline_args(312), intended=_pipeline_ref, expect="named_barrier",
+      why="counts of 64 (blockDim.x / 2) where 64 + 64 threads arrive per phase: each side can fill a "
+          "phase by itself, so the consumers may read a tile before it is written; the report names "
+          "the count (expected 64, arriving 128)")
+
+entry("w_named_count_empty_side", grid=(1,), block=(128,),
+      make_args=_pipeline_args(313), intended=_pipeline_ref, expect="named_barrier",
+      why="barrier 1 counts both sides (128), barrier 2 only one (64): the producers can pass barrier 2 "
+          "among themselves and overwrite buf while the consumers still read it")
+
+entry("w_named_count_sync_one_side", grid=(1,), block=(128,),
+      make_args=_pipeline_args(314), intended=_pipeline_ref, expect="named_barrier",
+      why="bar.sync on both sides, barrier 1 with count 64 where 128 threads arrive per phase: producers "
+          "and consumers can each complete a phase alone")
+
+entry("w_named_count_one_tile", grid=(1,), block=(128,),
+      make_args=lambda: (i32(64, seed=315), zeros(64)),
+      intended=lambda a: {1: a[0][::-1].copy()}, expect="named_barrier",
+      why="one hand-off with count 64 where 64 bar.arrive + 64 bar.sync arrive: the bar.arrive side "
+          "alone fills a phase (in lockstep it did so silently before), or the consumers complete one "
+          "before the producers wrote buf")
+
+entry("w_named_groups_in_turn", grid=(1,), block=(128,),
+      make_args=lambda: (i32(128, seed=316), zeros(128)),
+      reference=lambda a: {1: np.concatenate([a[0][:64][::-1], a[0][64:][::-1] + 1]).astype(np.int32)},
+      expect="ok",
+      why="barrier 1 (count 64) used by threads 0-63, then, after __syncthreads(), by threads 64-127: "
+          "the block barrier orders every arrival of the second group after the first group's phase")
+
 # every entry is defined above this line
 BY_NAME = {e.name: e for e in ENTRIES}
 

@@ -23,7 +23,14 @@ This module keeps that knowledge, in the manner of a vector clock over barrier p
 
 A thread whose earlier `bar.arrive` joined a phase it does not know to be complete arrives
 again too early in *some* timing, whichever order this run took; so the check says so in
-every schedule. Only barriers order threads here: a hand-over through memory flags is not
+every schedule.
+
+The same knowledge finds a count that does not cover every thread of a phase: a thread that
+arrives at a barrier while an earlier phase of it completed without it, and no barrier wait
+orders the thread after that completion, may in another timing arrive while that phase is
+still open and be counted in it: that phase then has more arrivals than its count (a
+producer/consumer hand-off whose count, `blockDim.x / 2`, covers one side only: each side
+completes a phase by itself, and which threads pair up depends on the timing). Only barriers order threads here: a hand-over through memory flags is not
 followed (no course kernel pairs one with named barriers).
 """
 import numpy as np
@@ -44,6 +51,39 @@ class BarrierPhases:
         # per thread and barrier: the phase its last bar.arrive joined (-1: none) and where
         self.arrived_in = np.full((slots, NUM_BARRIERS), -1, np.int32)
         self.arrived_at = np.full((slots, NUM_BARRIERS), -1, np.int32)
+        # who arrived in the last few phases of each named barrier, for the reports:
+        # (block, id) -> {phase: [slots that arrived, whether any of them waited]}
+        self.members = {}
+        # per thread: the named barrier and phase it last waited in (-1: none)
+        self.last_wait = np.full((slots, 2), -1, np.int32)
+
+    def unordered(self, lanes, block, bar_id):
+        """Mask of lanes that arrive at bar_id while a phase of it they took no part in has
+        completed without their knowing: in another timing they are counted in that phase."""
+        known = self.known[lanes, bar_id]
+        last = self.arrived_in[lanes, bar_id]
+        again = (last >= 0) & (known <= last)          # too_early's case: said in its own words
+        return (known < self.completed[block, bar_id]) & ~again
+
+    def known_phase(self, lane, bar_id):
+        """How many phases of bar_id lane knows complete (the first one it does not know of)."""
+        return int(self.known[lane, bar_id])
+
+    def phase_members(self, block, bar_id, phase):
+        """(slots that arrived in that phase, whether any waited) or None when forgotten."""
+        got = self.members.get((block, bar_id), {}).get(phase)
+        if got is None:
+            return None
+        return np.concatenate(got[0]), got[1]
+
+    def _note_members(self, block, bar_id, lanes, waited):
+        phases = self.members.setdefault((block, bar_id), {})
+        phase = int(self.completed[block, bar_id])
+        entry = phases.setdefault(phase, [[], False])
+        entry[0].append(np.array(lanes, np.int64))
+        entry[1] = entry[1] or waited
+        for old in [p for p in phases if p < phase - 4]:
+            del phases[old]
 
     def too_early(self, lanes, bar_id):
         """Mask of lanes whose earlier bar.arrive at bar_id joined a phase they do not know to
@@ -63,6 +103,8 @@ class BarrierPhases:
         if len(lanes) == 0:
             return
         np.maximum(self.carried[block, bar_id], self.known[lanes].max(axis=0), out=self.carried[block, bar_id])
+        if bar_id:
+            self._note_members(block, bar_id, lanes, waited=False)
         self.arrived_in[lanes, bar_id] = self.completed[block, bar_id]
         self.arrived_at[lanes, bar_id] = site_id
 
@@ -85,6 +127,9 @@ class BarrierPhases:
         starts = np.flatnonzero(first)
         group = np.cumsum(first) - 1
         done = blocks[starts]
+        if bar_id:          # a named barrier completes one block at a time
+            self._note_members(int(done[0]), bar_id, lanes, waited=True)
+            self.last_wait[lanes] = (bar_id, int(self.completed[done[0], bar_id]))
         self.completed[done, bar_id] += 1
         known = self.known[lanes]
         news = np.maximum(self.carried[done, bar_id], np.maximum.reduceat(known, starts, axis=0))

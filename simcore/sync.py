@@ -16,11 +16,31 @@ from .memory import run_starts
 from .memory import UNDEF_SHUFFLE
 
 FULL = 0xFFFFFFFF
-OP_BAR, OP_SYNCWARP, OP_SHFL, OP_VOTE = 0, 1, 2, 3
-OP_CODES = {"bar": OP_BAR, "syncwarp": OP_SYNCWARP, "shfl": OP_SHFL, "vote": OP_VOTE}
+OP_BAR, OP_SYNCWARP, OP_SHFL, OP_VOTE, OP_REDUCE, OP_MATCH = 0, 1, 2, 3, 4, 5
+OP_CODES = {"bar": OP_BAR, "syncwarp": OP_SYNCWARP, "shfl": OP_SHFL, "vote": OP_VOTE, "reduce": OP_REDUCE,
+            "match": OP_MATCH}
+WARP_COLLECTIVES = (OP_SYNCWARP, OP_SHFL, OP_VOTE, OP_REDUCE, OP_MATCH)
 ARRIVE_AGAIN_FIX = ("give every hand-off that can be in flight at the same time its own barrier id (a block has 16); "
                     "reuse an id only where the threads that signalled with bar.arrive have since waited "
                     "(bar.sync) for something that comes after that phase completed.")
+
+
+def count_fix(bar_id):
+    return (f"make the count of barrier {bar_id} the number of threads that arrive at it in one phase, both "
+            "sides of the hand-off: the threads that signal with bar.arrive and those that wait with bar.sync "
+            "(e.g. blockDim.x when every thread of the block takes part, not blockDim.x / 2); if the threads "
+            "named here are a separate group, give them their own barrier id, or let them arrive only after "
+            "waiting at a barrier that comes after the earlier phase.")
+
+
+def _threads(w, lanes):
+    """'thread 5', 'threads 64-127' or '40 threads (3 to 90)': thread indices within the block."""
+    tids = w.slot_thread[np.asarray(lanes)]
+    lo, hi = int(tids.min()), int(tids.max())
+    if lo == hi:
+        return f"thread {lo}"
+    n = len(np.unique(tids))
+    return f"threads {lo}-{hi}" if n == hi - lo + 1 else f"{n} threads ({lo} to {hi})"
 
 
 def _grouped(keys):
@@ -53,14 +73,15 @@ class Sync:
         # per sync site facts as arrays, so that they can be looked up per lane
         sites = prog.sync_sites
         self.site_op = np.array([OP_CODES[x.op] for x in sites] + [-1], np.int8)
-        self.site_is_coll = np.isin(self.site_op, (OP_SYNCWARP, OP_SHFL, OP_VOTE))
+        self.site_is_coll = np.isin(self.site_op, WARP_COLLECTIVES)
         self.site_is_bar = self.site_op == OP_BAR
         self.site_block_wide = np.array([x.block_wide for x in sites] + [False], bool)
         self.site_arrive = np.array([x.mode == "arrive" for x in sites] + [False], bool)
         self.site_grid = np.array([x.grid_wide for x in sites] + [False], bool)
-        # which barrier phases each thread knows complete (barrier_phases): only bar.arrive can
-        # arrive early, so programs without it skip the bookkeeping
-        self.track_phases = bool(self.site_arrive.any())
+        # which barrier phases each thread knows complete (barrier_phases): only named barriers
+        # (bar.sync/bar.arrive with an id) can arrive early or in a phase meant for others, so
+        # programs with __syncthreads alone skip the bookkeeping
+        self.track_phases = bool((self.site_is_bar & ~self.site_block_wide).any())
         self._phases_wave, self._phases = None, None
         self.bar_sites = np.flatnonzero(self.site_is_bar)
         self.plain_barriers = not self.site_grid.any()     # no grid.sync() in the kernel
@@ -276,7 +297,70 @@ class Sync:
             R[site.result][lanes] = res
         elif site.op == "shfl":
             self._shuffle(w, site, lanes, lane_id, part_bits)
+        elif site.op == "reduce":
+            self._warp_reduce(w, site, lanes, part_bits)
+        elif site.op == "match":
+            self._match(w, site, lanes, lane_id, part_bits)
         w.release(lanes, self.prog.sync_sites)
+
+    @staticmethod
+    def _groups(w, lanes, part_bits):
+        """lanes in order of their group (warp, participating lanes), and per group its start:
+        (order, starts, group id of each ordered lane)."""
+        key = w.slot_warp[lanes].astype(np.int64) << 32 | part_bits
+        order = np.argsort(key, kind="stable")
+        starts, gid = _grouped(key[order])
+        return order, starts, gid
+
+    def _group_taint(self, w, site, lanes, starts, gid):
+        """Result taint: a group's result is undefined where any of its lanes' values is."""
+        R = w.R
+        if "__u_" + site.result not in R:
+            return
+        u_value = R.get("__u_" + site.operands["value"])
+        taint = (np.bitwise_or.reduceat(u_value[lanes], starts)[gid] if u_value is not None
+                 else np.zeros(len(lanes), np.uint8))
+        R["__u_" + site.result][lanes] = taint
+
+    def _warp_reduce(self, w, site, lanes, part_bits):
+        """redux.sync: the reduction over each group's lanes, 32 bits wide (add wraps)."""
+        R = w.R
+        order, starts, gid = self._groups(w, lanes, part_bits)
+        lanes = lanes[order]
+        values = R[site.operands["value"]][lanes]
+        if site.mode == "add":
+            total = np.add.reduceat(values.astype(np.int64), starts) & FULL
+            res = total.astype(np.uint32).view(values.dtype)
+        else:
+            ufunc = {"min": np.minimum, "max": np.maximum, "and": np.bitwise_and, "or": np.bitwise_or,
+                     "xor": np.bitwise_xor}[site.mode]
+            res = ufunc.reduceat(values, starts)
+        R[site.result][lanes] = res[gid]
+        self._group_taint(w, site, lanes, starts, gid)
+
+    def _match(self, w, site, lanes, lane_id, part_bits):
+        """match.sync on the bits of the value: any -> the group's lanes holding the caller's
+        value; all -> the group's lanes if every one holds the same value, else 0."""
+        R = w.R
+        order, starts, gid = self._groups(w, lanes, part_bits)
+        lanes, lane_id = lanes[order], lane_id[order]
+        values = R[site.operands["value"]][lanes]
+        bits = values.view(np.uint64 if values.dtype.itemsize == 8 else np.uint32).astype(np.uint64)
+        if site.mode == "all":
+            same = np.minimum.reduceat(bits, starts) == np.maximum.reduceat(bits, starts)
+            res = np.where(same[gid], part_bits[order], 0)
+        else:
+            # per lane: the lanes of its group with equal bits (sort by group, then value)
+            k = np.lexsort((bits, gid))
+            runs = np.ones(len(k), bool)
+            runs[1:] = (gid[k][1:] != gid[k][:-1]) | (bits[k][1:] != bits[k][:-1])
+            rstart = np.flatnonzero(runs)
+            rid = np.cumsum(runs) - 1
+            members = np.bitwise_or.reduceat(np.int64(1) << lane_id[k], rstart)[rid]
+            res = np.empty(len(k), np.int64)
+            res[k] = members
+        R[site.result][lanes] = (np.asarray(res, np.int64) & FULL).astype(np.uint32)
+        self._group_taint(w, site, lanes, starts, gid)
 
     def _shuffle(self, w, site, lanes, lane_id, part_bits):
         R = w.R
@@ -547,8 +631,23 @@ class Sync:
         phases = self._phases_of(w)
         early = phases.too_early(lanes, bar_id)
         if early.any():
+            unwaited = self._unwaited_phase(w, b, bar_id, int(lanes[early][0]))
+            if unwaited is not None:    # the phase was filled by one side alone: the count is wrong
+                self._named_misuse(w, b, bar_id, lanes[early],
+                                   self._one_side_text(w, bar_id, lanes[early], c0, *unwaited),
+                                   fix=count_fix(bar_id))
+            among = self._waited_among_themselves(w, b, bar_id, int(lanes[early][0]))
+            if among is not None:       # the wait in between was filled by this side alone
+                self._named_misuse(w, b, bar_id, lanes[early],
+                                   self._among_themselves_text(w, bar_id, lanes[early], c0, *among),
+                                   fix=count_fix(among[0]))
             self._named_misuse(w, b, bar_id, lanes[early], self._arrived_again_text(w, bar_id, lanes[early], c0),
                                fix=ARRIVE_AGAIN_FIX)
+        if bar_id:
+            unordered = phases.unordered(lanes, b, bar_id)
+            if unordered.any():
+                self._named_misuse(w, b, bar_id, lanes[unordered],
+                                   self._unordered_text(w, b, bar_id, lanes[unordered], c0), fix=count_fix(bar_id))
         if arrive_site is not None:
             phases.arrive(b, bar_id, lanes, arrive_site)
 
@@ -561,15 +660,73 @@ class Sync:
         if self.track_phases:
             self._phases_of(w).complete_unwaited(b, bar_id)
 
+    def _unwaited_phase(self, w, b, bar_id, lane):
+        """The phase lane's earlier bar.arrive joined, if it completed with bar.arrive arrivals
+        alone (nobody waited in it): (phase, its members), else None."""
+        phases = self._phases_of(w)
+        phase = int(phases.arrived_in[lane, bar_id])
+        if bar_id == 0 or phases.completed[b, bar_id] <= phase:
+            return None
+        got = phases.phase_members(b, bar_id, phase)
+        if got is None or got[1]:
+            return None
+        return phase, got[0]
+
+    def _waited_among_themselves(self, w, b, bar_id, lane):
+        """After its bar.arrive at bar_id, lane waited at another named barrier; if that phase's
+        threads were all among bar_id's signallers (one side of the hand-off met itself, so the
+        wait told it nothing of the other side): (that barrier, its phase, its members, its count)."""
+        phases = self._phases_of(w)
+        other, phase = (int(x) for x in phases.last_wait[lane])
+        if other <= 0 or other == bar_id:
+            return None
+        waited = phases.phase_members(b, other, phase)
+        signalled = phases.phase_members(b, bar_id, int(phases.arrived_in[lane, bar_id]))
+        if waited is None or signalled is None or not np.isin(waited[0], signalled[0]).all():
+            return None
+        return other, phase, waited[0]
+
+    def _among_themselves_text(self, w, bar_id, lanes, c0, other, phase, members):
+        site = self.prog.sync_sites[int(w.site[lanes[0]])]
+        return (f"{_threads(w, lanes)} arrive at barrier {bar_id} again, at {site.where}, before the phase they "
+                f"joined with bar.arrive reached its count of {c0}. They did wait in between, at barrier {other}, "
+                f"but its phase {phase} completed with {_threads(w, members)} alone, the same threads that signalled "
+                f"barrier {bar_id}: the count of barrier {other} ({len(members)}) covers one side of its hand-off "
+                f"only, so that wait did not wait for the other side. Expected per phase of barrier {other}: the "
+                f"threads that wait there and the threads that signal it; arrived: {len(members)}")
+
+    def _one_side_text(self, w, bar_id, lanes, c0, phase, members):
+        site = self.prog.sync_sites[int(w.site[lanes[0]])]
+        return (f"{_threads(w, lanes)} arrive at barrier {bar_id} again, at {site.where}, but phase {phase} of "
+                f"barrier {bar_id}, which they joined with bar.arrive, reached its count of {c0} with the "
+                f"bar.arrive arrivals of {_threads(w, members)} alone: nobody waited in it (bar.sync), so it "
+                f"handed nothing over. The count covers one side of the hand-off only: expected {c0} arrivals "
+                f"per phase, but the signalling side alone brings {len(members)}, and the threads that wait with "
+                f"bar.sync {bar_id} come on top")
+
+    def _unordered_text(self, w, b, bar_id, lanes, c0):
+        phases = self._phases_of(w)
+        site = self.prog.sync_sites[int(w.site[lanes[0]])]
+        phase = phases.known_phase(int(lanes[0]), bar_id)
+        got = phases.phase_members(b, bar_id, phase)
+        if got is not None:
+            members, waited = got
+            how = "" if waited else " (all with bar.arrive: nobody waited in it)"
+            earlier = f"which reached its count of {c0} with {_threads(w, members)}{how}"
+            others = len(members)
+        else:
+            earlier, others = f"which reached its count of {c0} with other threads", c0
+        n = len(lanes)
+        return (f"{_threads(w, lanes)} arrive at barrier {bar_id} at {site.where}, and no barrier they waited at "
+                f"orders them after phase {phase} of barrier {bar_id}, {earlier}. A barrier counts arrivals, "
+                f"not threads: in another timing these {n} threads arrive while phase {phase} is still open and are "
+                f"counted in it, so its arrivals are {others} + {n} = {others + n} (or more) where the count "
+                f"expects {c0}, and which threads a phase releases depends on the timing (a race or a hang)")
+
     def _arrived_again_text(self, w, bar_id, lanes, c0):
         site = self.prog.sync_sites[int(w.site[lanes[0]])]
         earlier = self.prog.sync_sites[self._phases_of(w).earlier_site(int(lanes[0]), bar_id)]
-        tids = w.slot_thread[lanes]
-        lo, hi = int(tids.min()), int(tids.max())
-        if lo == hi:
-            who = f"thread {lo}"
-        else:
-            who = f"threads {lo}-{hi}" if len(tids) == hi - lo + 1 else f"{len(tids)} threads ({lo} to {hi})"
+        who = _threads(w, lanes)
         before = "at the same place" if earlier.id == site.id else f"at {earlier.where}"
         return (f"{who} arrive at barrier {bar_id} again, at {site.where}, before they can know that the phase "
                 f"they joined earlier with bar.arrive ({before}) reached its count of {c0}: no barrier they "

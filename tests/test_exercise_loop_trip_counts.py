@@ -159,6 +159,20 @@ if (t % 32 == 0) atomicMax(&block_max, m);
 __syncthreads();
 int rounds = block_max;
 """ + rounds_loop(UP_TO_ROUNDS),
+    # warp maxima with the warp-reduce intrinsic (compute capability 8.0+: the graded sm_90 has
+    # it), then one atomicMax per warp
+    "reduce_max_sync_then_atomic": """
+int m = __reduce_max_sync(__ballot_sync(0xffffffff, 1), my_count);
+if (t == 0) block_max = 0;
+__syncthreads();
+if (t % 32 == 0) atomicMax(&block_max, m);
+__syncthreads();
+int rounds = block_max;
+""" + rounds_loop(UP_TO_ROUNDS),
+    # the same with the unsigned overload, and the loop condition a block-wide vote on it
+    "reduce_max_sync_unsigned_vote": """
+unsigned m = __reduce_max_sync(__ballot_sync(0xffffffff, 1), (unsigned)my_count);
+""" + rounds_loop("for (int k = 0; __syncthreads_or(k < (int)m); ++k)"),
 }
 
 # the tests every exercise runs on its answers (all graded in one scorer run)

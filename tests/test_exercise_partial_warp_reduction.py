@@ -67,6 +67,19 @@ STAGE2_BALLOT = """if (warp == 0) {
 
 # name: (answer, the grade cell that must fail)
 WRONG = {
+    # the warp-reduce intrinsic in stage 2 with the full mask inside `if (t < num_warps)`: the
+    # mask names lanes of warp 0 that do not take part
+    "reduce_add_sync_full_mask_in_branch": ("""
+int s = __reduce_add_sync(__ballot_sync(0xffffffff, 1), v);
+if (lane == 0)
+    warp_sums[warp] = s;
+__syncthreads();
+if (t < num_warps) {
+    int total = __reduce_add_sync(0xffffffff, warp_sums[t]);
+    if (t == 0)
+        out[blockIdx.x] = total;
+}
+""", "test_schedules_and_models"),
     # the starting kernel: __activemask() as the mask, every lane adds what it read
     "starting_kernel": ("""unsigned mask = __activemask();
 for (int offset = 16; offset > 0; offset /= 2)
@@ -190,6 +203,36 @@ if (lane == 0)
     warp_sums[warp] = v;
 __syncthreads();
 """ + STAGE2_PAD,
+    # both stages with the warp-reduce intrinsic (compute capability 8.0+: the graded sm_90 has
+    # it): it adds exactly the lanes of its mask, so no guard is needed
+    "reduce_add_sync_both_stages": """
+unsigned mask = __ballot_sync(0xffffffff, 1);
+int s = __reduce_add_sync(mask, v);
+if (lane == 0)
+    warp_sums[warp] = s;
+__syncthreads();
+if (warp == 0) {
+    int w = (lane < num_warps) ? warp_sums[lane] : 0;
+    int total = __reduce_add_sync(__ballot_sync(0xffffffff, 1), w);
+    if (lane == 0)
+        out[blockIdx.x] = total;
+}
+""",
+    # stage 2 inside `if (t < num_warps)` with a mask of those lanes made before the branch
+    "reduce_add_sync_stage2_in_branch": """
+int s = __reduce_add_sync(__ballot_sync(0xffffffff, 1), v);
+if (lane == 0)
+    warp_sums[warp] = s;
+__syncthreads();
+if (warp == 0) {
+    unsigned have = __ballot_sync(__ballot_sync(0xffffffff, 1), lane < num_warps);
+    if (lane < num_warps) {
+        int total = __reduce_add_sync(have, warp_sums[lane]);
+        if (lane == 0)
+            out[blockIdx.x] = total;
+    }
+}
+""",
 }
 
 # the tests every exercise runs on its answers (all graded in one scorer run)

@@ -1,9 +1,12 @@
 """Sync points: calls where lanes wait for other lanes (block and named barriers, __syncwarp,
-shuffles, votes; inline PTX bar.sync/bar.arrive arrives here as __simcore_bar_*).
+shuffles, votes, warp reductions and matches; inline PTX bar.sync/bar.arrive arrives here as
+__simcore_bar_*).
 
 Each ends the basic block with a SyncEnd terminator and a program.SyncSite saying what the
 engine must resolve; the operands are written to registers the engine reads."""
 from dataclasses import dataclass
+
+from pycparser import c_ast
 
 from .. import ctype as T
 from ..program import SyncEnd, SyncSite
@@ -75,6 +78,69 @@ class Vote:
                               mode=self.mode)
 
 
+@dataclass(frozen=True)
+class WarpReduce:
+    """__reduce_{add,min,max}_sync (int and unsigned overloads) and __reduce_{and,or,xor}_sync
+    (unsigned only): PTX redux.sync, compute capability 8.0 and later (the H200 is 9.0). The
+    result is the reduction over the non-exited lanes of the mask; add wraps to 32 bits."""
+    mode: str            # 'add' | 'min' | 'max' | 'and' | 'or' | 'xor'
+
+    def lower(self, low, name, args, node):
+        low.nargs(name, args, 2, node)
+        vals = low.eval_args(args)
+        ctype = self.operand_type(low, name, vals[1].ctype, node)
+        ops = {"mask": low.cast(vals[0], T.UINT), "value": low.cast(vals[1], ctype)}
+        return low.sync_point("reduce", name, node, ops, ctype, mode=self.mode)
+
+    def operand_type(self, low, name, t, node):
+        """C++ overload resolution over CUDA's declarations: add/min/max have an int and an
+        unsigned overload (a type that promotes to neither matches both: ambiguous); and/or/xor
+        only an unsigned one, which every number converts to."""
+        if not t.is_scalar:
+            raise low.error(node, f"{name} reduces numbers, not a {t}", construct=name)
+        if self.mode in ("and", "or", "xor"):
+            return T.UINT
+        p = T.promote(t)
+        if p in (T.INT, T.UINT):
+            return p
+        raise low.error(node, f"more than one instance of overloaded function {name} matches the argument "
+                              f"type {t} (CUDA declares it for int and unsigned int only): cast the value to "
+                              "int or unsigned", construct=name)
+
+
+MATCH_TYPES = (T.INT, T.UINT, T.LLONG, T.ULLONG, T.FLOAT, T.DOUBLE)
+
+
+@dataclass(frozen=True)
+class Match:
+    """__match_any_sync(mask, v) and __match_all_sync(mask, v, &pred): PTX match.sync
+    (compute capability 7.0 and later) on the bits of v (CUDA's header passes a float as
+    __float_as_uint, a double as __double_as_longlong: -0.0 and 0.0 differ, equal NaNs match)."""
+    mode: str            # 'any' | 'all'
+
+    def lower(self, low, name, args, node):
+        low.nargs(name, args, 3 if self.mode == "all" else 2, node)
+        vals = low.eval_args(args[:2])
+        t = vals[1].ctype
+        p = T.promote(t) if t.is_scalar else t
+        if p not in MATCH_TYPES:
+            raise low.error(node, f"no instance of overloaded function {name} matches the argument type {t} "
+                                  "(CUDA declares it for int, unsigned, long, long long, their unsigned forms, "
+                                  "float and double)", construct=name)
+        ops = {"mask": low.cast(vals[0], T.UINT), "value": low.cast(vals[1], p)}
+        result = low.sync_point("match", name, node, ops, T.UINT, mode=self.mode)
+        if self.mode == "all":
+            # *pred = 1 when every lane of the mask had the same value: exactly when the result
+            # (the mask then, else 0) is not 0, since the mask holds the caller
+            target = low.lvalue(c_ast.UnaryOp("*", args[2], args[2].coord))
+            if target.ctype != T.INT:
+                raise low.error(node, f"the third argument of {name} must be an int * (the predicate it "
+                                      f"writes), not a pointer to {target.ctype}", construct=name)
+            result = low.tmp(result)
+            low.write_lvalue(target, low.cast(low.condition_of(result), T.INT), node)
+        return result
+
+
 SYNC_POINTS = {
     "__syncthreads": BlockBarrier(""), "__syncthreads_count": BlockBarrier("popc"),
     "__syncthreads_and": BlockBarrier("and"), "__syncthreads_or": BlockBarrier("or"),
@@ -83,6 +149,8 @@ SYNC_POINTS = {
     "__shfl_sync": Shuffle("idx"), "__shfl_up_sync": Shuffle("up"), "__shfl_down_sync": Shuffle("down"),
     "__shfl_xor_sync": Shuffle("xor"),
     "__ballot_sync": Vote("ballot"), "__all_sync": Vote("all"), "__any_sync": Vote("any"),
+    **{f"__reduce_{m}_sync": WarpReduce(m) for m in ("add", "min", "max", "and", "or", "xor")},
+    "__match_any_sync": Match("any"), "__match_all_sync": Match("all"),
 }
 
 
@@ -106,6 +174,8 @@ class SyncPointLowering:
             result = self.new_var(f"{name.strip('_')}_result", result_ctype)
             if op == "shfl":     # lanes reading an inactive or undefined source get undefined values
                 self.taint_flows.append((result.name, always("X.UNSET")))
+            elif op in ("reduce", "match"):     # undefined when a lane's value is (sync.py sets it)
+                self.taint_flows.append((result.name, self.read(self.vars[regs["value"]]).taint))
         site = SyncSite(len(self.sync_sites), op, line, col, self.source_line(line) or "",
                         name, regs, result.name if result else None, result_ctype, **kw)
         # inside an inlined __device__ function: say which call this instance belongs to
