@@ -213,10 +213,20 @@ def _define(rest, defines, no, lines):
     defines[m.group(1)] = (params, m.group(4))
 
 
+# The CUDA toolkit's own headers: `#include "cuda.h"` finds them on the toolkit's include path
+# (nvcc's, and the -I that CuPy gives NVRTC), as `<cuda.h>` does.
+TOOLKIT_HEADERS = frozenset({"cuda.h", "cuda_runtime.h", "cuda_runtime_api.h", "device_launch_parameters.h",
+                             "device_functions.h", "sm_20_atomic_functions.h", "cooperative_groups.h",
+                             "cooperative_groups/reduce.h", "vector_types.h", "stdio.h", "stdint.h", "math.h", "cstdio", "cstdint"})
+
+
 def _include(rest, no, lines, column):
-    """<headers> are built in; a file of the user's cannot be opened (as in NVRTC without -I)."""
+    """<headers> are built in, and so are the toolkit's headers by a quoted name; another file
+    of the user's cannot be opened (as in NVRTC without -I)."""
     if rest.startswith('"'):
         name = rest[1:].split('"', 1)[0]
+        if name in TOOLKIT_HEADERS:
+            return name
         raise _error(f'cannot open source file "{name}": simcore compiles the one source string it is '
                      "given (CUDA headers such as <cstdio> are built in); put the code of that file into "
                      "the source", no, lines, column=column, construct="#include")
