@@ -197,7 +197,7 @@ class Reporter:
         slot = idx[k]
         elem = int(off[k]) // size if off[k] >= 0 else -((-int(off[k])) // size)
         n = region.nbytes // max(1, region.dtype.itemsize)
-        space = "argument" if region.kind == "global" else "__shared__ array"
+        space = {"global": "argument", "shared": "__shared__ array", "local": "local variable"}[region.kind]
         dynamic = any(a.dynamic and a.region == region.id for a in self.prog.shared)
         size_text = (f"has {n} element(s) (valid indices 0 to {n - 1})" if n else "has no elements at all")
         fix = ("guard the access with a bounds check (e.g. if (i < n)), or fix the index arithmetic; "

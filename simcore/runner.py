@@ -34,6 +34,8 @@ def build_engine(prog, launch, values, options, extra_plugins=(), module_vars=No
     launch.arg_values = [np.int64(next(addresses)) if p.is_pointer else v for p, v in zip(prog.params, values)]
     for arr in prog.shared:
         memory.add_shared(arr, launch.shared_mem if arr.dynamic else arr.nbytes)
+    for var in getattr(prog, "local_vars", ()):
+        memory.add_local(var)
     if prog.module_vars:
         memory.add_module_variables(prog.module_vars, module_storage(prog) if module_vars is None else module_vars)
     return Engine(prog, launch, memory, ctx, options, report, plugins)

@@ -177,11 +177,6 @@ def test_address_of_locals_as_out_parameters():
     assert np.array_equal(out, (t % 4) * 10 + 1)
 
 
-def test_pointer_to_local_given_to_a_builtin_is_refused():
-    e = compile_error('extern "C" __global__ void k(int *o) {\n  int c = 0;\n  atomicAdd(&c, 1);\n}')
-    assert e.line == 3 and "local variable" in str(e)
-
-
 # ------------------------------------------------------------------------------------ module variables
 CONV = r'''
 __constant__ float mask[3];
@@ -304,9 +299,7 @@ def test_struct_select_and_pointer_steps_within_a_local_array():
 @pytest.mark.parametrize("body,words", [
     ("struct S { int a; } s = {1}, t = {2}; o[0] = s == t;", "does not apply"),
     ("struct S { int a; } s = {1}; s++;", "does not apply"),
-    ("int x = 1, y = 2; int *p = o[0] ? &x : &y; o[0] = *p;", "?:"),
-    ("int x = 1; int *p = &x; p = o; o[0] = *p;", "cannot be made to point elsewhere"),
-    ("int x = 1; o[0] = (long long)&x;", "cannot be cast"),
+    # (pointers to locals chosen by ?:, reassigned or cast now run: tests/test_pointer_escape.py)
 ])
 def test_misuse_of_structs_and_local_pointers_is_named(body, words):
     e = compile_error('extern "C" __global__ void k(int *o) {\n  ' + body + '\n}')

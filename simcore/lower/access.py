@@ -29,9 +29,10 @@ class AccessLowering:
             if sym.kind == "module_var" and sym.scalar:
                 addr = self.module_var_address(sym)
                 return MemoryTarget(addr, sym.ctype, addr.space)
-            if sym.kind == "ref":
-                raise self.error(node, f"'{node.name}' points to a local variable and cannot be made to point "
-                                       "elsewhere in simcore (declare another pointer)", construct="&")
+            if sym.kind == "ref":       # reassigned: what it points to needs a real address
+                self.escape(sym.ref, self.error(node, f"'{node.name}' points to a local variable and cannot be made "
+                                                      "to point elsewhere in simcore (declare another pointer)",
+                                                construct="&"))
             if sym.kind == "constant":
                 raise self.error(node, f"'{node.name}' is const", construct="const")
             raise self.error(node, f"cannot assign to the array '{node.name}'", construct="assignment")

@@ -11,8 +11,8 @@ import numpy as np
 from pycparser import c_ast
 
 from .. import ctype as T
-from ..memory import region_base
-from ..program import ModuleVariable
+from ..memory import FIRST_LOCAL_REGION, region_base
+from ..program import LocalVariable, ModuleVariable
 from .code import ALIGNED, MisalignedHole, TaintHole, always, taint_of
 from .values import (DT, LocalElementTarget, LocalStructElementTarget, LocalStructTarget, MemoryTarget, RegisterTarget, Sym, Val,
                      convert_const, local_pointer, regs_of, struct_value)
@@ -269,6 +269,7 @@ class AggregateLowering:
         members = {f.name: Sym("local_array", T.Array(f.ctype, n),
                                var=self.new_var(f"{node.name}_{f.name}", f.ctype, (n,))) for f in struct.fields}
         sym = Sym("struct_array", ctype, members=members)
+        self.note_decl(node, sym)
         self.scopes[-1][node.name] = sym
         self.cur.lines.add(node.coord.line)
         if node.init is None:
@@ -419,19 +420,21 @@ class AggregateLowering:
             idx = self.binary("+", target.index, index, node)
             return type(target)(target.var if isinstance(target, LocalElementTarget) else target.sym, idx)
         if index is not None and index.const != 0:
-            raise self.error(node, "this pointer points to a single local variable: only p[0] (or *p) "
-                                   "is that variable", construct="[]")
+            # p[1] of `int *p = &x`: outside x; in local memory, the access is checked at run time
+            self.escape(target, self.error(node, "this pointer points to a single local variable: only p[0] "
+                                                 "(or *p) is that variable", construct="[]"))
         return target
 
     def local_pointer_arith(self, op, a, b, node):
-        """`p + k`, `p - k` within a local array; nothing else applies to a compile-time pointer."""
+        """`p + k`, `p - k` within a local array; any other arithmetic on a compile-time pointer
+        (p - q, p < q, p + k of a scalar) makes the variable addressable (`escape`)."""
         p, k = (a, b) if a.ref is not None else (b, a)
         if op in ("+", "-") and isinstance(p.ref, LocalElementTarget) and k.ref is None and k.ctype.is_scalar \
                 and k.ctype.is_integer and (op == "+" or p is a):
             idx = self.binary(op, p.ref.index, k, node)
             return self.address_of_local(LocalElementTarget(p.ref.var, idx), node)
-        raise self.error(node, f"operator {op} does not apply to a pointer to a local variable in simcore "
-                               "(only p + k within a local array)", construct=op)
+        self.escape(p.ref, self.error(node, f"operator {op} does not apply to a pointer to a local variable "
+                                            "in simcore (only p + k within a local array)", construct=op))
 
     def bind_pointer_to_local(self, name, ctype, val, node):
         """`int *p = &x;` or a pointer parameter receiving `&x`: p names x from now on."""
@@ -442,6 +445,61 @@ class AggregateLowering:
         if not (want is have or want == have or want.is_void):
             raise self.error(node, f"cannot convert a pointer to {have} to {ctype}", construct="&")
         return Sym("ref", ctype, ref=val.ref)
+
+    def bind_pointer_to_local_array(self, ctype, val, node):
+        """`int *p = arr;` of a local array: p names arr[0] from now on (p[i] is arr[i])."""
+        elem = val.ctype.base
+        if not (ctype.base is elem or ctype.base == elem or ctype.base.is_void):
+            raise self.error(node, f"cannot convert {val.ctype} to {ctype}", construct="local array")
+        return Sym("ref", ctype, ref=LocalElementTarget(val.local_var, self.const(0, T.INT)))
+
+    # ----------------------------------------------------------------- addressable locals
+    def declare_addressable_local(self, node, ctype, init=True):
+        """A local whose address escapes: its bytes in local memory (one copy per thread, a
+        region of its own, so a stray p[1] is out of bounds), read and written like a
+        __device__ variable's. Reading it before a write is undefined (the bytes' taint)."""
+        if ctype.is_array and ctype.length is None:
+            raise self.error(node, f"local array '{node.name}' needs a length", construct="array")
+        if ctype.is_array:
+            self.reserve_local_memory(node, ctype)
+        var = LocalVariable(node.name, ctype, FIRST_LOCAL_REGION + len(self.local_vars),
+                            node.coord.line if node.coord else 0)
+        self.local_vars.append(var)
+        sym = Sym("module_var", ctype, shared=var, scalar=not ctype.is_array)
+        if not init:              # a parameter of an inlined function: the caller binds it
+            return sym
+        self.scopes[-1][node.name] = sym
+        self.cur.lines.add(node.coord.line)
+        if node.init is not None:
+            self.init_addressable(self.module_var_address(sym), ctype, node.init, node)
+        return sym
+
+    def init_addressable(self, addr, ctype, init, node):
+        """Store an initializer into local memory: numbers, {...} of arrays and structs
+        (members and elements not given are zero, as in C)."""
+        if ctype.is_array or ctype.is_struct:
+            if not isinstance(init, c_ast.InitList):
+                if ctype.is_struct:
+                    self.store_struct(addr, ctype, "local", self.value(self.expr(init)), node)
+                    return
+                raise self.error(init, "initialise a local array with { ... }", construct="initializer")
+            if ctype.is_array:
+                if len(init.exprs) > ctype.length:
+                    raise self.error(init, "too many initializers", construct="initializer")
+                items = [(self.element_of(addr, ctype.base, k), ctype.base,
+                          init.exprs[k] if k < len(init.exprs) else None) for k in range(ctype.length)]
+            else:
+                given = self.member_initializers(init, ctype, node)
+                items = [(self.member_address(addr, f), f.ctype, given.get(f.name)) for f in ctype.fields]
+            for a, t, e in items:
+                self.init_addressable(a, t, e if e is not None else c_ast.InitList([]) if (t.is_array or t.is_struct)
+                                      else c_ast.Constant("int", "0", node.coord), node)
+            return
+        if isinstance(init, c_ast.InitList):
+            if len(init.exprs) > 1:
+                raise self.error(init, "a number takes one initializer", construct="initializer")
+            init = init.exprs[0] if init.exprs else c_ast.Constant("int", "0", node.coord)
+        self.store(addr, ctype, "local", self.convert_for_assign(self.value(self.expr(init)), ctype, node), node)
 
     # ----------------------------------------------------------------- __device__ / __constant__
     def declare_module_var(self, decl, index):
@@ -509,7 +567,7 @@ class AggregateLowering:
 
     def module_var_address(self, sym):
         var = sym.shared
-        space = "constant" if var.constant else "global"
+        space = getattr(var, "space", None) or ("constant" if var.constant else "global")
         return Val(self.const(region_base(var.region), T.LLONG).code, T.Pointer(sym.ctype if not sym.ctype.is_array
                                                                                 else sym.ctype.base, var.constant),
                    space=space, aligned=ALIGNED)

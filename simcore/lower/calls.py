@@ -48,8 +48,9 @@ class CallLowering:
         for k, a in enumerate(args):
             v = self.value(self.expr(a))
             if (v.ref is not None or v.local_var is not None) and not local_pointers:
-                raise self.error(a, "a pointer to a local variable can only be passed to a __device__ function "
-                                    "of the module (built-ins need shared or global memory)", construct="&")
+                self.escape(v.ref if v.ref is not None else v.local_var, self.error(
+                    a, "a pointer to a local variable can only be passed to a __device__ function of the module "
+                       "(built-ins need shared or global memory)", construct="&"))
             if any(has_boundary(later) for later in args[k + 1:]) and v.ref is None and v.local_var is None:
                 # a register: re-read below, in the block we end up in
                 v = self.struct_sym_copy(v, a) if v.ctype.is_struct else self.reg_tmp(v)
@@ -95,7 +96,13 @@ class CallLowering:
                 self.write_struct(sym, v, node)
                 scope[p.name] = sym
                 continue
+            if self.decl_key(p) in self.addressable:       # `&param` escapes: the copy in local memory
+                sym = self.declare_addressable_local(p, pt, init=False)
+                self.store(self.module_var_address(sym), pt, "local", self.convert_for_assign(v, pt, node), node)
+                scope[p.name] = sym
+                continue
             var = self.new_var(f"{name}_{p.name}", pt, space=v.space)
+            self.note_decl(p, var)
             self.write(var, self.convert_for_assign(v, pt, node))
             scope[p.name] = Sym("var", pt, var=var)
         if ret_type.is_void:

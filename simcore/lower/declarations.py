@@ -36,13 +36,16 @@ class DeclarationLowering:
         if "extern" in storage:
             raise self.error(node, "extern variables are not in simcore's subset (only extern __shared__)",
                              construct="extern")
+        if ctype.is_void:
+            raise self.error(node, "a variable cannot be void", construct="void")
+        if self.decl_key(node) in self.addressable:      # its address escapes: in local memory
+            self.declare_addressable_local(node, ctype)
+            return
         if ctype.is_array:
             self.declare_local_array(node, ctype)
             return
-        if ctype.is_void:
-            raise self.error(node, "a variable cannot be void", construct="void")
         if ctype.is_struct:
-            self.declare_local_struct(node, ctype)
+            self.note_decl(node, self.declare_local_struct(node, ctype))
             return
         init = None
         if node.init is not None:
@@ -52,7 +55,11 @@ class DeclarationLowering:
             if init.ref is not None:             # int *p = &x;
                 self.scopes[-1][node.name] = self.bind_pointer_to_local(node.name, ctype, init, node)
                 return
+            if init.local_var is not None and ctype.is_pointer:     # int *p = arr; (a local array)
+                self.scopes[-1][node.name] = self.bind_pointer_to_local_array(ctype, init, node)
+                return
         var = self.new_var(node.name, ctype, space=init.space if init is not None else None)
+        self.note_decl(node, var)
         self.scopes[-1][node.name] = Sym("var", ctype, var=var)
         if init is not None:
             self.write(var, self.convert_for_assign(init, ctype, node))
@@ -79,6 +86,7 @@ class DeclarationLowering:
                              construct="local array")
         self.reserve_local_memory(node, ctype)
         var = self.new_var(node.name, ctype.base, (ctype.length,))
+        self.note_decl(node, var)
         self.scopes[-1][node.name] = Sym("local_array", ctype, var=var)
         self.cur.lines.add(node.coord.line)
         if node.init is None:

@@ -132,12 +132,12 @@ class ExpressionLowering:
             return Val("None", T.VOID)
         if v.ref is not None:
             if not (to.is_pointer and (to.base == v.ctype.base or to.base == v.ref.ctype)):
-                raise self.error(node, f"a pointer to a local variable cannot be cast to {to} in simcore",
-                                 construct="cast")
+                self.escape(v.ref, self.error(node, f"a pointer to a local variable cannot be cast to {to} in "
+                                                    "simcore", construct="cast"))
             return local_pointer(v.ref, to)
         if v.local_var is not None:
-            raise self.error(node, "a local array cannot be cast (simcore keeps local arrays in registers)",
-                             construct="cast")
+            self.escape(v.local_var, self.error(node, "a local array cannot be cast (simcore keeps local arrays "
+                                                      "in registers)", construct="cast"))
         if to.is_pointer and v.ctype.is_scalar and v.ctype.is_float:
             raise self.error(node, "cannot cast a floating-point value to a pointer", construct="cast")
         if v.ctype.is_pointer and to.is_scalar and to.is_float:
@@ -421,8 +421,9 @@ class ExpressionLowering:
 
     def result_type(self, a, b, node):
         if a.ref is not None or b.ref is not None:
-            raise self.error(node, "?: cannot choose between pointers to local variables in simcore (they are "
-                                   "fixed at compile time): use an if", construct="?:")
+            self.escape(a.ref if a.ref is not None else b.ref, self.error(
+                node, "?: cannot choose between pointers to local variables in simcore (they are fixed at "
+                      "compile time): use an if", construct="?:"))
         if a.ctype.is_struct or b.ctype.is_struct:
             if a.ctype is not b.ctype:
                 raise self.error(node, f"the arms of ?: have different types ({a.ctype}, {b.ctype})", construct="?:")

@@ -43,6 +43,7 @@ def lower_kernel(lowerer, pre, fdef, global_decls):
     prog.shared_access_size = min(low.shared_sizes) if low.shared_sizes else 4
     prog.uses_taint = bool(tracked) or low.uses_taint
     prog.module_vars = low.module_vars
+    prog.local_vars = low.local_vars
     number_blocks(prog)
     return prog, low.consts
 
