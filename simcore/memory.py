@@ -62,6 +62,18 @@ def overlap_groups(arrays):
     return groups
 
 
+class PointerTable:
+    """The argument of a `T **` parameter: the arrays its pointers point to. Each backend makes
+    the table of their device addresses (the simulator its addresses, CuPy its copies'
+    `.data.ptr`), so the same launch code runs on both."""
+
+    def __init__(self, arrays):
+        self.arrays = list(arrays)
+
+    def __len__(self):
+        return len(self.arrays)
+
+
 def region_base(region):
     return (region << REGION_SHIFT) + HALF
 

@@ -344,6 +344,9 @@ class Kernel:
         out = []
         for k, (p, a) in enumerate(zip(params, args)):
             where = f"argument {k + 1} ('{p.name}', {p.type}) of {self.name}"
+            if getattr(p, "inner", None) is not None:
+                out.append(_pointer_table(a, p, where, self.module.backend))
+                continue
             if p.is_pointer:
                 if hasattr(a, "__cuda_array_interface__") and not isinstance(a, np.ndarray):
                     if self.module.backend == "cupy":
@@ -396,6 +399,32 @@ def check_cooperative_fits(grid, block, shared_bytes):
             f"{tpb} threads, but all blocks of a cooperative launch must be resident at once, and an H200 "
             f"({H200_SMS} SMs) holds at most {per_sm} such blocks per SM (limited by {why}), "
             f"{per_sm * H200_SMS} in all. Launch at most that many blocks (a grid-stride loop covers the rest).")
+
+
+def _pointer_table(a, p, where, backend):
+    """A `T **` parameter takes a list (or tuple) of numpy arrays of T: the kernel gets a table
+    of their device addresses (CuPy's way: an array of `.data.ptr` values), each array written
+    in place."""
+    from .memory import PointerTable
+    if isinstance(a, np.ndarray) or not isinstance(a, (list, tuple)):
+        raise LaunchError(f"{where} points to pointers: pass a list of numpy arrays (e.g. [a, b]); simcore gives "
+                          "the kernel the table of their device addresses on both backends")
+    from .program import Param
+    elem = Param(p.name, p.type.replace("*", "", 1).replace("  ", " ").strip(), True, p.inner)
+    arrays = []
+    for j, x in enumerate(a):
+        inner_where = f"element {j} of {where}"
+        if not isinstance(x, np.ndarray) or x.ndim == 0:
+            raise LaunchError(f"{inner_where} must be a numpy array, not {type(x).__name__}")
+        if p.inner.fields is not None:
+            _check_struct_array(x, elem, inner_where)
+        elif x.dtype != p.inner:
+            raise LaunchError(f"{inner_where} must be an array of {p.inner}, but it holds {x.dtype}; convert it "
+                              f"with .astype(np.{p.inner})")
+        if not x.flags.c_contiguous:
+            raise LaunchError(f"{inner_where}: the array is not contiguous in memory; pass np.ascontiguousarray(x)")
+        arrays.append(x)
+    return PointerTable(arrays)
 
 
 def _struct_layout(dtype):

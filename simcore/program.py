@@ -87,6 +87,7 @@ class Param:
     is_pointer: bool
     dtype: object        # numpy dtype of the scalar, or of the pointee
     var: str = ""        # register name inside the program
+    inner: object = None  # `T **`: numpy dtype of the arrays its pointers point to (the pointee is an address)
 
 
 @dataclass

@@ -84,14 +84,12 @@ def launch_of(text):
     return expect, grid, tuple(block), options
 
 
-def argument(param, threads, keep):
-    """A made-up argument for one parameter (`keep` holds arrays whose addresses are passed)."""
+def argument(param, threads):
+    """A made-up argument for one parameter."""
     n = min(threads * ELEMENTS_PER_THREAD, MAX_ELEMENTS)
     dtype = param.dtype
-    if getattr(param, "pointer_depth", 1 if param.is_pointer else 0) >= 2:
-        inner = [np.zeros(n, dtype) for _ in range(4)]
-        keep.extend(inner)
-        return simcore.pointer_array(inner)
+    if getattr(param, "inner", None) is not None:        # T **: a list of arrays
+        return [np.zeros(n, param.inner) for _ in range(4)]
     if param.is_pointer:
         return np.zeros(n, dtype)
     if dtype.fields is not None:
@@ -107,8 +105,7 @@ def run_kernel(source, name, grid, block, options):
     module = simcore.RawModule(code=source, options=options)
     kernel = module.get_function(name)
     threads = int(np.prod(grid)) * int(np.prod(block))
-    keep = []
-    args = tuple(argument(p, threads, keep) for p in kernel.params)
+    args = tuple(argument(p, threads) for p in kernel.params)
     kernel(grid, block, args, time_limit=60)
 
 

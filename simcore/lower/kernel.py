@@ -65,7 +65,14 @@ def kernel_params(low, fdef):
             raise low.error(p, f"parameter '{p.name}': a struct passed by value to a kernel is not in simcore's "
                                f"subset; pass a pointer to it ({t} *{p.name}) and a one-element array",
                             construct="parameter")
-        if t.is_pointer:
+        inner = None
+        if t.is_pointer and t.base.is_pointer:          # T **: a table of addresses (memory.PointerTable)
+            space = "global"
+            if not (t.base.base.is_scalar or t.base.base.is_struct):
+                raise low.error(p, f"parameter '{p.name}' must point to pointers to numbers or structs",
+                                construct="parameter")
+            dtype, inner = np.uint64, np.dtype(t.base.base.dtype)
+        elif t.is_pointer:
             space = "global"
             if not (t.base.is_scalar or t.base.is_struct):
                 raise low.error(p, f"parameter '{p.name}' must point to numbers or structs", construct="parameter")
@@ -76,5 +83,5 @@ def kernel_params(low, fdef):
         var = low.new_var(p.name, t, space=space)
         var.param = True
         low.scopes[-1][p.name] = Sym("var", t, var=var)
-        params.append(Param(p.name, str(t), t.is_pointer, np.dtype(dtype), var.name))
+        params.append(Param(p.name, str(t), t.is_pointer, np.dtype(dtype), var.name, inner))
     return params
