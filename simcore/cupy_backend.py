@@ -279,12 +279,17 @@ class CupyModule:
         device_args = list(args)
         copies = []  # (host bytes, device bytes)
         try:
-            from .memory import PointerTable, overlap_groups
+            from .memory import PointerTable, StructArgument, overlap_groups
             arrays = [k for k, a in enumerate(args) if isinstance(a, np.ndarray) and a.ndim > 0]
             # the arrays of a `T **` argument (PointerTable) take part in the aliasing, as ("table", k, j)
             listed = [args[k] for k in arrays]
             inner = [(k, j) for k, a in enumerate(args) if isinstance(a, PointerTable) for j in range(len(a))]
             listed += [args[k].arrays[j] for k, j in inner]
+            # the arrays of a struct's pointer members: ("member", k, j)
+            members = [(k, j) for k, a in enumerate(args) if isinstance(a, StructArgument)
+                       for j in range(len(a.pointers))]
+            listed += [args[k].pointers[j][2] for k, j in members]
+            inner += [("member", k, j) for k, j in members]
             slots = arrays + inner
             dev_of = {}
             # arrays that share memory on the host share one device buffer (aliasing as on the host)
@@ -303,6 +308,9 @@ class CupyModule:
                 if isinstance(a, PointerTable):     # CuPy's T **: an array of the copies' .data.ptr
                     device_args[k] = cupy.asarray(np.array([dev_of[(k, j)].data.ptr for j in range(len(a))],
                                                            np.uint64))
+                elif isinstance(a, StructArgument):  # CuPy takes a structured scalar by value
+                    data = a.with_addresses([dev_of[("member", k, j)].data.ptr for j in range(len(a.pointers))])
+                    device_args[k] = data.view(a.dtype)[0]
             for k, a in enumerate(args):
                 if isinstance(a, np.ndarray) and a.ndim == 0:  # 0-d array: a scalar of its dtype
                     device_args[k] = a[()]

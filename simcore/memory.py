@@ -74,6 +74,24 @@ class PointerTable:
         return len(self.arrays)
 
 
+class StructArgument:
+    """The argument of a struct parameter passed by value: its bytes, and the arrays its pointer
+    members point to ((byte offset, name, array)); each backend writes their device addresses
+    into the bytes."""
+
+    def __init__(self, data, dtype, pointers=()):
+        self.data = data              # uint8 array of the struct's bytes
+        self.dtype = dtype            # the struct's numpy structured dtype (C's layout)
+        self.pointers = list(pointers)
+
+    def with_addresses(self, addresses):
+        """The bytes with the pointer members set to `addresses` (in the order of `pointers`)."""
+        out = self.data.copy()
+        for (off, _, _), a in zip(self.pointers, addresses):
+            out[off:off + 8] = np.frombuffer(np.uint64(a).tobytes(), np.uint8)
+        return out
+
+
 def region_base(region):
     return (region << REGION_SHIFT) + HALF
 
@@ -100,6 +118,7 @@ class Memory:
         self.wave = None
         self.regions = {}
         self._views = {}
+        self._local_values = {}      # local region -> the bytes each thread's copy starts with, or None
         self.report = report         # report.Reporter: raises the faults found here
         self.plugins = plugins       # plugins.Plugins: told of every access; the checks decide faults
 
@@ -148,11 +167,13 @@ class Memory:
     def add_shared(self, arr, nbytes):
         self.regions[arr.region] = Region(arr.region, "shared", arr.name, nbytes, arr.elem.dtype)
 
-    def add_local(self, var):
-        """An addressable local variable (program.LocalVariable): one copy per thread."""
+    def add_local(self, var, value=None):
+        """An addressable local variable (program.LocalVariable): one copy per thread; value: the
+        bytes every thread's copy starts with (a struct parameter passed by value)."""
         elem = var.elem
         dtype = np.dtype(np.int64) if elem.is_pointer else elem.dtype
         self.regions[var.region] = Region(var.region, "local", var.name, var.nbytes, dtype)
+        self._local_values[var.region] = value
 
     def new_wave(self, wave, track_init, granule):
         """Fresh shared memory for the blocks of a wave (garbage-filled, nothing written)."""
@@ -165,8 +186,12 @@ class Memory:
                 for key in [k for k in self._views if k[0] == r.id]:
                     del self._views[key]
             elif r.kind == "local":
+                value = self._local_values.get(r.id)
                 r.storage = np.zeros((wave.S, r.nbytes), np.uint8)
                 r.init = np.zeros((wave.S, r.nbytes), bool)
+                if value is not None:
+                    r.storage[:] = value
+                    r.init[:] = True
                 for key in [k for k in self._views if k[0] == r.id]:
                     del self._views[key]
         self.granule = granule

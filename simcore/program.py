@@ -57,6 +57,7 @@ class LocalVariable:
     ctype: object        # ctype of the variable (an Array for arrays)
     region: int          # address-space region (memory.FIRST_LOCAL_REGION + k)
     line: int = 0
+    param: str = ""      # a struct parameter passed by value: its bytes come from the launch
     constant = False     # as ModuleVariable's: kernels write it
     space = "local"
 
@@ -88,6 +89,7 @@ class Param:
     dtype: object        # numpy dtype of the scalar, or of the pointee
     var: str = ""        # register name inside the program
     inner: object = None  # `T **`: numpy dtype of the arrays its pointers point to (the pointee is an address)
+    pointer_members: tuple = ()   # a struct by value: (member path "a.p", byte offset, pointee dtype) of its pointers
 
 
 @dataclass

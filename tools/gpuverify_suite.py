@@ -92,7 +92,9 @@ def argument(param, threads):
         return [np.zeros(n, param.inner) for _ in range(4)]
     if param.is_pointer:
         return np.zeros(n, dtype)
-    if dtype.fields is not None:
+    if dtype.fields is not None:          # a struct by value: its pointer members get arrays
+        if param.pointer_members:
+            return {path: np.zeros(n, pointee) for path, _, pointee in param.pointer_members}
         return np.zeros((), dtype)[()]
     if dtype.kind == "f":
         return dtype.type(1.5)

@@ -12,7 +12,7 @@ from pycparser import c_ast
 
 from .. import ctype as T
 from ..memory import FIRST_LOCAL_REGION, region_base
-from ..program import LocalVariable, ModuleVariable
+from ..program import LocalVariable, ModuleVariable, Param
 from .code import ALIGNED, MisalignedHole, TaintHole, always, taint_of
 from .values import (DT, LocalElementTarget, LocalStructElementTarget, LocalStructTarget, MemoryTarget, RegisterTarget, Sym, Val,
                      convert_const, local_pointer, regs_of, struct_value)
@@ -500,6 +500,33 @@ class AggregateLowering:
                 raise self.error(init, "a number takes one initializer", construct="initializer")
             init = init.exprs[0] if init.exprs else c_ast.Constant("int", "0", node.coord)
         self.store(addr, ctype, "local", self.convert_for_assign(self.value(self.expr(init)), ctype, node), node)
+
+    # ----------------------------------------------------------------- structs passed to a kernel by value
+    def struct_param(self, p, t):
+        """A struct passed by value: a copy per thread in local memory (the kernel may change it and
+        take its address), starting with the launch's bytes (memory.StructArgument)."""
+        var = LocalVariable(p.name, t, FIRST_LOCAL_REGION + len(self.local_vars), p.coord.line if p.coord else 0,
+                            param=p.name)
+        self.local_vars.append(var)
+        self.scopes[-1][p.name] = Sym("module_var", t, shared=var, scalar=True)
+        return Param(p.name, str(t), False, t.dtype, "", pointer_members=tuple(self.pointer_members(p, t)))
+
+    def pointer_members(self, p, t, prefix="", base=0):
+        """(member path, byte offset, pointee dtype) of every pointer inside struct t."""
+        for f in t.fields:
+            path, off = prefix + f.name, base + f.offset
+            if f.ctype.is_struct:
+                yield from self.pointer_members(p, f.ctype, path + ".", off)
+            elif f.ctype.is_array and not f.ctype.base.is_scalar:
+                raise self.error(p, f"parameter '{p.name}': member '{path}' is an array of {f.ctype.base}; a "
+                                    "struct passed by value to a kernel may hold numbers, arrays of numbers, "
+                                    "structs and pointers", construct="parameter")
+            elif f.ctype.is_pointer:
+                b = f.ctype.base
+                if not (b.is_scalar or b.is_struct or b.is_void):
+                    raise self.error(p, f"parameter '{p.name}': member '{path}' must point to numbers or "
+                                        "structs", construct="parameter")
+                yield path, off, np.dtype(np.uint8) if b.is_void else np.dtype(b.dtype)
 
     # ----------------------------------------------------------------- __device__ / __constant__
     def declare_module_var(self, decl, index):

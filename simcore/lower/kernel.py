@@ -62,9 +62,8 @@ def kernel_params(low, fdef):
         if t.is_array:
             t = T.decay(t)
         if t.is_struct:
-            raise low.error(p, f"parameter '{p.name}': a struct passed by value to a kernel is not in simcore's "
-                               f"subset; pass a pointer to it ({t} *{p.name}) and a one-element array",
-                            construct="parameter")
+            params.append(low.struct_param(p, t))
+            continue
         inner = None
         if t.is_pointer and t.base.is_pointer:          # T **: a table of addresses (memory.PointerTable)
             space = "global"
