@@ -2481,6 +2481,56 @@ entry("y_syncwarp_partial_mask_skips_reader", grid=(1,), block=(32,),
       why="__syncwarp(0x5) orders threads 0 and 2, not thread 1: thread 1's read of s[0] and "
           "thread 2's later write are unordered (write-after-read)")
 
+# --------------------------------------------------------------------------- issue 19: C/C++ constructs
+def _escape_ref(a):
+    x0, n = a[0].astype(np.int64), int(a[2])
+    i = np.arange(n)
+    x, y = x0.copy(), -x0
+    x = np.where(i & 1, x, x + 3)
+    y = np.where(i & 1, y + 3, y)
+    s = 10 * (i % 5)
+    p = np.where(s > 10, s, np.where(i & 1, y, x))
+    out = a[1].copy()
+    out[:n] = (x * 1000 + y + s + p).astype(np.int32)
+    return {1: out}
+
+
+entry("local_pointer_escape", grid=(2,), block=(64,),
+      make_args=lambda: (i32(120, lo=-100, hi=100, seed=191), zeros(128), np.int32(120)),
+      reference=_escape_ref, expect="ok",
+      why="pointers to locals reassigned per thread, stepped and chosen by ?: (the locals live in local memory)")
+
+
+def _table_rows():
+    return [f32(200, seed=300 + r) for r in range(3)]
+
+
+entry("pointer_table", grid=(3,), block=(128,),
+      make_args=lambda: (_table_rows(), np.int32(3), zeros(3, np.float32), np.int32(200)),
+      reference=lambda a: {2: np.array([r.astype(np.float64).sum() for r in a[0]], np.float32)},
+      expect="ok", rtol=1e-4,
+      why="float **: a table of row pointers (the order of the float sums differs from numpy's: rtol)")
+
+
+def _by_value_args():
+    return ({"n": 100, "scale": [2.0, -0.5], "bias": 0.25, "in": {"src": f32(200, seed=192), "stride": 2}},
+            zeros(128, np.float32))
+
+
+def _by_value_ref(a):
+    i = np.arange(100)
+    out = a[1].copy()
+    src = a[0]["in"]["src"]
+    out[:100] = (src[i * 2] * np.where(i & 1, np.float32(-0.5), np.float32(2.0))
+                 + (0.25 + i).astype(np.float32)).astype(np.float32)
+    return {1: out}
+
+
+entry("struct_by_value", grid=(2,), block=(64,), make_args=_by_value_args, reference=_by_value_ref,
+      expect="ok",
+      why="a struct by value with an array member and a nested pointer member (read through); each thread "
+          "changes its own copy")
+
 # every entry is defined above this line
 BY_NAME = {e.name: e for e in ENTRIES}
 

@@ -353,6 +353,8 @@ class Memory:
         old = np.zeros(n, dtype)
         if region is None:
             return old
+        if region.kind == "local":
+            self.report.atomic_on_local(region, L, site)
         if region.readonly:
             self.report.read_only(region, L, site)
         Lk, offk = L, off

@@ -240,6 +240,16 @@ class Reporter:
                     "point into a kernel argument or a __shared__ array.",
                     [self.site_loc(site, kind)], self.who(idx[0]))
 
+    def atomic_on_local(self, region, L, site):
+        idx = self.wave.lane_index(L)
+        self.raise_("out_of_bounds", f"Atomic on the local variable {region.name}",
+                    f"the atomic at line {self.prog.sites[site].line} points to '{region.name}', a local variable "
+                    "(local memory). PTX atomics work on global and shared memory only; on local memory they are "
+                    "undefined (nvcc warns: \"Cannot do atomic on local memory\").",
+                    "a variable that only this thread sees needs no atomic: update it directly (x += v), or use "
+                    "a __shared__ or global variable if other threads must see it.",
+                    [self.site_loc(site, "atomic")], self.who(idx[0]) if len(idx) else None)
+
     def local_bounds(self, idx, length, L, site):
         lanes = self.wave.lane_index(L)
         bad = (np.asarray(idx) < 0) | (np.asarray(idx) >= length)

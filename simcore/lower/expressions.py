@@ -10,7 +10,7 @@ from ..program import Var
 from .access import SPECIALS, region_base
 from .code import ALIGNED, taint_of
 from .purity import has_boundary, is_pure
-from .values import (COMPARE, DT, MemoryTarget, Val, convert_const, fold, local_pointer, regs_of, shift,
+from .values import (COMPARE, DT, LocalElementTarget, MemoryTarget, Val, convert_const, fold, local_pointer, regs_of, shift,
                      struct_value)
 
 UNIFORM_SPECIALS = ("bdim", "gdim")     # the same for every thread: constants of the launch
@@ -293,6 +293,7 @@ class ExpressionLowering:
         return self.read(result)
 
     def binary(self, op, a, b, node):
+        a, b = self.array_as_pointer(a), self.array_as_pointer(b)
         if a.ref is not None or b.ref is not None:
             return self.local_pointer_arith(op, a, b, node)
         if a.ctype.is_struct or b.ctype.is_struct:
@@ -418,6 +419,12 @@ class ExpressionLowering:
         self.goto(join)
         self.start(join)
         return self.read(result)
+
+    def array_as_pointer(self, v):
+        """A local array in arithmetic (`v + 4`, `q < v + 4`) is a pointer to its first element."""
+        if v.local_var is None or v.ref is not None:
+            return v
+        return local_pointer(LocalElementTarget(v.local_var, self.const(0, T.INT)), T.Pointer(v.ctype.base))
 
     def result_type(self, a, b, node):
         if a.ref is not None or b.ref is not None:
