@@ -240,3 +240,7 @@ VECTOR_TYPES = {f"{b}{n}": _vector(f"{b}{n}", t, n) for b, t in _VECTOR_BASES.it
 # dim3: three unsigned ints (threadIdx, blockDim, ... as values)
 VECTOR_TYPES["dim3"] = layout_struct("dim3", [(c, UINT) for c in "xyz"])
 ALL_VECTOR_NAMES = tuple(f"{b}{n}" for b in _VECTOR_BASES for n in (1, 2, 3, 4))
+
+# C++ `auto`: the preprocessor writes it as this typedef name of its prelude (as long as the word,
+# so columns stay); lowering gives a declaration of it the type of its initializer
+AUTO_TYPE = "_aut"

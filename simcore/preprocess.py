@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from . import cooperative_groups, templates
 from .brackets import matching, rewrite_calls
-from .ctype import ALL_VECTOR_NAMES
+from .ctype import ALL_VECTOR_NAMES, AUTO_TYPE
 from .errors import CompileError
 
 IDENT = re.compile(r"[A-Za-z_]\w*")
@@ -22,7 +22,7 @@ TOKEN = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|[A-Za-z_]\w*|\d[\w.]
 PRELUDE = """typedef _Bool bool; typedef unsigned long size_t; typedef long ptrdiff_t;
 typedef unsigned int uint32_t; typedef int int32_t; typedef unsigned long long uint64_t;
 typedef long long int64_t; typedef unsigned short uint16_t; typedef short int16_t;
-typedef unsigned char uint8_t; typedef signed char int8_t; typedef unsigned int uint;
+typedef unsigned char uint8_t; typedef signed char int8_t; typedef unsigned int uint; typedef int _aut;
 """ + "".join(f"typedef struct __cuda_{v} {v}; " for v in ALL_VECTOR_NAMES + ("dim3",)) + "\n"
 # (vector types: the tag __cuda_<name> stands for ctype.VECTOR_TYPES[name] in lowering)
 
@@ -30,7 +30,7 @@ typedef unsigned char uint8_t; typedef signed char int8_t; typedef unsigned int 
 UNSUPPORTED_WORDS = {
     "template": "C++ templates", "class": "C++ classes",
     "union": "unions", "namespace": "namespaces", 
-    "goto": "goto", "auto": "C++ auto type deduction",
+    "goto": "goto",
     "__half": "half precision",
     "cooperative_groups": "cooperative groups", 
     "register": "the register keyword", "_Thread_local": "_Thread_local", 
@@ -384,6 +384,9 @@ def _cuda_spellings(text, lines):
                      "code only (a launch from a kernel, dynamic parallelism, is not in its subset): launch the "
                      "kernel from Python instead, kernel(grid, block, (arguments...))",
                      line, lines, column=col, construct="<<<")
+    # C++'s `auto` (a type deduced from the initializer): the typedef name AUTO_TYPE, which lowering
+    # replaces by the initializer's type (`auto` itself stands for __constant__ below)
+    text = re.sub(r"\bauto\b", AUTO_TYPE, text)
     # Words that are outside the subset get a clear, located message.
     for m in IDENT.finditer(text):
         w = m.group(0)

@@ -28,6 +28,9 @@ MAX_COPIED_NUMBERS = 256      # numbers in one whole-struct copy
 class AggregateLowering:
     # ----------------------------------------------------------------- types
     def typedef_type(self, name, node):
+        if name == T.AUTO_TYPE:       # deduced only where declarations.declare_auto knows the initializer
+            raise self.error(node, "auto is deduced here only for a local variable with an initializer "
+                                   "(auto x = expr;); write the type", construct="auto")
         t = self.typedef_types.get(name)
         if name in T.UNSUPPORTED_VECTORS:        # named where it is used, not in the prelude
             raise self.error(node, self.unsupported_vector(name), construct=name)

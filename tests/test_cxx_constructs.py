@@ -1,0 +1,63 @@
+"""C++ constructs of course-level code (issue 19): `auto` for locals, unions, member functions
+of structs. Each runs with C++'s meaning or is refused by name at its line."""
+import numpy as np
+import pytest
+
+import simcore
+
+
+def kernel(src, name="k"):
+    return simcore.RawModule(code=src).get_function(name)
+
+
+def compile_error(src):
+    with pytest.raises(simcore.CompileError) as info:
+        simcore.RawModule(code=src)
+    return info.value
+
+
+# ------------------------------------------------------------------------------------ auto
+def test_auto_takes_the_type_of_its_initializer():
+    k = kernel(r'''
+    struct P { float x; int n; };
+    extern "C" __global__ void k(const float *a, float *b, const P *ps) {
+        auto i = threadIdx.x;              // unsigned int: i - 33 wraps
+        auto x = a[i];                     // float
+        const auto *p = a + i;             // const float *
+        auto s = ps[i];                    // a struct
+        auto m = make_float2(1.0f, 2.0f);  // float2
+        for (auto j = 0; j < 2; j++) x += p[0];
+        auto big = i - 33;
+        auto h = x / 2;                    // float: 1.5f, not 1
+        b[i] = h + s.x * s.n + m.y + (big > 100 ? 1000.0f : 0.0f);
+    }''')
+    a, b = np.arange(32, dtype=np.float32), np.zeros(32, np.float32)
+    ps = np.zeros(32, np.dtype([("x", np.float32), ("n", np.int32)]))
+    ps["x"], ps["n"] = 0.5, np.arange(32)
+    k((1,), (32,), (a, b, ps))
+    t = np.arange(32, dtype=np.float32)
+    assert np.array_equal(b, 3 * t / 2 + 0.5 * t + 2 + 1000)
+
+
+def test_auto_of_an_integer_expression_keeps_cs_integer_type():
+    k = kernel(r'''
+    extern "C" __global__ void k(long long *o) {
+        auto a = 7 / 2;                    // int
+        auto b = 3000000000u;              // unsigned int
+        auto c = 1LL << 40;                // long long
+        o[0] = a; o[1] = b + 1000000000u;  // wraps in 32 bits
+        o[2] = c; o[3] = sizeof(a) * 100 + sizeof(c);
+    }''')
+    o = np.zeros(4, np.int64)
+    k((1,), (1,), (o,))
+    assert o.tolist() == [3, (3000000000 + 1000000000) % 2 ** 32, 1 << 40, 408]
+
+
+@pytest.mark.parametrize("src,line", [
+    ('extern "C" __global__ void k(int *o) {\n  auto x;\n  o[0] = x;\n}', 2),
+    ('__device__ auto f(int v) { return v; }\nextern "C" __global__ void k(int *o) { o[0] = f(1); }', 1),
+    ('extern "C" __global__ void k(int *o) {\n  auto *p = o[0];\n}', 2),
+])
+def test_auto_without_something_to_deduce_from_is_named(src, line):
+    e = compile_error(src)
+    assert e.construct == "auto" and e.line == line, str(e)
