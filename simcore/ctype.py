@@ -87,6 +87,7 @@ class Struct(CType):
     fields: tuple        # Field, in declaration order
     size: int
     align: int
+    union: bool = False  # a union: every member at offset 0
     is_struct = True
 
     def field(self, name):
@@ -132,6 +133,21 @@ def layout_struct(name, members, min_align=1):
         offset += t.size
         align = max(align, a)
     return Struct(name, tuple(fields), align_up(max(offset, 1), align), align)
+
+
+def layout_union(name, members, min_align=1):
+    """C's layout of a union: every member at offset 0, the size the largest member's rounded up
+    to the alignment (the largest of its members', or __align__(n))."""
+    align = max([max(1, min_align)] + [max(t.align, *own) if own else t.align for _, t, *own in members])
+    size = max([1] + [t.size for _, t, *own in members])
+    return Struct(name, tuple(Field(f, t, 0) for f, t, *own in members), align_up(size, align), align, True)
+
+
+def has_union(t):
+    """Does a value of type t hold a union anywhere (its bytes can be read as another type)?"""
+    while t.is_array:
+        t = t.base
+    return t.is_struct and (t.union or any(has_union(f.ctype) for f in t.fields))
 
 
 class _Void(CType):

@@ -29,7 +29,7 @@ typedef unsigned char uint8_t; typedef signed char int8_t; typedef unsigned int 
 # Words that mean a construct outside the subset: a clear message beats a parse error.
 UNSUPPORTED_WORDS = {
     "template": "C++ templates", "class": "C++ classes",
-    "union": "unions", "namespace": "namespaces", 
+    "namespace": "namespaces", 
     "goto": "goto",
     "__half": "half precision",
     "cooperative_groups": "cooperative groups", 
@@ -83,8 +83,8 @@ def preprocess(source, options=(), name_expressions=()):
     text = _brace_initializers(text)
     # C++ names a struct by its tag alone (`Complex c;`): declare each tag as a typedef too
     # (in the prelude, so no line moves)
-    tags = dict.fromkeys(m.group(1) for m in re.finditer(r"\bstruct\s+([A-Za-z_]\w*)", text))
-    tag_typedefs = "".join(f"typedef struct {t} {t}; " for t in tags if not t.startswith("__cuda_"))
+    tags = dict.fromkeys(m.groups() for m in re.finditer(r"\b(struct|union)\s+([A-Za-z_]\w*)", text))
+    tag_typedefs = "".join(f"typedef {kind} {t} {t}; " for kind, t in tags if not t.startswith("__cuda_"))
     pre = Preprocessed(prelude + tag_typedefs + '\n# 1 "kernel.cu"\n' + text, lines, kernels,
                        struct_align=struct_align)
     if expanded is not None:

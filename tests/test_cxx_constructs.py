@@ -61,3 +61,54 @@ def test_auto_of_an_integer_expression_keeps_cs_integer_type():
 def test_auto_without_something_to_deduce_from_is_named(src, line):
     e = compile_error(src)
     assert e.construct == "auto" and e.line == line, str(e)
+
+
+# ------------------------------------------------------------------------------------ unions
+UNION = r'''
+union Bits { float f; unsigned u; unsigned char b[4]; };
+typedef union { double d; int i[2]; } DI;
+__device__ unsigned top_byte(Bits x) { return x.b[3]; }
+extern "C" __global__ void k(const float *a, unsigned *o, int *hi, const Bits *in, Bits *out, unsigned *top) {
+    int t = threadIdx.x;
+    Bits x;
+    x.f = a[t];
+    o[t] = x.u;                        // type punning through the union's bytes
+    top[t] = top_byte(x);              // passed by value: the same bytes
+    DI v;
+    v.d = (double)a[t];
+    hi[t] = v.i[1];
+    Bits y = in[t];                    // a union in global memory, copied
+    y.b[3] ^= 0x80;                    // the sign bit of the float
+    out[t] = y;
+}'''
+
+
+def test_a_union_reads_its_bytes_as_each_member():
+    k = kernel(UNION)
+    a = np.linspace(-2, 3, 32).astype(np.float32)
+    o, hi, top = np.zeros(32, np.uint32), np.zeros(32, np.int32), np.zeros(32, np.uint32)
+    out = np.zeros(32, np.uint32)
+    k((1,), (32,), (a, o, hi, a.view(np.uint32).copy(), out, top))
+    assert np.array_equal(o, a.view(np.uint32))
+    assert np.array_equal(top, a.view(np.uint32) >> 24)
+    assert np.array_equal(hi, a.astype(np.float64).view(np.int32)[1::2])
+    assert np.array_equal(out.view(np.float32), -a)
+    assert k.params[3].dtype.itemsize == 4 and k.params[3].dtype.fields["u"][1] == 0
+
+
+def test_union_layout_is_cs():
+    k = kernel(r'''
+    union A { char c; double d; int i[3]; };
+    struct S { char tag; union { int n; float f; } v; };
+    extern "C" __global__ void k(int *o) { o[0] = sizeof(union A); o[1] = sizeof(S); }''')
+    o = np.zeros(2, np.int32)
+    k((1,), (1,), (o,))
+    assert o.tolist() == [16, 8]
+
+
+def test_reading_a_member_never_written_is_undefined():
+    k = kernel('union U { float f; double d; };\nextern "C" __global__ void k(double *o) {\n'
+               '  U x;\n  x.f = 1.0f;\n  o[threadIdx.x] = x.d;\n}')
+    with pytest.raises(simcore.UndefinedValue) as info:
+        k((1,), (32,), (np.zeros(32),))
+    assert info.value.line == 5

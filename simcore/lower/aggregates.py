@@ -36,7 +36,7 @@ class AggregateLowering:
             raise self.error(node, self.unsupported_vector(name), construct=name)
         if t is None:
             inner = self.typedefs[name].type
-            if isinstance(inner, c_ast.TypeDecl) and isinstance(inner.type, c_ast.Struct):
+            if isinstance(inner, c_ast.TypeDecl) and isinstance(inner.type, (c_ast.Struct, c_ast.Union)):
                 t = self.struct_type(inner.type, name, use=node)     # errors point at the use
             else:
                 t = self.ctype_of(inner)
@@ -79,8 +79,10 @@ class AggregateLowering:
             members.append((d.name, t, self.alignas(d)))
         if len({m[0] for m in members}) != len(members):
             raise self.error(node, f"struct {name or ''} declares a member twice", construct="struct")
-        shown = typedef_name or (name if name and not name.startswith("_align") else "struct")
-        t = T.layout_struct(shown, members, self.pre.struct_align.get(name, 1) if name else 1)
+        union = isinstance(node, c_ast.Union)
+        shown = typedef_name or (name if name and not name.startswith("_align") else "union" if union else "struct")
+        layout = T.layout_union if union else T.layout_struct
+        t = layout(shown, members, self.pre.struct_align.get(name, 1) if name else 1)
         self.struct_defs[id(node)] = t
         if name:
             self.struct_tags[name] = t
@@ -106,9 +108,9 @@ class AggregateLowering:
                 inner = node.type
                 while isinstance(inner, (c_ast.TypeDecl, c_ast.PtrDecl, c_ast.ArrayDecl)):
                     inner = inner.type
-                if isinstance(inner, c_ast.Struct) and inner.decls is not None:
+                if isinstance(inner, (c_ast.Struct, c_ast.Union)) and inner.decls is not None:
                     self.struct_type(inner, node.name)
-            elif isinstance(node.type, c_ast.Struct):
+            elif isinstance(node.type, (c_ast.Struct, c_ast.Union)):
                 self.struct_type(node.type)
 
     # ----------------------------------------------------------------- struct values
@@ -339,7 +341,15 @@ class AggregateLowering:
         addr = self.tmp(addr)
         if ctype.is_struct:
             self.vector_alignment_check(addr, ctype, node, "write")
-            items = [(f.name, f.ctype, self.member_address(addr, f)) for f in ctype.fields]
+            fields = ctype.fields
+            if ctype.union:
+                # A union copy: every member holds the same bytes, stored widest first so that each
+                # byte ends with its value; which member was last written is not known, so its
+                # bytes go unchecked for undefinedness (a copy is never called undefined)
+                fields = sorted(fields, key=lambda f: -f.ctype.size)
+                val = struct_value(ctype, {k: Val(v.code, v.ctype, regs=v.regs) if v.parts is None else v
+                                           for k, v in val.parts.items()})
+            items = [(f.name, f.ctype, self.member_address(addr, f)) for f in fields]
         else:
             items = [(k, ctype.base, self.element_of(addr, ctype.base, k)) for k in range(ctype.length)]
         for key, t, a in items:

@@ -91,14 +91,19 @@ class CallLowering:
                                      construct=name)
                 scope[p.name] = Sym("local_array", v.ctype, var=v.local_var)
                 continue
-            if pt.is_struct:                 # by value: a copy in registers
-                sym = self.struct_sym(f"{name}_{p.name}", pt, node)
-                self.write_struct(sym, v, node)
+            if self.decl_key(p) in self.addressable or T.has_union(pt):   # `&param` escapes, or a union:
+                sym = self.declare_addressable_local(p, pt, init=False)    # the copy in local memory
+                addr = self.module_var_address(sym)
+                if pt.is_struct:
+                    self.store_struct(addr, pt, "local", v, node)
+                else:
+                    self.store(addr, pt, "local", self.convert_for_assign(v, pt, node), node)
                 scope[p.name] = sym
                 continue
-            if self.decl_key(p) in self.addressable:       # `&param` escapes: the copy in local memory
-                sym = self.declare_addressable_local(p, pt, init=False)
-                self.store(self.module_var_address(sym), pt, "local", self.convert_for_assign(v, pt, node), node)
+            if pt.is_struct:                 # by value: a copy in registers
+                sym = self.struct_sym(f"{name}_{p.name}", pt, node)
+                self.note_decl(p, sym)
+                self.write_struct(sym, v, node)
                 scope[p.name] = sym
                 continue
             var = self.new_var(f"{name}_{p.name}", pt, space=v.space)

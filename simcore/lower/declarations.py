@@ -48,7 +48,8 @@ class DeclarationLowering:
                              construct="extern")
         if ctype.is_void:
             raise self.error(node, "a variable cannot be void", construct="void")
-        if self.decl_key(node) in self.addressable:      # its address escapes: in local memory
+        if self.decl_key(node) in self.addressable or T.has_union(ctype):   # its address escapes, or its
+            # bytes are read as another type (a union): in local memory
             self.declare_addressable_local(node, ctype)
             return
         if ctype.is_array:

@@ -39,7 +39,7 @@ class TypeLowering:
         if isinstance(node, c_ast.Struct):
             return self.struct_type(node)
         if isinstance(node, c_ast.Union):
-            raise self.error(node, "unions are not in simcore's subset", construct="union")
+            return self.struct_type(node)
         raise self.error(node, f"unsupported type {type(node).__name__}", construct=type(node).__name__)
 
     def expr_without_emitting(self, node):
