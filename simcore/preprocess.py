@@ -28,7 +28,7 @@ typedef unsigned char uint8_t; typedef signed char int8_t; typedef unsigned int 
 
 # Words that mean a construct outside the subset: a clear message beats a parse error.
 UNSUPPORTED_WORDS = {
-    "template": "C++ templates", "class": "C++ classes",
+    "template": "C++ templates",
     "namespace": "namespaces", 
     "goto": "goto",
     "__half": "half precision",
@@ -50,6 +50,7 @@ class Preprocessed:
     kernel_names: dict = field(default_factory=dict)   # C name of a template instance -> "k<256>"
     template_kernels: list = field(default_factory=list)
     struct_align: dict = field(default_factory=dict)   # struct tag -> n of `struct __align__(n) tag`
+    methods: dict = field(default_factory=dict)        # struct tag -> {member function: its function's name}
 
 
 def preprocess(source, options=(), name_expressions=()):
@@ -76,17 +77,19 @@ def preprocess(source, options=(), name_expressions=()):
     if cooperative_groups.uses_cooperative_groups(text):
         text = cooperative_groups.rewrite(text, lines)
         prelude += cooperative_groups.PRELUDE
+    # a C++ class is a struct whose members are private by default: the same code for simcore
+    text = re.sub(r"\bclass\b(?=\s+[A-Za-z_]\w*\s*[{:;])", "struct", text)
     text, kernels = _cuda_spellings(text, lines)
     text, struct_align = _alignment_specifiers(text, lines)
     text = _device_variables(text)
-    _struct_bodies(text, lines)
+    text, methods = _member_functions(text, lines)
     text = _brace_initializers(text)
     # C++ names a struct by its tag alone (`Complex c;`): declare each tag as a typedef too
     # (in the prelude, so no line moves)
     tags = dict.fromkeys(m.groups() for m in re.finditer(r"\b(struct|union)\s+([A-Za-z_]\w*)", text))
     tag_typedefs = "".join(f"typedef {kind} {t} {t}; " for kind, t in tags if not t.startswith("__cuda_"))
     pre = Preprocessed(prelude + tag_typedefs + '\n# 1 "kernel.cu"\n' + text, lines, kernels,
-                       struct_align=struct_align)
+                       struct_align=struct_align, methods=methods)
     if expanded is not None:
         pre.kernel_names, pre.template_kernels = expanded.names, expanded.template_kernels
     return pre
@@ -473,18 +476,101 @@ STRUCT_OPEN = re.compile(r"\bstruct\s+(?:[A-Za-z_]\w*\s*)?\{")
 MEMBER_FUNCTION = re.compile(r"\b([A-Za-z_]\w*)\s*\([^;{}]*\)\s*(?:const\s*)?[{:;]")
 
 
-def _struct_bodies(text, lines):
-    """C++ member functions and constructors in a struct: named, not a bare syntax error."""
-    for m in STRUCT_OPEN.finditer(text):
-        close = matching(text, m.end() - 1, "{", "}")
-        body = text[m.end():close if close > 0 else len(text)]
-        f = MEMBER_FUNCTION.search(body)
-        if f and f.group(1) != "_Alignas":
-            at = m.end() + f.start()
-            raise _error(f"member functions and constructors of structs ('{f.group(1)}') are not in simcore's CUDA "
-                         "subset: write a __device__ function that takes the struct (or a pointer to it)",
-                         _line_of(text, at), lines, column=at - (text.rfind("\n", 0, at) + 1) + 1,
-                         construct="member function")
+ACCESS_LABEL = re.compile(r"\b(?:public|private|protected)\s*:(?!:)")
+STRUCT_TAG = re.compile(r"\bstruct\s+([A-Za-z_]\w*)\s*\{")
+MEMBER_NAME = re.compile(r"(\.|->)?(\s*)\b([A-Za-z_]\w*)\b")
+
+
+def _member_functions(text, lines):
+    """Member functions of a struct (or class): each becomes a free function `Tag__name(Tag *this,
+    ...)` appended after a `# N "kernel.cu"` marker (its errors keep their lines), the members it
+    names bare written `this->member`; lowering calls it for `s.name(...)` / `p->name(...)`
+    (-> (text, {tag: {name: function}})). Access labels go. Constructors, destructors, static and
+    overloaded member functions are named, not a bare syntax error."""
+    methods, appended = {}, []
+    out, pos = [], 0
+    for m in STRUCT_TAG.finditer(text):
+        if m.start() < pos:
+            continue                     # a struct inside one already done
+        tag, open_ = m.group(1), m.end() - 1
+        close = matching(text, open_, "{", "}")
+        if close < 0:
+            continue
+        body = ACCESS_LABEL.sub(lambda a: _blank(a.group(0)), text[open_ + 1:close])
+        found = list(_method_definitions(body))
+        if not found and body == text[open_ + 1:close]:
+            continue
+        own = {}
+        for start, name_at, name, params, const, body_open, body_close in found:
+            at = open_ + 1 + name_at
+            where = dict(line=_line_of(text, at), lines=lines, column=at - (text.rfind("\n", 0, at) + 1) + 1)
+            head = body[start:name_at]
+            if name == tag or head.rstrip().endswith("~"):
+                raise _error(f"constructors and destructors of structs ('{name}') are not in simcore's CUDA subset: "
+                             "initialise the members where the variable is declared (S s = {...};)",
+                             where["line"], lines, column=where["column"], construct="member function")
+            if re.search(r"\b(static|virtual)\b", head):
+                word = re.search(r"\b(static|virtual)\b", head).group(1)
+                raise _error(f"{word} member functions ('{name}') are not in simcore's CUDA subset: write a "
+                             "__device__ function", where["line"], lines, column=where["column"],
+                             construct="member function")
+            if name in own:
+                raise _error(f"overloaded member functions ('{name}') are not in simcore's CUDA subset: give "
+                             "them different names", where["line"], lines, column=where["column"],
+                             construct="member function")
+            own[name] = (head, params, const, body[body_open:body_close + 1], where["line"])
+        members = _data_member_names(body, found) | set(own)
+        for name, (head, params, const, fbody, line) in own.items():
+            fbody = MEMBER_NAME.sub(lambda t: t.group(0) if t.group(1) or t.group(3) not in members
+                                    else f"{t.group(2)}this->{t.group(3)}", fbody)
+            extra = "" if params.strip() in ("", "void") else ", " + params
+            appended.append(f'\n# {line} "kernel.cu"\n{head.strip()} {tag}__{name}({"const " if const else ""}'
+                            f'{tag} *this{extra}) {fbody}')
+        methods[tag] = {name: f"{tag}__{name}" for name in own}
+        for start, _, _, _, _, _, body_close in reversed(found):
+            body = body[:start] + _blank(body[start:body_close + 1]) + body[body_close + 1:]
+        out.append(text[pos:open_ + 1] + body)
+        pos = close
+    out.append(text[pos:])
+    return "".join(out) + "".join(appended), methods
+
+
+def _method_definitions(body):
+    """(start of the declaration, name position, name, parameters, const?, body's { and }) of
+    every function defined at the top level of a struct body."""
+    depth, i, stmt_start = 0, 0, 0
+    while i < len(body):
+        c = body[i]
+        if c == "{" and depth == 0:
+            head = body[stmt_start:i]
+            f = re.search(r"\b([A-Za-z_]\w*)\s*\(([^;{}]*)\)\s*(const)?\s*$", head)
+            close = matching(body, i, "{", "}")
+            if close < 0:
+                return
+            if f and f.group(1) != "_Alignas":
+                yield stmt_start, stmt_start + f.start(1), f.group(1), f.group(2), bool(f.group(3)), i, close
+                i = stmt_start = close + 1
+                continue
+            i = close + 1              # a nested struct or union: part of a data member's declaration
+            continue
+        if c == ";":
+            stmt_start = i + 1
+        i += 1
+
+
+def _data_member_names(body, found):
+    """The names a struct body declares as data members (its functions blanked first)."""
+    for start, _, _, _, _, _, close in reversed(found):
+        body = body[:start] + " " * (close + 1 - start) + body[close + 1:]
+    body = re.sub(r"\{[^{}]*\}", " ", body)       # nested struct bodies
+    names = set()
+    for decl in body.split(";"):
+        decl = re.sub(r"\[[^\]]*\]|=[^,]*", " ", decl)
+        for part in decl.split(","):
+            words = re.findall(r"[A-Za-z_]\w*", part)
+            if len(words) >= 1:
+                names.add(words[-1])
+    return names
 
 
 TYPE_WORDS = ("bool", "char", "short", "int", "unsigned", "signed", "long", "float", "double", "size_t") + \

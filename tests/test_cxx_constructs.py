@@ -112,3 +112,70 @@ def test_reading_a_member_never_written_is_undefined():
     with pytest.raises(simcore.UndefinedValue) as info:
         k((1,), (32,), (np.zeros(32),))
     assert info.value.line == 5
+
+
+# ------------------------------------------------------------------------------------ member functions
+METHODS = r'''
+struct Acc {
+    float sum;
+    int n;
+    __device__ void add(float v) { sum += v; n++; }
+    __device__ float mean() const { return n ? sum / n : 0.0f; }
+    __device__ void add_twice(float v) { add(v); this->add(v); }
+};
+class Counter {
+    int c;
+public:
+    __device__ void reset() { c = 0; }
+    __device__ int bump(int by) { c += by; return c; }
+};
+extern "C" __global__ void k(const float *a, float *o, Acc *accs, int *cnt) {
+    int t = threadIdx.x;
+    Acc acc = {0.0f, 0};
+    acc.add(a[t]);
+    acc.add_twice(1.0f);
+    o[t] = acc.mean();
+    accs[t].add(2.0f);                 // on a struct in global memory
+    Acc *p = &accs[t];
+    p->add(a[t]);
+    Counter c;
+    c.reset();
+    c.bump(t);
+    cnt[t] = c.bump(1);
+}'''
+
+
+def test_member_functions_are_inlined_with_this():
+    k = kernel(METHODS)
+    a, o = np.arange(32, dtype=np.float32), np.zeros(32, np.float32)
+    accs = np.zeros(32, np.dtype([("sum", np.float32), ("n", np.int32)]))
+    cnt = np.zeros(32, np.int32)
+    k((1,), (32,), (a, o, accs, cnt))
+    t = np.arange(32)
+    assert np.allclose(o, (t + 2) / 3)
+    assert np.array_equal(accs["sum"], t + 2) and np.array_equal(accs["n"], np.full(32, 2))
+    assert np.array_equal(cnt, t + 1)
+
+
+def test_a_race_inside_a_member_function_is_found_at_its_line():
+    src = ('struct Box {\n  int v;\n  __device__ void put(int x) { v = x; }\n};\n'
+           'extern "C" __global__ void k(Box *b) {\n  b[0].put(threadIdx.x);\n}')
+    with pytest.raises(simcore.DataRace) as info:
+        kernel(src)((1,), (64,), (np.zeros(1, np.int32),))
+    assert info.value.line == 3
+
+
+@pytest.mark.parametrize("src,words,line", [
+    ("struct S {\n  int a;\n  __device__ S() { a = 0; }\n};", "constructors and destructors", 3),
+    ("struct S {\n  int a;\n  __device__ ~S() { }\n};", "constructors and destructors", 3),
+    ("struct S {\n  int a;\n  static __device__ int one() { return 1; }\n};", "static member functions", 3),
+    ("struct S {\n  int a;\n  __device__ int f() { return 1; }\n  __device__ int f(int x) { return x; }\n};",
+     "overloaded member functions", 4),
+    ("struct S { int a; };\nextern \"C\" __global__ void k(int *o) {\n  S s = {1};\n  o[0] = s.g();\n}",
+     "has no member function 'g'", 4),
+])
+def test_member_functions_outside_the_subset_are_named(src, words, line):
+    if "__global__" not in src:
+        src += '\nextern "C" __global__ void k(int *o) { }'
+    e = compile_error(src)
+    assert words in str(e) and e.line == line, str(e)

@@ -393,8 +393,8 @@ def test_cxx_brace_initialisation_designated_initializers_and_dim3():
 
 
 @pytest.mark.parametrize("src,words,line", [
-    ("struct S {\n  int a;\n  __device__ int get() { return a; }\n};\nextern \"C\" __global__ void k(int *o) { }",
-     "member functions and constructors", 3),
+    ("struct S {\n  int a;\n  __device__ S() { a = 0; }\n};\nextern \"C\" __global__ void k(int *o) { }",
+     "constructors and destructors", 3),
     ("extern \"C\" __global__ void k(int *o) {\n  auto x;\n  o[1] = x;\n}", "needs an initializer", 2),
     ("struct Node {\n  int v;\n  Node *next;\n};\nextern \"C\" __global__ void k(int *o) { }", "points to itself", 3),
 ])

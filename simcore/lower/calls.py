@@ -13,7 +13,9 @@ from .values import Sym, Val
 class CallLowering:
     def visit_FuncCall(self, node):
         if isinstance(node.name, c_ast.StructRef):
-            return self.method_call(node)        # a cooperative group's member function (groups.py)
+            if self.is_group_expression(node.name.name):
+                return self.method_call(node)    # a cooperative group's member function (groups.py)
+            return self.struct_method_call(node)
         if not isinstance(node.name, c_ast.ID):
             raise self.error(node, "function pointers are not in simcore's subset", construct="call")
         name = node.name.name
@@ -58,7 +60,38 @@ class CallLowering:
         return [self.read(v) if isinstance(v, Var) else self.read_struct(v, node) if isinstance(v, Sym) else v
                 for v in vals]
 
-    def inline_call(self, name, args, node):
+    def is_group_expression(self, node):
+        """Does `node` name a cooperative group (`block`, `cg::this_thread_block()`)?"""
+        if isinstance(node, c_ast.ID):
+            return self.lookup(node.name, node).kind == "group"
+        return isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID) \
+            and node.name.name.startswith("__cg_")
+
+    def struct_method_call(self, node):
+        """`s.f(args)` / `p->f(args)`: the member function (preprocess.py made it `Tag__f(Tag *this,
+        ...)`) inlined with `this` the object's address (a compile-time pointer for a local)."""
+        ref = node.name
+        method = ref.field.name
+        args = list(node.args.exprs) if node.args is not None else []
+        if ref.type == "->":
+            this = self.value(self.expr(ref.name))
+        else:
+            this = self.visit_UnaryOp(c_ast.UnaryOp("&", ref.name, ref.coord))
+        struct = this.ref.ctype if this.ref is not None else this.ctype.base if this.ctype.is_pointer else None
+        if struct is None or not struct.is_struct:
+            raise self.error(node, f"request for member function '{method}' in something that is not a struct "
+                                   f"({this.ref.ctype if this.ref is not None else this.ctype})",
+                             construct="member function")
+        fname = self.pre.methods.get(struct.name, {}).get(method)
+        if fname is None or fname not in self.funcs:
+            raise self.error(node, f"{struct} has no member function '{method}'", construct=method)
+        if this.ref is None and this.const is None and any(has_boundary(a) for a in args):
+            this = self.read(self.reg_tmp(this))     # kept across the blocks its arguments end
+        return self.inline_call(fname, args, node, this=this)
+
+    def inline_call(self, name, args, node, this=None):
+        """A __device__ function inlined; this: for a member function, the object's address (the
+        first parameter's value, evaluated by the caller)."""
         fdef = self.funcs[name]
         if any(entry[0] == name for entry in self.inline_stack):
             raise self.error(node, f"recursive call to {name}: recursion is not in simcore's subset",
@@ -69,14 +102,21 @@ class CallLowering:
                 raise self.error(p, f"parameter '{p.name}' of {name} has no type (write e.g. int {p.name})",
                                  construct=p.name)
         params = [p for p in (fdecl.args.params if fdecl.args else []) if not _is_void(p)]
-        if len(params) != len(args):
-            raise self.error(node, f"{name} takes {len(params)} argument(s), got {len(args)}", construct=name)
+        shown = name.replace("__", "::", 1) if this is not None else name
+        if len(params) - (this is not None) != len(args):
+            raise self.error(node, f"{shown} takes {len(params) - (this is not None)} argument(s), got {len(args)}",
+                             construct=shown)
         scope = {}
+        if this is not None:
+            args = [None] + args           # the object: params[0] is `this`
         groups = [k for k, p in enumerate(params) if self.is_group_decl(p)]   # cooperative groups: by name
         for k in groups:
             self.bind_group_param(scope, params[k], args[k], node)
         params = [p for k, p in enumerate(params) if k not in groups]
-        vals = self.eval_args([a for k, a in enumerate(args) if k not in groups], node, local_pointers=True)
+        vals = self.eval_args([a for k, a in enumerate(args) if k not in groups and a is not None], node,
+                              local_pointers=True)
+        if this is not None:
+            vals = [this] + vals
         ret_type = self.ctype_of(fdecl.type)
         for p, v in zip(params, vals):
             pt = self.ctype_of(p.type)
