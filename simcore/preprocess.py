@@ -79,6 +79,7 @@ def preprocess(source, options=(), name_expressions=()):
         prelude += cooperative_groups.PRELUDE
     # a C++ class is a struct whose members are private by default: the same code for simcore
     text = re.sub(r"\bclass\b(?=\s+[A-Za-z_]\w*\s*[{:;])", "struct", text)
+    text = _inheritance(text, lines)
     text, kernels = _cuda_spellings(text, lines)
     text, struct_align = _alignment_specifiers(text, lines)
     text = _device_variables(text)
@@ -398,6 +399,13 @@ def _cuda_spellings(text, lines):
             col = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
             raise _error(f"{UNSUPPORTED_WORDS[w]} {'are' if UNSUPPORTED_WORDS[w].endswith('s') else 'is'} "
                          f"not in simcore's CUDA subset", line, lines, column=col, construct=w)
+    texture = re.search(r"\b(texture|surface)\s*<", text)
+    if texture:
+        at = texture.start()
+        raise _error(f"{texture.group(1)} references ({texture.group(1)}<...>) are not in simcore's CUDA subset "
+                     "(CUDA 12 removed them): read the array through a pointer (const T *__restrict__)",
+                     _line_of(text, at), lines, column=at - (text.rfind("\n", 0, at) + 1) + 1,
+                     construct=texture.group(1))
     # extern "C" { ... }  ->  ...
     while True:
         m = re.search(r'extern\s*"C"\s*\{', text)
@@ -476,6 +484,27 @@ STRUCT_OPEN = re.compile(r"\bstruct\s+(?:[A-Za-z_]\w*\s*)?\{")
 MEMBER_FUNCTION = re.compile(r"\b([A-Za-z_]\w*)\s*\([^;{}]*\)\s*(?:const\s*)?[{:;]")
 
 
+BASE_CLAUSE = re.compile(r"\bstruct\s+([A-Za-z_]\w*)\s*:(?!:)\s*([^{;]*?)\s*\{")
+BASE_PREFIX = "__base_"      # the member that holds a base struct (lowering looks through it)
+
+
+def _inheritance(text, lines):
+    """`struct D : public B { ... }`: B's members first, as C++ lays them out: the member
+    `__base_B` of type B, through which lowering finds B's members and member functions."""
+    def repl(m):
+        bases = [b.strip() for b in m.group(2).split(",")]
+        if len(bases) != 1 or re.search(r"\bvirtual\b", bases[0]):
+            line = _line_of(text, m.start())
+            raise _error(f"struct {m.group(1)}: multiple or virtual inheritance is not in simcore's CUDA subset",
+                         line, lines, construct="inheritance")
+        base = re.sub(r"^(public|private|protected)\s+", "", bases[0])
+        if not re.fullmatch(r"[A-Za-z_]\w*", base):
+            raise _error(f"struct {m.group(1)}: the base '{base}' is not a struct name", _line_of(text, m.start()),
+                         lines, construct="inheritance")
+        return f"struct {m.group(1)} {{ {base} {BASE_PREFIX}{base}; "
+    return BASE_CLAUSE.sub(repl, text)
+
+
 ACCESS_LABEL = re.compile(r"\b(?:public|private|protected)\s*:(?!:)")
 STRUCT_TAG = re.compile(r"\bstruct\s+([A-Za-z_]\w*)\s*\{")
 MEMBER_NAME = re.compile(r"(\.|->)?(\s*)\b([A-Za-z_]\w*)\b")
@@ -487,7 +516,7 @@ def _member_functions(text, lines):
     names bare written `this->member`; lowering calls it for `s.name(...)` / `p->name(...)`
     (-> (text, {tag: {name: function}})). Access labels go. Constructors, destructors, static and
     overloaded member functions are named, not a bare syntax error."""
-    methods, appended = {}, []
+    methods, appended, all_members = {}, [], {}
     out, pos = [], 0
     for m in STRUCT_TAG.finditer(text):
         if m.start() < pos:
@@ -499,6 +528,7 @@ def _member_functions(text, lines):
         body = ACCESS_LABEL.sub(lambda a: _blank(a.group(0)), text[open_ + 1:close])
         found = list(_method_definitions(body))
         if not found and body == text[open_ + 1:close]:
+            all_members[tag] = _data_member_names(body, found)
             continue
         own = {}
         for start, name_at, name, params, const, body_open, body_close in found:
@@ -520,6 +550,10 @@ def _member_functions(text, lines):
                              construct="member function")
             own[name] = (head, params, const, body[body_open:body_close + 1], where["line"])
         members = _data_member_names(body, found) | set(own)
+        for name in list(members):          # a base's members are named bare too
+            if name.startswith(BASE_PREFIX):
+                members |= all_members.get(name[len(BASE_PREFIX):], set())
+        all_members[tag] = members
         for name, (head, params, const, fbody, line) in own.items():
             fbody = MEMBER_NAME.sub(lambda t: t.group(0) if t.group(1) or t.group(3) not in members
                                     else f"{t.group(2)}this->{t.group(3)}", fbody)
@@ -584,7 +618,7 @@ def _brace_initializers(text):
     names.update(re.findall(r"\bstruct\s+([A-Za-z_]\w*)", text))
     names.update(re.findall(r"\btypedef\b[^;{}]*?\b([A-Za-z_]\w*)\s*;", text))
     names.update(re.findall(r"\}\s*([A-Za-z_]\w*)\s*;", text))     # typedef struct {...} Name;
-    pat = re.compile(r"\b(%s)(\s*\*?\s*)([A-Za-z_]\w*)\s*\{(\s*\})?" % "|".join(map(re.escape, sorted(names))))
+    pat = re.compile(r"\b(%s)\b(\s*\*?\s*)([A-Za-z_]\w*)\s*\{(\s*\})?" % "|".join(map(re.escape, sorted(names))))
 
     def repl(m):
         return f"{m.group(1)}{m.group(2)}{m.group(3)} = {{{'0}' if m.group(4) else ''}"

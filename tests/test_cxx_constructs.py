@@ -179,3 +179,47 @@ def test_member_functions_outside_the_subset_are_named(src, words, line):
         src += '\nextern "C" __global__ void k(int *o) { }'
     e = compile_error(src)
     assert words in str(e) and e.line == line, str(e)
+
+
+# ------------------------------------------------------------------------------------ inheritance
+def test_a_derived_struct_has_its_bases_members_and_member_functions_first():
+    k = kernel(r'''
+    struct Shape { float w; __device__ float width() const { return w; } };
+    struct Box : public Shape { float h; __device__ float area() const { return width() * h; } };
+    extern "C" __global__ void k(const Box *in, float *o, Box b) {
+        int t = threadIdx.x;
+        Box x = in[t];
+        x.w += 1.0f;
+        o[t] = x.area() + b.width() * b.h + sizeof(Box);
+    }''')
+    dt = np.dtype([("w", np.float32), ("h", np.float32)])
+    boxes = np.zeros(32, dt)
+    boxes["w"], boxes["h"] = np.arange(32), 2
+    b = np.zeros((), dt)
+    b["w"], b["h"] = 3, 4
+    o = np.zeros(32, np.float32)
+    k((1,), (32,), (boxes, o, b[()]))
+    assert np.array_equal(o, (np.arange(32) + 1) * 2 + 12 + 8)
+
+
+def test_multiple_inheritance_is_named():
+    e = compile_error('struct A { int a; };\nstruct B { int b; };\nstruct C : A, B { int c; };\n'
+                      'extern "C" __global__ void k(int *o) { }')
+    assert e.construct == "inheritance" and e.line == 3
+
+
+def test_a_member_named_like_a_type_prefix_is_not_a_brace_initializer():
+    """`} s;` made `s` a type name, and `struct {` then read as `s truct {`: a syntax error."""
+    k = kernel(r'''
+    struct S { struct { int *p; int n; } s; };
+    extern "C" __global__ void k(S a) { a.s.p[threadIdx.x] = a.s.n; }''')
+    out = np.zeros(32, np.int32)
+    k((1,), (32,), ({"s": {"p": out, "n": 9}},))
+    assert np.array_equal(out, np.full(32, 9))
+
+
+def test_texture_references_are_named():
+    """GPUVerify's argument_promotion: a texture reference (removed in CUDA 12) is refused by name."""
+    e = compile_error('texture<unsigned, 1, cudaReadModeElementType> tex;\n'
+                      '__global__ void foo() { tex1Dfetch(tex, 4); }')
+    assert e.construct == "texture" and e.line == 1

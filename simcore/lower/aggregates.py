@@ -22,6 +22,7 @@ from .values import (DT, LocalElementTarget, LocalStructElementTarget, LocalStru
 FIRST_MODULE_REGION = 128
 MAX_MODULE_VARIABLES = 128
 VECTOR_TAG = "__cuda_"
+BASE_PREFIX = "__base_"       # preprocess.py: the member holding a base struct (`struct D : B`)
 MAX_COPIED_NUMBERS = 256      # numbers in one whole-struct copy
 
 
@@ -390,6 +391,10 @@ class AggregateLowering:
                              construct="member access")
         f = t.field(fname)
         if f is None:
+            via = self.base_holding(t, fname, "field")
+            if via is not None:        # a base struct's member: s.x is s.__base_B.x
+                return self.member(c_ast.StructRef(c_ast.StructRef(node.name, node.type, c_ast.ID(via, node.coord),
+                                                                   node.coord), ".", node.field, node.coord))
             raise self.error(node, f"{t} has no member named '{fname}'", construct=fname)
         if isinstance(base, MemoryTarget):
             return MemoryTarget(self.member_address(base.address, f), f.ctype, base.space)
@@ -406,6 +411,17 @@ class AggregateLowering:
             out.local_var = m.var
             return out
         return base.parts[fname]         # a member of a struct value (a call's result)
+
+    def base_holding(self, t, name, what):
+        """The `__base_B` member of struct t whose struct (or its bases) has the member (what:
+        'field') or member function (what: 'method') `name`; None if there is none."""
+        for f in t.fields:
+            if f.name.startswith(BASE_PREFIX) and f.ctype.is_struct:
+                b = f.ctype
+                has = b.field(name) is not None if what == "field" else name in self.pre.methods.get(b.name, {})
+                if has or self.base_holding(b, name, what) is not None:
+                    return f.name
+        return None
 
     def visit_member(self, node):
         got = self.member(node)

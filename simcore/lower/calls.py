@@ -83,6 +83,12 @@ class CallLowering:
                                    f"({this.ref.ctype if this.ref is not None else this.ctype})",
                              construct="member function")
         fname = self.pre.methods.get(struct.name, {}).get(method)
+        if fname is None:
+            via = self.base_holding(struct, method, "method")
+            if via is not None:        # a base struct's member function: on s.__base_B
+                base = c_ast.StructRef(ref.name, ref.type, c_ast.ID(via, ref.coord), ref.coord)
+                return self.struct_method_call(c_ast.FuncCall(c_ast.StructRef(base, ".", ref.field, ref.coord),
+                                                              node.args, node.coord))
         if fname is None or fname not in self.funcs:
             raise self.error(node, f"{struct} has no member function '{method}'", construct=method)
         if this.ref is None and this.const is None and any(has_boundary(a) for a in args):
