@@ -2531,6 +2531,63 @@ entry("struct_by_value", grid=(2,), block=(64,), make_args=_by_value_args, refer
       why="a struct by value with an array member and a nested pointer member (read through); each thread "
           "changes its own copy")
 
+def _auto_ref(a):
+    x = a[0][:int(a[3])]
+    half = (x / np.float32(2)).astype(np.float32)
+    v = x.copy()
+    for _ in range(3):
+        v = (v + half).astype(np.float32)
+    out, wrapped = a[1].copy(), a[2].copy()
+    out[:len(x)] = v
+    i = np.arange(len(x))
+    wrapped[:len(x)] = ((i % 64) - 40) % 2 ** 32
+    return {1: out, 2: wrapped}
+
+
+entry("cxx_auto", grid=(2,), block=(64,),
+      make_args=lambda: (f32(120, -10, 10, seed=193), zeros(128, np.float32), zeros(128, np.uint32), np.int32(120)),
+      reference=_auto_ref, expect="ok", why="auto takes the initializer's type: unsigned wraps, x / 2 stays float")
+
+
+def _union_ref(a):
+    n = int(a[4])
+    x = a[0][:n]
+    bits, top, high = a[1].copy(), a[2].copy(), a[3].copy()
+    bits[:n] = x.view(np.uint32)
+    top[:n] = x.view(np.uint32) >> 24
+    high[:n] = x.astype(np.float64).view(np.int32)[1::2]
+    return {1: bits, 2: top, 3: high}
+
+
+entry("cxx_union", grid=(2,), block=(64,),
+      make_args=lambda: (f32(100, -1000, 1000, seed=194), zeros(128, np.uint32), zeros(128, np.uint32),
+                         zeros(128, np.int32), np.int32(100)),
+      reference=_union_ref, expect="ok", why="a union's members share its bytes (little-endian on both)")
+
+
+ACC = np.dtype([("sum", np.float32), ("n", np.int32)])
+
+
+def _methods_ref(a):
+    n = int(a[4])
+    x = a[0][:n]
+    i = np.arange(n)
+    total = np.zeros(n, np.float32)
+    for k in range(3):
+        total = (total + (x + np.float32(k)).astype(np.float32)).astype(np.float32)
+    means, accs, counts = a[1].copy(), a[2].copy(), a[3].copy()
+    means[:n] = ((total / np.float32(3)).astype(np.float32) * np.float32(2)).astype(np.float32)
+    accs["sum"][:n] = (accs["sum"][:n] + x + np.float32(1)).astype(np.float32)
+    accs["n"][:n] += 2
+    counts[:n] = i + 1
+    return {1: means, 2: accs, 3: counts}
+
+
+entry("cxx_member_functions", grid=(2,), block=(64,),
+      make_args=lambda: (f32(100, seed=195), zeros(128, np.float32), np.zeros(128, ACC), zeros(128), np.int32(100)),
+      reference=_methods_ref, expect="ok",
+      why="member functions inlined with this; a base struct's members and member functions")
+
 # every entry is defined above this line
 BY_NAME = {e.name: e for e in ENTRIES}
 
