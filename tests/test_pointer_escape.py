@@ -150,3 +150,15 @@ def test_the_address_of_a_device_function_parameter_escaping():
     o = np.zeros(32, np.int32)
     k((1,), (32,), (o,))
     assert np.array_equal(o, (np.arange(32) + 1) * 11)
+
+
+def test_a_pointer_stepped_past_a_local_array_is_out_of_bounds_on_one_thread_too():
+    k = kernel('extern "C" __global__ void k(int *o, int n) {\n  int v[8];\n  int *p = v;\n'
+               '  for (int i = 0; i < n; i++) { *p = i * i; p++; }\n  int s = 0;\n'
+               '  for (int *q = v; q < v + n; q++) s += *q;\n  o[0] = s;\n}')
+    o = np.zeros(1, np.int32)
+    k((1,), (1,), (o, np.int32(8)))
+    assert o[0] == sum(i * i for i in range(8))
+    with pytest.raises(simcore.OutOfBounds) as info:
+        k((1,), (1,), (o, np.int32(9)))
+    assert info.value.line == 4 and "v[8]" in str(info.value)
