@@ -2588,6 +2588,23 @@ entry("cxx_member_functions", grid=(2,), block=(64,),
       reference=_methods_ref, expect="ok",
       why="member functions inlined with this; a base struct's members and member functions")
 
+def _double4_ref(a):
+    n = int(a[3])
+    v = a[0][:4 * n].reshape(-1, 4)
+    out, sums = a[1].copy(), a[2].copy()
+    out[:4 * n] = np.stack([v[:, 3], v[:, 2], v[:, 1], v[:, 0] + v[:, 3]], axis=1).ravel()
+    i = np.arange(n)
+    sums[:n] = 6 * i + v[:, 0].astype(np.int64)
+    return {1: out, 2: sums}
+
+
+entry("vector_double4", grid=(2,), block=(64,),
+      make_args=lambda: (np.round(f32(4 * 128, -1000, 1000, seed=196)).astype(np.float64), zeros(4 * 128, np.float64),
+                         zeros(128, np.int64), np.int32(100)),
+      reference=_double4_ref, expect="ok",
+      why="double4 is 32 bytes aligned to 16 (double4_32a to 32); cudaMalloc and simcore start every array at "
+          "an address aligned far beyond that")
+
 # every entry is defined above this line
 BY_NAME = {e.name: e for e in ENTRIES}
 

@@ -149,10 +149,35 @@ def test_misaligned_vector_load_is_a_fault():
     assert info.value.kind == "misaligned" and "16 bytes" in str(info.value)
 
 
-@pytest.mark.parametrize("name", ["double4", "longlong4"])
-def test_unsupported_vector_type_is_named(name):
-    e = compile_error(f'extern "C" __global__ void k(float *o) {{\n  {name} v;\n  o[0] = v.x;\n}}')
-    assert f"vector type {name} is not supported" in str(e) and e.line == 2
+def test_wide_vectors_have_cudas_sizes_and_alignment():
+    """double4/longlong4 align to 16 (CUDA 13 names that double4_16a), double4_32a to 32."""
+    src = r'''
+    extern "C" __global__ void k(const double *in, double *out, long long *o, int shift) {
+        const double4 *v = reinterpret_cast<const double4 *>(in + shift);
+        double4 a = v[threadIdx.x];
+        longlong4 l = make_longlong4(1, 2, 3, 4);
+        out[threadIdx.x] = a.x + a.y + a.z + a.w + l.w;
+        if (threadIdx.x == 0) o[0] = sizeof(double4) * 100 + sizeof(ulonglong4_32a);
+    }
+    extern "C" __global__ void k32(const double *in, double *out, int shift) {
+        const double4_32a *v = reinterpret_cast<const double4_32a *>(in + shift);
+        double4_32a t = v[threadIdx.x];            // one 32-byte access
+        out[threadIdx.x] = t.w;
+    }'''
+    x = np.arange(4 * 32 + 8, dtype=np.float64)
+    out, o = np.zeros(32), np.zeros(1, np.int64)
+    launch(src, "k", 1, 32, (x, out, o, np.int32(0)))
+    assert np.array_equal(out, x[:128].reshape(-1, 4).sum(axis=1) + 4)
+    assert o.tolist() == [32 * 100 + 32]
+    launch(src, "k", 1, 32, (x, out, o, np.int32(2)))       # 16 bytes off: aligned for double4
+    with pytest.raises(simcore.KernelFault) as info:
+        launch(src, "k", 1, 32, (x, out, o, np.int32(1)))   # 8 bytes off
+    assert info.value.kind == "misaligned" and "16 bytes" in str(info.value)
+    launch(src, "k32", 1, 32, (x, out, np.int32(4)))        # 32 bytes off: aligned for double4_32a
+    assert np.array_equal(out, x[4:132].reshape(-1, 4)[:, 3])
+    with pytest.raises(simcore.KernelFault) as info:
+        launch(src, "k32", 1, 32, (x, out, np.int32(2)))    # 16 bytes off
+    assert info.value.kind == "misaligned" and "32 bytes" in str(info.value)
 
 
 # ------------------------------------------------------------------------------------ &local
