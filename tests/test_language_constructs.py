@@ -262,9 +262,21 @@ def test_get_global_of_an_unknown_name():
         simcore.RawModule(code=CONV).get_global("nope")
 
 
-def test_writing_constant_memory_in_a_kernel_is_a_compile_error():
-    e = compile_error('__constant__ float c[4];\nextern "C" __global__ void k(float *o) {\n  c[0] = o[0];\n}')
+def test_writing_a_constant_scalar_in_a_kernel_is_a_compile_error():
+    """nvcc: 'expression must be a modifiable lvalue'."""
+    e = compile_error('__constant__ float c;\nextern "C" __global__ void k(float *o) {\n  c = o[0];\n}')
     assert e.line == 3 and "__constant__" in str(e) and "modifiable lvalue" in str(e)
+
+
+def test_writing_a_constant_array_element_is_a_fault_when_it_runs():
+    """nvcc compiles c[i] = v (warning: "Cannot store to pointer that points to constant memory
+    space", GPUVerify's misc3): undefined on the GPU, a read-only fault on the simulator."""
+    src = '__constant__ float c[4];\nextern "C" __global__ void k(float *o, int go) {\n  if (go) c[threadIdx.x] = o[0];\n}'
+    k = simcore.RawModule(code=src).get_function("k")
+    k(1, 4, (np.zeros(4, np.float32), np.int32(0)))
+    with pytest.raises(simcore.KernelFault) as info:
+        k(1, 4, (np.zeros(4, np.float32), np.int32(1)))
+    assert info.value.kind == "read_only" and info.value.line == 3 and "__constant__ variable c" in str(info.value)
 
 
 def test_host_variable_is_refused_and_file_scope_const_is_a_constant():

@@ -177,9 +177,16 @@ class AccessLowering:
             if target.ctype.is_array:
                 raise self.error(node, "cannot assign to an array", construct="assignment")
             if target.space == "constant":
-                raise self.error(node, "expression must be a modifiable lvalue: this is __constant__ memory, "
-                                       "which kernels can only read (the host writes it, through "
-                                       "RawModule.get_global(name))", construct="__constant__")
+                assigned = getattr(node, "lvalue", None) or getattr(node, "expr", None)
+                if isinstance(assigned, c_ast.ID) or target.ctype.is_struct:
+                    raise self.error(node, "expression must be a modifiable lvalue: this is __constant__ memory, "
+                                           "which kernels can only read (the host writes it, through "
+                                           "RawModule.get_global(name))", construct="__constant__")
+                # c[i] = v: nvcc compiles it (warning: "Cannot store to pointer that points to constant
+                # memory space"); what the GPU does is undefined: a read-only fault when it runs
+                self.store(target.address, target.ctype, target.space,
+                           self.convert_for_assign(val, target.ctype, node), node)
+                return
             if target.ctype.is_struct:
                 self.store_struct(target.address, target.ctype, target.space, val, node)
                 return
