@@ -265,3 +265,7 @@ ALL_VECTOR_NAMES = tuple(f"{b}{n}" for b in _VECTOR_BASES for n in (1, 2, 3, 4))
 # C++ `auto`: the preprocessor writes it as this typedef name of its prelude (as long as the word,
 # so columns stay); lowering gives a declaration of it the type of its initializer
 AUTO_TYPE = "_aut"
+
+# A pointer to a __device__ function is, to the simulator, the function's number (1, 2, ...; 0 is
+# null): a 64-bit unsigned value, as wide as the GPU's code address
+FUNCTION_POINTER = ULLONG

@@ -257,6 +257,16 @@ class Reporter:
                     "a __shared__ or global variable if other threads must see it.",
                     [self.site_loc(site, "atomic")], self.who(idx[0]) if len(idx) else None)
 
+    def bad_function_pointer(self, value, L, site):
+        idx = self.wave.lane_index(L)
+        v = int(value[0]) if len(value) else 0
+        what = "a null function pointer" if v == 0 else f"a function pointer that is no function of the module ({v})"
+        self.raise_("out_of_bounds", f"Call through {what}",
+                    f"the call at line {self.prog.sites[site].line} goes through {what}: on the GPU the thread "
+                    "jumps to no code (an illegal instruction or address).",
+                    "set the pointer to a __device__ function of the module (f = my_function;) before calling it.",
+                    [self.site_loc(site, "call")], self.who(idx[0]) if len(idx) else None)
+
     def local_bounds(self, idx, length, L, site):
         lanes = self.wave.lane_index(L)
         bad = (np.asarray(idx) < 0) | (np.asarray(idx) >= length)

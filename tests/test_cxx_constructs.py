@@ -223,3 +223,40 @@ def test_texture_references_are_named():
     e = compile_error('texture<unsigned, 1, cudaReadModeElementType> tex;\n'
                       '__global__ void foo() { tex1Dfetch(tex, 4); }')
     assert e.construct == "texture" and e.line == 1
+
+
+# ------------------------------------------------------------------------------------ function pointers
+FUNCTION_POINTERS = r'''
+__device__ float twice(float *v, unsigned int i) { return v[i] * 2.0f; }
+__device__ float half(float *v, unsigned int i) { return v[i] * 0.5f; }
+__device__ void bump(int *c) { *c += 1; }
+typedef float (*op_t)(float *, unsigned int);
+extern "C" __global__ void k(float *v, float *o, int *c, int pick) {
+    unsigned t = threadIdx.x;
+    op_t f = (t & 1) ? twice : &half;          // chosen per thread
+    o[t] = f(v, t) + (*f)(v, t);
+    void (*g)(int *) = bump;
+    int n = 0;
+    g(&n);
+    c[t] = n;
+    if (pick) {
+        op_t none = 0;
+        o[t] = none(v, t);
+    }
+}'''
+
+
+def test_calls_through_function_pointers_reach_the_function_each_thread_holds():
+    k = kernel(FUNCTION_POINTERS)
+    v, o, c = np.arange(32, dtype=np.float32), np.zeros(32, np.float32), np.zeros(32, np.int32)
+    k((1,), (32,), (v, o, c, np.int32(0)))
+    t = np.arange(32)
+    assert np.array_equal(o, np.where(t & 1, 4 * t, t))
+    assert np.array_equal(c, np.ones(32))
+
+
+def test_a_call_through_a_null_function_pointer_is_a_fault_at_its_line():
+    k = kernel(FUNCTION_POINTERS)
+    with pytest.raises(simcore.OutOfBounds) as info:
+        k((1,), (32,), (np.zeros(32, np.float32), np.zeros(32, np.float32), np.zeros(32, np.int32), np.int32(1)))
+    assert info.value.line == 16 and "null function pointer" in str(info.value)

@@ -16,12 +16,22 @@ class CallLowering:
             if self.is_group_expression(node.name.name):
                 return self.method_call(node)    # a cooperative group's member function (groups.py)
             return self.struct_method_call(node)
+        if isinstance(node.name, c_ast.UnaryOp) and node.name.op == "*":
+            return self.pointer_call(node.name.expr, node)       # (*f)(args)
         if not isinstance(node.name, c_ast.ID):
-            raise self.error(node, "function pointers are not in simcore's subset", construct="call")
+            raise self.error(node, "this call is not in simcore's subset (call a function by its name or through "
+                                   "a function pointer)", construct="call")
         name = node.name.name
         args = list(node.args.exprs) if node.args is not None else []
-        if name in self.funcs:          # the module's own functions come first
+        if name in self.funcs and not self.declared(name):   # the module's own functions come first
             return self.inline_call(name, args, node)
+        if self.declared(name):
+            return self.pointer_call(node.name, node)             # f(args), f a function pointer
+        if name == BAD_FUNCTION_POINTER:
+            f = self.value(self.expr(args[0]))
+            s = self.site(node, "call")
+            self.emit(f"X.bad_function_pointer({f.code}, L, {s})", reads=f.regs)
+            return Val("None", T.VOID)
         if name.startswith("__cg_"):
             return self.group_call(node, name)
         if is_vector_maker(name):
@@ -59,6 +69,61 @@ class CallLowering:
             vals.append(v)
         return [self.read(v) if isinstance(v, Var) else self.read_struct(v, node) if isinstance(v, Sym) else v
                 for v in vals]
+
+    # ----------------------------------------------------------------- function pointers
+    def declared(self, name):
+        """Is `name` a variable in scope (not a function of the module)?"""
+        return any(name in scope for scope in self.scopes) or name in self.globals
+
+    def function_number(self, name):
+        """A __device__ function as a value (`f`, `&f`): its number, 1, 2, ... (0 is null)."""
+        return self.const(1 + sorted(self.funcs).index(name), T.FUNCTION_POINTER)
+
+    def pointer_call(self, fp_node, node):
+        """A call through a function pointer: a branch per function of the module that takes as many
+        arguments, each inlined, on the pointer's number; another number (null) faults there."""
+        args = list(node.args.exprs) if node.args is not None else []
+        busy = {entry[0] for entry in self.inline_stack}
+        cands = [n for n in sorted(self.funcs) if n not in busy and len(_params(self.funcs[n])) == len(args)]
+        fp = self.value(self.expr(fp_node))
+        if not (fp.ctype.is_scalar and fp.ctype.is_integer) or fp.ref is not None:
+            raise self.error(node, "called object is not a function or function pointer", construct="call")
+        scope = {"__fp": Sym("var", T.FUNCTION_POINTER, var=self.reg_tmp(fp, T.FUNCTION_POINTER))}
+        names = []
+        for k, a in enumerate(args):         # evaluated once, before the branch
+            v = self.value(self.expr(a))
+            key = f"__fparg{k}"
+            if v.ref is not None:
+                scope[key] = Sym("ref", T.Pointer(v.ref.ctype), ref=v.ref)
+            elif v.local_var is not None:
+                scope[key] = Sym("local_array", v.ctype, var=v.local_var)
+            elif v.ctype.is_struct:
+                scope[key] = self.struct_sym_copy(v, a)
+            else:
+                scope[key] = Sym("var", v.ctype, var=self.reg_tmp(v))
+            names.append(key)
+        ret = self.ctype_of(self.funcs[cands[0]].decl.type.type) if cands else T.VOID
+        coord = node.coord
+        result = None
+        if not ret.is_void:
+            result = self.struct_sym("__fpr", ret, node) if ret.is_struct else \
+                Sym("var", ret, var=self.new_var("fp_result", ret))
+            scope["__fpr"] = result
+        chain = c_ast.FuncCall(c_ast.ID(BAD_FUNCTION_POINTER, coord), c_ast.ExprList([c_ast.ID("__fp", coord)]), coord)
+        for n in reversed(cands):
+            call = c_ast.FuncCall(c_ast.ID(n, coord), c_ast.ExprList([c_ast.ID(x, coord) for x in names], coord), coord)
+            if result is not None and self.ctype_of(self.funcs[n].decl.type.type) is not T.VOID:
+                call = c_ast.Assignment("=", c_ast.ID("__fpr", coord), call, coord)
+            test = c_ast.BinaryOp("==", c_ast.ID("__fp", coord), c_ast.Constant("int", str(self.function_number(n).const), coord), coord)
+            chain = c_ast.If(test, call, chain, coord)
+        self.scopes.append(scope)
+        try:
+            self.stmt(chain)
+        finally:
+            self.scopes.pop()
+        if result is None:
+            return Val("None", T.VOID)
+        return self.read_struct(result, node) if ret.is_struct else self.read(result.var)
 
     def is_group_expression(self, node):
         """Does `node` name a cooperative group (`block`, `cg::this_thread_block()`)?"""
@@ -182,3 +247,11 @@ def _is_void(param):
     """The `void` of `f(void)`."""
     return (isinstance(param, c_ast.Typename) and isinstance(param.type, c_ast.TypeDecl)
             and isinstance(param.type.type, c_ast.IdentifierType) and T.from_names(param.type.type.names) is T.VOID)
+
+
+def _params(fdef):
+    decl = fdef.decl.type
+    return [p for p in (decl.args.params if decl.args else []) if not _is_void(p)]
+
+
+BAD_FUNCTION_POINTER = "__simcore_bad_function_pointer"

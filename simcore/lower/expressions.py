@@ -85,6 +85,8 @@ class ExpressionLowering:
             return struct_value(T.VECTOR_TYPES["dim3"], {
                 c: self.visit_StructRef(c_ast.StructRef(node, ".", c_ast.ID(c, node.coord), node.coord))
                 for c in "xyz"})
+        if name in self.funcs and not self.declared(name):     # a function as a value: its number
+            return self.function_number(name)
         sym = self.lookup(name, node)
         if sym.kind == "var":
             return self.read(sym.var)
@@ -175,6 +177,9 @@ class ExpressionLowering:
             return self.size_of(node)
         if op in ("++", "--", "p++", "p--"):
             return self.incdec(node)
+        if op == "&" and isinstance(node.expr, c_ast.ID) and node.expr.name in self.funcs \
+                and not self.declared(node.expr.name):
+            return self.function_number(node.expr.name)
         if op == "&":
             target = self.lvalue(node.expr)
             if not isinstance(target, MemoryTarget):

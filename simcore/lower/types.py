@@ -21,6 +21,8 @@ class TypeLowering:
                 raise self.error(node, f"type '{' '.join(node.names)}' is not in simcore's subset",
                                  construct=" ".join(node.names))
             return t
+        if isinstance(node, c_ast.PtrDecl) and isinstance(node.type, c_ast.FuncDecl):
+            return T.FUNCTION_POINTER      # a pointer to a __device__ function: its number (calls.py)
         if isinstance(node, c_ast.PtrDecl):
             base = self.ctype_of(node.type)
             pointee = node.type       # `const float *p`: the qualifier is on the pointee's declarator
