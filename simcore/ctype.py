@@ -256,7 +256,8 @@ def _vector(name, base, n, align=None):
 
 
 VECTOR_TYPES = {f"{b}{n}": _vector(f"{b}{n}", t, n) for b, t in _VECTOR_BASES.items() for n in (1, 2, 3, 4)}
-VECTOR_TYPES.update({f"{b}4_{a}a": _vector(f"{b}4_{a}a", _VECTOR_BASES[b], 4, a) for b in WIDE_VECTORS for a in (16, 32)})
+VECTOR_TYPES.update({f"{b}4_{a}a": _vector(f"{b}4_{a}a", _VECTOR_BASES[b], 4, a)
+                     for b in WIDE_VECTORS for a in (16, 32)})
 # dim3: three unsigned ints (threadIdx, blockDim, ... as values)
 VECTOR_TYPES["dim3"] = layout_struct("dim3", [(c, UINT) for c in "xyz"])
 ALL_VECTOR_NAMES = tuple(f"{b}{n}" for b in _VECTOR_BASES for n in (1, 2, 3, 4)) + \

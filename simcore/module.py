@@ -465,7 +465,8 @@ def _struct_argument(a, p, where):
                               sorted(found, key=lambda x: x[0]))
     if pointers:
         raise LaunchError(f"{where}: {p.type} has pointer member(s) ({', '.join(pointers)}): pass a dict "
-                          f"{{member: value}} with a numpy array for each pointer, e.g. {{'{next(iter(pointers))}': arr}}")
+                          f"{{member: value}} with a numpy array for each pointer, e.g. "
+                          f"{{'{next(iter(pointers))}': arr}}")
     if isinstance(a, np.ndarray) and a.ndim == 0:
         a = a[()]
     if not isinstance(a, np.void) or a.dtype.fields is None:

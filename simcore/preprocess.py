@@ -221,7 +221,8 @@ def _define(rest, defines, no, lines):
 # (nvcc's, and the -I that CuPy gives NVRTC), as `<cuda.h>` does.
 TOOLKIT_HEADERS = frozenset({"cuda.h", "cuda_runtime.h", "cuda_runtime_api.h", "device_launch_parameters.h",
                              "device_functions.h", "sm_20_atomic_functions.h", "cooperative_groups.h",
-                             "cooperative_groups/reduce.h", "vector_types.h", "stdio.h", "stdint.h", "math.h", "cstdio", "cstdint"})
+                             "cooperative_groups/reduce.h", "vector_types.h", "stdio.h", "stdint.h", "math.h",
+                             "cstdio", "cstdint"})
 
 
 def _include(rest, no, lines, column):

@@ -223,7 +223,8 @@ class Reporter:
                         "memory, which kernels can only read. nvcc compiles it with a warning (\"Cannot store to "
                         "pointer that points to constant memory space\"); what the GPU then does is undefined.",
                         "write it from the host (RawModule.get_global(name)), or make it a __device__ variable "
-                        "if kernels must write it.", [self.site_loc(site, "write")], self.who(idx[0]) if len(idx) else None)
+                        "if kernels must write it.", [self.site_loc(site, "write")],
+                        self.who(idx[0]) if len(idx) else None)
         self.raise_("read_only", f"Write to the read-only array {region.name}",
                     f"the write at line {self.prog.sites[site].line} goes to argument '{region.name}', a numpy "
                     "array passed with writeable=False (e.g. a const view). simcore will not write it.",

@@ -271,7 +271,8 @@ def test_writing_a_constant_scalar_in_a_kernel_is_a_compile_error():
 def test_writing_a_constant_array_element_is_a_fault_when_it_runs():
     """nvcc compiles c[i] = v (warning: "Cannot store to pointer that points to constant memory
     space", GPUVerify's misc3): undefined on the GPU, a read-only fault on the simulator."""
-    src = '__constant__ float c[4];\nextern "C" __global__ void k(float *o, int go) {\n  if (go) c[threadIdx.x] = o[0];\n}'
+    src = ('__constant__ float c[4];\nextern "C" __global__ void k(float *o, int go) {\n'
+           '  if (go) c[threadIdx.x] = o[0];\n}')
     k = simcore.RawModule(code=src).get_function("k")
     k(1, 4, (np.zeros(4, np.float32), np.int32(0)))
     with pytest.raises(simcore.KernelFault) as info:

@@ -114,7 +114,8 @@ class CallLowering:
             call = c_ast.FuncCall(c_ast.ID(n, coord), c_ast.ExprList([c_ast.ID(x, coord) for x in names], coord), coord)
             if result is not None and self.ctype_of(self.funcs[n].decl.type.type) is not T.VOID:
                 call = c_ast.Assignment("=", c_ast.ID("__fpr", coord), call, coord)
-            test = c_ast.BinaryOp("==", c_ast.ID("__fp", coord), c_ast.Constant("int", str(self.function_number(n).const), coord), coord)
+            number = c_ast.Constant("int", str(self.function_number(n).const), coord)
+            test = c_ast.BinaryOp("==", c_ast.ID("__fp", coord), number, coord)
             chain = c_ast.If(test, call, chain, coord)
         self.scopes.append(scope)
         try:

@@ -10,8 +10,8 @@ from ..program import Var
 from .access import SPECIALS, region_base
 from .code import ALIGNED, taint_of
 from .purity import has_boundary, is_pure
-from .values import (COMPARE, DT, LocalElementTarget, MemoryTarget, Val, convert_const, fold, local_pointer, regs_of, shift,
-                     struct_value)
+from .values import (COMPARE, DT, LocalElementTarget, MemoryTarget, Val, convert_const, fold, local_pointer, regs_of,
+                     shift, struct_value)
 
 UNIFORM_SPECIALS = ("bdim", "gdim")     # the same for every thread: constants of the launch
 EXPRESSIONS = frozenset({"Constant", "ID", "StructRef", "Cast", "ExprList", "ArrayRef", "UnaryOp",
