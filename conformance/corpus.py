@@ -2605,6 +2605,22 @@ entry("vector_double4", grid=(2,), block=(64,),
       why="double4 is 32 bytes aligned to 16 (double4_32a to 32); cudaMalloc and simcore start every array at "
           "an address aligned far beyond that")
 
+def _fp_ref(a):
+    n = int(a[2])
+    x = a[0][:n]
+    i = np.arange(n)
+    sq = i % 3 == 0
+    f_x = np.where(sq, x * x, np.float32(2) * x).astype(np.float32)
+    f_1 = np.where(sq, np.float32(1), np.float32(2)).astype(np.float32)
+    out = a[1].copy()
+    out[:n] = (f_x + (f_1 + np.float32(1))).astype(np.float32)
+    return {1: out}
+
+
+entry("cxx_function_pointers", grid=(2,), block=(64,),
+      make_args=lambda: (f32(100, -3, 3, seed=197), zeros(128, np.float32), np.int32(100)),
+      reference=_fp_ref, expect="ok", why="a call through a function pointer reaches the function each thread holds")
+
 # every entry is defined above this line
 BY_NAME = {e.name: e for e in ENTRIES}
 
