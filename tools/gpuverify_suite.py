@@ -176,12 +176,16 @@ def run_file(path, root, nvcc=None):
 
 
 def main(argv=None):
+    global SCALAR_VALUE                    # noqa: PLW0603 - one setting for the whole run
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("suite", help="GPUVerify's testsuite/CUDA folder")
     ap.add_argument("--markdown", help="write the table here")
     ap.add_argument("--only", help="comma-separated test folders (relative to the suite)")
     ap.add_argument("--nvcc", nargs="?", const="nvcc", help="leave out what nvcc cannot build (path of nvcc)")
+    ap.add_argument("--scalar", type=int, default=2, help="the value of every integer scalar "
+                    "argument (default 2; 0 makes function-pointer parameters null)")
     args = ap.parse_args(argv)
+    SCALAR_VALUE = args.scalar
     nvcc = shutil.which(args.nvcc) if args.nvcc else None
     if args.nvcc and nvcc is None:
         ap.error(f"--nvcc: {args.nvcc} not found")
