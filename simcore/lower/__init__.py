@@ -52,7 +52,9 @@ def lower(pre, fdef, funcs, global_decls, type_decls=()):
     """-> (Program without compiled code, constants) for one __global__ kernel.
 
     global_decls: file-scope variables (name -> c_ast.Decl: __shared__, __device__,
-    __constant__, const numbers); type_decls: file-scope struct definitions and typedefs."""
+    __constant__, const numbers); type_decls: file-scope struct definitions and typedefs.
+    Where the address of a local escapes (builder.EscapingLocal), the kernel is lowered again
+    with that local in local memory; a kernel whose pointers never change is lowered once."""
     addressable = frozenset()
     while True:
         low = Lowerer(pre, funcs, None, addressable)
