@@ -106,7 +106,6 @@ class Region:
     storage: np.ndarray = None   # uint8 bytes; shared: (blocks in wave, nbytes); local: (slots in wave, nbytes)
     readonly: bool = False       # a numpy array passed with writeable=False
     const: bool = False          # every parameter that points into it points to const
-    constant_variable: bool = False   # a __constant__ variable of the module (kernels only read it)
     init: np.ndarray = None      # shared: which granules hold a written value (uninitialized check);
                                  # local: which bytes (always tracked: an unwritten local is undefined)
 
@@ -154,7 +153,7 @@ class Memory:
             while elem.is_array:
                 elem = elem.base
             self.regions[var.region] = Region(var.region, "global", var.name, var.nbytes, elem.dtype, buf,
-                                              readonly=var.constant, constant_variable=var.constant)
+                                              readonly=var.constant)
 
     def check_align(self, addr, align, L, site, kind):
         n = self.wave.nlanes(L)

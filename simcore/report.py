@@ -7,6 +7,7 @@ import numpy as np
 
 from .context import BAR, EXIT, JOIN, PARK, RUN, WARP
 from .errors import make_fault
+from .memory import FIRST_GLOBAL_REGION
 
 MODELS = {"independent": "independent thread scheduling (Volta and later)",
           "stack": "pre-Volta stack-based reconvergence"}
@@ -217,7 +218,7 @@ class Reporter:
 
     def read_only(self, region, L, site):
         idx = self.wave.lane_index(L)
-        if region.constant_variable:
+        if region.kind == "global" and region.id < FIRST_GLOBAL_REGION:   # a __constant__ variable
             self.raise_("read_only", f"Write to the __constant__ variable {region.name}",
                         f"the write at line {self.prog.sites[site].line} stores to '{region.name}', __constant__ "
                         "memory, which kernels can only read. nvcc compiles it with a warning (\"Cannot store to "
