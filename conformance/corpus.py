@@ -2650,6 +2650,145 @@ entry("w_named_groups_in_turn", grid=(1,), block=(128,),
       expect="ok",
       why="barrier 1 (count 64) used by threads 0-63, then, after __syncthreads(), by threads 64-127: "
           "the block barrier orders every arrival of the second group after the first group's phase")
+# --------------------------------------------------------------------------- issue 19: C/C++ constructs
+def _escape_ref(a):
+    x0, n = a[0].astype(np.int64), int(a[2])
+    i = np.arange(n)
+    x, y = x0.copy(), -x0
+    x = np.where(i & 1, x, x + 3)
+    y = np.where(i & 1, y + 3, y)
+    s = 10 * (i % 5)
+    p = np.where(s > 10, s, np.where(i & 1, y, x))
+    out = a[1].copy()
+    out[:n] = (x * 1000 + y + s + p).astype(np.int32)
+    return {1: out}
+
+
+entry("local_pointer_escape", grid=(2,), block=(64,),
+      make_args=lambda: (i32(120, lo=-100, hi=100, seed=191), zeros(128), np.int32(120)),
+      reference=_escape_ref, expect="ok",
+      why="pointers to locals reassigned per thread, stepped and chosen by ?: (the locals live in local memory)")
+
+
+def _table_rows():
+    return [f32(200, seed=300 + r) for r in range(3)]
+
+
+entry("pointer_table", grid=(3,), block=(128,),
+      make_args=lambda: (_table_rows(), np.int32(3), zeros(3, np.float32), np.int32(200)),
+      reference=lambda a: {2: np.array([r.astype(np.float64).sum() for r in a[0]], np.float32)},
+      expect="ok", rtol=1e-4,
+      why="float **: a table of row pointers (the order of the float sums differs from numpy's: rtol)")
+
+
+def _by_value_args():
+    return ({"n": 100, "scale": [2.0, -0.5], "bias": 0.25, "in": {"src": f32(200, seed=192), "stride": 2}},
+            zeros(128, np.float32))
+
+
+def _by_value_ref(a):
+    i = np.arange(100)
+    out = a[1].copy()
+    src = a[0]["in"]["src"]
+    out[:100] = (src[i * 2] * np.where(i & 1, np.float32(-0.5), np.float32(2.0))
+                 + (0.25 + i).astype(np.float32)).astype(np.float32)
+    return {1: out}
+
+
+entry("struct_by_value", grid=(2,), block=(64,), make_args=_by_value_args, reference=_by_value_ref,
+      expect="ok",
+      why="a struct by value with an array member and a nested pointer member (read through); each thread "
+          "changes its own copy")
+
+def _auto_ref(a):
+    x = a[0][:int(a[3])]
+    half = (x / np.float32(2)).astype(np.float32)
+    v = x.copy()
+    for _ in range(3):
+        v = (v + half).astype(np.float32)
+    out, wrapped = a[1].copy(), a[2].copy()
+    out[:len(x)] = v
+    i = np.arange(len(x))
+    wrapped[:len(x)] = ((i % 64) - 40) % 2 ** 32
+    return {1: out, 2: wrapped}
+
+
+entry("cxx_auto", grid=(2,), block=(64,),
+      make_args=lambda: (f32(120, -10, 10, seed=193), zeros(128, np.float32), zeros(128, np.uint32), np.int32(120)),
+      reference=_auto_ref, expect="ok", why="auto takes the initializer's type: unsigned wraps, x / 2 stays float")
+
+
+def _union_ref(a):
+    n = int(a[4])
+    x = a[0][:n]
+    bits, top, high = a[1].copy(), a[2].copy(), a[3].copy()
+    bits[:n] = x.view(np.uint32)
+    top[:n] = x.view(np.uint32) >> 24
+    high[:n] = x.astype(np.float64).view(np.int32)[1::2]
+    return {1: bits, 2: top, 3: high}
+
+
+entry("cxx_union", grid=(2,), block=(64,),
+      make_args=lambda: (f32(100, -1000, 1000, seed=194), zeros(128, np.uint32), zeros(128, np.uint32),
+                         zeros(128, np.int32), np.int32(100)),
+      reference=_union_ref, expect="ok", why="a union's members share its bytes (little-endian on both)")
+
+
+ACC = np.dtype([("sum", np.float32), ("n", np.int32)])
+
+
+def _methods_ref(a):
+    n = int(a[4])
+    x = a[0][:n]
+    i = np.arange(n)
+    total = np.zeros(n, np.float32)
+    for k in range(3):
+        total = (total + (x + np.float32(k)).astype(np.float32)).astype(np.float32)
+    means, accs, counts = a[1].copy(), a[2].copy(), a[3].copy()
+    means[:n] = ((total / np.float32(3)).astype(np.float32) * np.float32(2)).astype(np.float32)
+    accs["sum"][:n] = (accs["sum"][:n] + x + np.float32(1)).astype(np.float32)
+    accs["n"][:n] += 2
+    counts[:n] = i + 1
+    return {1: means, 2: accs, 3: counts}
+
+
+entry("cxx_member_functions", grid=(2,), block=(64,),
+      make_args=lambda: (f32(100, seed=195), zeros(128, np.float32), np.zeros(128, ACC), zeros(128), np.int32(100)),
+      reference=_methods_ref, expect="ok",
+      why="member functions inlined with this; a base struct's members and member functions")
+
+def _double4_ref(a):
+    n = int(a[3])
+    v = a[0][:4 * n].reshape(-1, 4)
+    out, sums = a[1].copy(), a[2].copy()
+    out[:4 * n] = np.stack([v[:, 3], v[:, 2], v[:, 1], v[:, 0] + v[:, 3]], axis=1).ravel()
+    i = np.arange(n)
+    sums[:n] = 6 * i + v[:, 0].astype(np.int64)
+    return {1: out, 2: sums}
+
+
+entry("vector_double4", grid=(2,), block=(64,),
+      make_args=lambda: (np.round(f32(4 * 128, -1000, 1000, seed=196)).astype(np.float64), zeros(4 * 128, np.float64),
+                         zeros(128, np.int64), np.int32(100)),
+      reference=_double4_ref, expect="ok",
+      why="double4 is 32 bytes aligned to 16 (double4_32a to 32); cudaMalloc and simcore start every array at "
+          "an address aligned far beyond that")
+
+def _fp_ref(a):
+    n = int(a[2])
+    x = a[0][:n]
+    i = np.arange(n)
+    sq = i % 3 == 0
+    f_x = np.where(sq, x * x, np.float32(2) * x).astype(np.float32)
+    f_1 = np.where(sq, np.float32(1), np.float32(2)).astype(np.float32)
+    out = a[1].copy()
+    out[:n] = (f_x + (f_1 + np.float32(1))).astype(np.float32)
+    return {1: out}
+
+
+entry("cxx_function_pointers", grid=(2,), block=(64,),
+      make_args=lambda: (f32(100, -3, 3, seed=197), zeros(128, np.float32), np.int32(100)),
+      reference=_fp_ref, expect="ok", why="a call through a function pointer reaches the function each thread holds")
 
 # every entry is defined above this line
 BY_NAME = {e.name: e for e in ENTRIES}

@@ -334,6 +334,10 @@ class Context(LaneIndexing):
                                    "is full>\n")
 
     # ---- undefined values
+    def bad_function_pointer(self, value, L, site):
+        """A call through a function pointer that names no function of the module (null)."""
+        self.report.bad_function_pointer(np.broadcast_to(np.asarray(value), (self.nlanes(L),)), L, site)
+
     def use_check(self, taint, L, site, what):
         """An undefined value decides control flow or an address: that is the fault."""
         t = np.asarray(taint)

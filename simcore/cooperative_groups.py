@@ -59,7 +59,7 @@ def rewrite(text, lines):
     qualified = re.compile(r"\b(%s)\s*::\s*([A-Za-z_]\w*)" % "|".join(map(re.escape, aliases)))
 
     source = "\n".join(lines)
-    headers = set(re.findall(r"^\s*#\s*include\s*<(cooperative_groups(?:/reduce)?\.h)>", source, re.M))
+    headers = set(re.findall(r"^\s*#\s*include\s*[<\"](cooperative_groups(?:/reduce)?\.h)[>\"]", source, re.M))
 
     def cg_name(name, pos):
         """A name of the API -> __cg_name, if its header is included (as nvcc requires)."""

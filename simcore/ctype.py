@@ -87,6 +87,7 @@ class Struct(CType):
     fields: tuple        # Field, in declaration order
     size: int
     align: int
+    union: bool = False  # a union: every member at offset 0
     is_struct = True
 
     def field(self, name):
@@ -132,6 +133,21 @@ def layout_struct(name, members, min_align=1):
         offset += t.size
         align = max(align, a)
     return Struct(name, tuple(fields), align_up(max(offset, 1), align), align)
+
+
+def layout_union(name, members, min_align=1):
+    """C's layout of a union: every member at offset 0, the size the largest member's rounded up
+    to the alignment (the largest of its members', or __align__(n))."""
+    align = max([max(1, min_align)] + [max(t.align, *own) if own else t.align for _, t, *own in members])
+    size = max([1] + [t.size for _, t, *own in members])
+    return Struct(name, tuple(Field(f, t, 0) for f, t, *own in members), align_up(size, align), align, True)
+
+
+def has_union(t):
+    """Does a value of type t hold a union anywhere (its bytes can be read as another type)?"""
+    while t.is_array:
+        t = t.base
+    return t.is_struct and (t.union or any(has_union(f.ctype) for f in t.fields))
 
 
 class _Void(CType):
@@ -226,17 +242,31 @@ def decay(t):
 _VECTOR_BASES = {"char": CHAR, "uchar": UCHAR, "short": SHORT, "ushort": USHORT, "int": INT, "uint": UINT,
                  "long": LLONG, "ulong": ULLONG, "longlong": LLONG, "ulonglong": ULLONG, "float": FLOAT,
                  "double": DOUBLE}
-# 32-byte vectors of 64-bit numbers: deprecated in CUDA 13 (double4_16a/double4_32a), not simulated
-UNSUPPORTED_VECTORS = frozenset(f"{b}4" for b in ("long", "ulong", "longlong", "ulonglong", "double"))
+# The 32-byte vectors of 64-bit numbers (double4, longlong4, ...) align to 16 bytes, as nvcc has
+# always given them (CUDA 13 deprecates the names for the explicit double4_16a and the 32-byte
+# aligned double4_32a, which are here too).
+WIDE_VECTORS = ("long", "ulong", "longlong", "ulonglong", "double")
+UNSUPPORTED_VECTORS = frozenset()
 
 
-def _vector(name, base, n):
-    align = base.size * n if n in (2, 4) else base.size
-    return layout_struct(name, [(c, base) for c in "xyzw"[:n]], min(align, 16))
+def _vector(name, base, n, align=None):
+    if align is None:
+        align = min(base.size * n if n in (2, 4) else base.size, 16)
+    return layout_struct(name, [(c, base) for c in "xyzw"[:n]], align)
 
 
-VECTOR_TYPES = {f"{b}{n}": _vector(f"{b}{n}", t, n) for b, t in _VECTOR_BASES.items() for n in (1, 2, 3, 4)
-                if f"{b}{n}" not in UNSUPPORTED_VECTORS}
+VECTOR_TYPES = {f"{b}{n}": _vector(f"{b}{n}", t, n) for b, t in _VECTOR_BASES.items() for n in (1, 2, 3, 4)}
+VECTOR_TYPES.update({f"{b}4_{a}a": _vector(f"{b}4_{a}a", _VECTOR_BASES[b], 4, a)
+                     for b in WIDE_VECTORS for a in (16, 32)})
 # dim3: three unsigned ints (threadIdx, blockDim, ... as values)
 VECTOR_TYPES["dim3"] = layout_struct("dim3", [(c, UINT) for c in "xyz"])
-ALL_VECTOR_NAMES = tuple(f"{b}{n}" for b in _VECTOR_BASES for n in (1, 2, 3, 4))
+ALL_VECTOR_NAMES = tuple(f"{b}{n}" for b in _VECTOR_BASES for n in (1, 2, 3, 4)) + \
+    tuple(f"{b}4_{a}a" for b in WIDE_VECTORS for a in (16, 32))
+
+# C++ `auto`: the preprocessor writes it as this typedef name of its prelude (as long as the word,
+# so columns stay); lowering gives a declaration of it the type of its initializer
+AUTO_TYPE = "_aut"
+
+# A pointer to a __device__ function is, to the simulator, the function's number (1, 2, ...; 0 is
+# null): a 64-bit unsigned value, as wide as the GPU's code address
+FUNCTION_POINTER = ULLONG

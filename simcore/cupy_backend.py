@@ -279,18 +279,38 @@ class CupyModule:
         device_args = list(args)
         copies = []  # (host bytes, device bytes)
         try:
-            from .memory import overlap_groups
+            from .memory import PointerTable, StructArgument, overlap_groups
             arrays = [k for k, a in enumerate(args) if isinstance(a, np.ndarray) and a.ndim > 0]
+            # the arrays of a `T **` argument (PointerTable) take part in the aliasing, as ("table", k, j)
+            listed = [args[k] for k in arrays]
+            inner = [(k, j) for k, a in enumerate(args) if isinstance(a, PointerTable) for j in range(len(a))]
+            listed += [args[k].arrays[j] for k, j in inner]
+            # the arrays of a struct's pointer members: ("member", k, j)
+            members = [(k, j) for k, a in enumerate(args) if isinstance(a, StructArgument)
+                       for j in range(len(a.pointers))]
+            listed += [args[k].pointers[j][2] for k, j in members]
+            inner += [("member", k, j) for k, j in members]
+            slots = arrays + inner
+            dev_of = {}
             # arrays that share memory on the host share one device buffer (aliasing as on the host)
-            for members, offsets, host in overlap_groups([np.ascontiguousarray(args[k]) for k in arrays]):
+            for members, offsets, host in overlap_groups([np.ascontiguousarray(a) for a in listed]):
                 dev = cupy.asarray(host)
                 copies.append((host, dev))
                 for m, off in zip(members, offsets):
-                    k = arrays[m]
-                    raw = dev[off:off + args[k].nbytes]
+                    a = listed[m]
+                    raw = dev[off:off + a.nbytes]
                     # CuPy has no structured dtypes: an array of structs goes as its bytes (the
                     # kernel only receives the address)
-                    device_args[k] = raw if args[k].dtype.fields is not None else raw.view(args[k].dtype)
+                    dev_of[slots[m]] = raw if a.dtype.fields is not None else raw.view(a.dtype)
+            for k in arrays:
+                device_args[k] = dev_of[k]
+            for k, a in enumerate(args):
+                if isinstance(a, PointerTable):     # CuPy's T **: an array of the copies' .data.ptr
+                    device_args[k] = cupy.asarray(np.array([dev_of[(k, j)].data.ptr for j in range(len(a))],
+                                                           np.uint64))
+                elif isinstance(a, StructArgument):  # CuPy takes a structured scalar by value
+                    data = a.with_addresses([dev_of[("member", k, j)].data.ptr for j in range(len(a.pointers))])
+                    device_args[k] = data.view(a.dtype)[0]
             for k, a in enumerate(args):
                 if isinstance(a, np.ndarray) and a.ndim == 0:  # 0-d array: a scalar of its dtype
                     device_args[k] = a[()]

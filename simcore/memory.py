@@ -1,9 +1,13 @@
-"""Device memory: the caller's numpy arrays (global) and one array per block (shared).
+"""Device memory: the caller's numpy arrays (global), one array per block (shared), one per
+thread (local variables whose address escapes).
 
-An address is an int64: region << 40 | (2**39 + byte offset). Every global argument and every
-__shared__ array is its own region, so pointer arithmetic never leaves the array it started
-in, and an out-of-bounds access can always name the array and the element it missed.
-Accesses are reported to the plugins (the race detector) before they happen.
+An address is an int64: region << 40 | (2**39 + byte offset). Every global argument, every
+__shared__ array and every addressable local variable is its own region, so pointer
+arithmetic never leaves the array it started in, and an out-of-bounds access can always name
+the array and the element it missed. Accesses to global and shared memory are reported to the
+plugins (the race detector) before they happen; local memory is private to its thread (the
+same address names each thread's own copy, as a GPU's local window does), so no other thread
+can race on it.
 """
 from dataclasses import dataclass
 
@@ -14,6 +18,7 @@ REGION_SHIFT = 40
 HALF = 1 << 39
 OFFSET_MASK = (1 << REGION_SHIFT) - 1
 FIRST_GLOBAL_REGION = 256
+FIRST_LOCAL_REGION = 1 << 16     # addressable local variables (lower/aggregates.py)
 GARBAGE_BYTE = 0xCD     # what never-written shared memory holds: visibly wrong, deterministic
 
 UNDEF_SHUFFLE, UNDEF_SHARED, UNDEF_LOCAL = 1, 2, 4
@@ -57,6 +62,36 @@ def overlap_groups(arrays):
     return groups
 
 
+class PointerTable:
+    """The argument of a `T **` parameter: the arrays its pointers point to. Each backend makes
+    the table of their device addresses (the simulator its addresses, CuPy its copies'
+    `.data.ptr`), so the same launch code runs on both."""
+
+    def __init__(self, arrays):
+        self.arrays = list(arrays)
+
+    def __len__(self):
+        return len(self.arrays)
+
+
+class StructArgument:
+    """The argument of a struct parameter passed by value: its bytes, and the arrays its pointer
+    members point to ((byte offset, name, array)); each backend writes their device addresses
+    into the bytes."""
+
+    def __init__(self, data, dtype, pointers=()):
+        self.data = data              # uint8 array of the struct's bytes
+        self.dtype = dtype            # the struct's numpy structured dtype (C's layout)
+        self.pointers = list(pointers)
+
+    def with_addresses(self, addresses):
+        """The bytes with the pointer members set to `addresses` (in the order of `pointers`)."""
+        out = self.data.copy()
+        for (off, _, _), a in zip(self.pointers, addresses):
+            out[off:off + 8] = np.frombuffer(np.uint64(a).tobytes(), np.uint8)
+        return out
+
+
 def region_base(region):
     return (region << REGION_SHIFT) + HALF
 
@@ -64,14 +99,15 @@ def region_base(region):
 @dataclass
 class Region:
     id: int
-    kind: str            # 'global' | 'shared'
+    kind: str            # 'global' | 'shared' | 'local'
     name: str
     nbytes: int
     dtype: np.dtype      # element type as declared (for messages)
-    storage: np.ndarray = None   # uint8 bytes; shared: (blocks in wave, nbytes)
+    storage: np.ndarray = None   # uint8 bytes; shared: (blocks in wave, nbytes); local: (slots in wave, nbytes)
     readonly: bool = False       # a numpy array passed with writeable=False
     const: bool = False          # every parameter that points into it points to const
-    init: np.ndarray = None      # shared: which granules hold a written value (uninitialized check)
+    init: np.ndarray = None      # shared: which granules hold a written value (uninitialized check);
+                                 # local: which bytes (always tracked: an unwritten local is undefined)
 
 
 class Memory:
@@ -82,6 +118,7 @@ class Memory:
         self.wave = None
         self.regions = {}
         self._views = {}
+        self._local_values = {}      # local region -> the bytes each thread's copy starts with, or None
         self.report = report         # report.Reporter: raises the faults found here
         self.plugins = plugins       # plugins.Plugins: told of every access; the checks decide faults
 
@@ -130,6 +167,14 @@ class Memory:
     def add_shared(self, arr, nbytes):
         self.regions[arr.region] = Region(arr.region, "shared", arr.name, nbytes, arr.elem.dtype)
 
+    def add_local(self, var, value=None):
+        """An addressable local variable (program.LocalVariable): one copy per thread; value: the
+        bytes every thread's copy starts with (a struct parameter passed by value)."""
+        elem = var.elem
+        dtype = np.dtype(np.int64) if elem.is_pointer else elem.dtype
+        self.regions[var.region] = Region(var.region, "local", var.name, var.nbytes, dtype)
+        self._local_values[var.region] = value
+
     def new_wave(self, wave, track_init, granule):
         """Fresh shared memory for the blocks of a wave (garbage-filled, nothing written)."""
         self.wave = wave
@@ -138,6 +183,15 @@ class Memory:
             if r.kind == "shared":
                 r.storage = np.full((blocks, r.nbytes), GARBAGE_BYTE, np.uint8)
                 r.init = np.zeros((blocks, max(1, r.nbytes // granule)), bool) if track_init else None
+                for key in [k for k in self._views if k[0] == r.id]:
+                    del self._views[key]
+            elif r.kind == "local":
+                value = self._local_values.get(r.id)
+                r.storage = np.zeros((wave.S, r.nbytes), np.uint8)
+                r.init = np.zeros((wave.S, r.nbytes), bool)
+                if value is not None:
+                    r.storage[:] = value
+                    r.init[:] = True
                 for key in [k for k in self._views if k[0] == r.id]:
                     del self._views[key]
         self.granule = granule
@@ -214,13 +268,16 @@ class Memory:
         if keep is not None:
             Lk, offk = self.wave.lane_index(L)[keep], off[keep]
         idx = offk // dtype.itemsize
-        for hook in self.plugins.memory_access:
-            hook(region, offk, dtype.itemsize, "read", Lk, site)
-        view = self.view(region, dtype)
-        taint = DEFINED
+        if region.kind == "local":
+            vals, taint = self._load_local(region, dtype, Lk, offk)
+        else:
+            for hook in self.plugins.memory_access:
+                hook(region, offk, dtype.itemsize, "read", Lk, site)
+            view = self.view(region, dtype)
+            taint = DEFINED
         if region.kind == "global":
             vals = view[idx]
-        else:
+        elif region.kind == "shared":
             rows = self.wave.slot_block[Lk]
             vals = _gather(view, rows, idx)
             if region.init is not None:
@@ -263,6 +320,9 @@ class Memory:
             Lk, offk, value = self.wave.lane_index(L)[keep], off[keep], value[keep]
             if taint is not None:
                 taint = taint[keep]
+        if region.kind == "local":
+            self._store_local(region, dtype, Lk, offk, value, taint)
+            return
         for hook in self.plugins.memory_access:
             hook(region, offk, dtype.itemsize, "write", Lk, site)
         view = self.view(region, dtype)
@@ -293,26 +353,52 @@ class Memory:
         old = np.zeros(n, dtype)
         if region is None:
             return old
+        if region.kind == "local":
+            self.report.atomic_on_local(region, L, site)
         if region.readonly:
             self.report.read_only(region, L, site)
         Lk, offk = L, off
         if keep is not None:
             Lk, offk, value = self.wave.lane_index(L)[keep], off[keep], value[keep]
             compare = None if compare is None else compare[keep]
-        for hook in self.plugins.memory_access:
-            hook(region, offk, dtype.itemsize, "cas" if op == "cas" else "atomic", Lk, site)
+        if region.kind != "local":
+            for hook in self.plugins.memory_access:
+                hook(region, offk, dtype.itemsize, "cas" if op == "cas" else "atomic", Lk, site)
         view = self.view(region, dtype)
         idx = offk // dtype.itemsize
         if region.kind == "global":
             target, key = view, idx
         else:
-            rows = self.wave.slot_block[Lk]
+            rows = self.wave.slot_block[Lk] if region.kind == "shared" else self.wave.lane_index(Lk)
             target, key = view, (rows, idx)
         got = _apply_atomic(op, target, key, value, compare, dtype)
         if keep is not None:
             old[keep] = got
             return old
         return got
+
+
+    # ---- local memory: one row per slot of the wave
+    def _local_bytes(self, region, L, off, size):
+        """(rows, byte columns) of `size` bytes at `off` in each lane's own copy."""
+        rows = self.wave.lane_index(L)
+        cols = off[:, None] + np.arange(size)
+        return rows[:, None], cols
+
+    def _load_local(self, region, dtype, L, off):
+        rows, cols = self._local_bytes(region, L, off, dtype.itemsize)
+        raw = np.ascontiguousarray(region.storage[rows, cols])
+        vals = raw.view(dtype).reshape(-1)
+        written = region.init[rows, cols].all(axis=1)
+        taint = DEFINED if written.all() else np.where(written, np.uint8(0), np.uint8(UNDEF_LOCAL))
+        return vals, taint
+
+    def _store_local(self, region, dtype, L, off, value, taint):
+        rows, cols = self._local_bytes(region, L, off, dtype.itemsize)
+        region.storage[rows, cols] = np.ascontiguousarray(value, dtype=dtype).view(np.uint8).reshape(len(off), -1)
+        # an undefined value stored keeps its bytes undefined (a copy of an unwritten local)
+        written = True if taint is None else (np.broadcast_to(taint, (len(off),)) == 0)[:, None]
+        region.init[rows, cols] = written
 
 
 def _gather(table, rows, cols):

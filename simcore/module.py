@@ -344,6 +344,12 @@ class Kernel:
         out = []
         for k, (p, a) in enumerate(zip(params, args)):
             where = f"argument {k + 1} ('{p.name}', {p.type}) of {self.name}"
+            if getattr(p, "inner", None) is not None:
+                out.append(_pointer_table(a, p, where, self.module.backend))
+                continue
+            if not p.is_pointer and p.dtype.fields is not None:
+                out.append(_struct_argument(a, p, where))
+                continue
             if p.is_pointer:
                 if hasattr(a, "__cuda_array_interface__") and not isinstance(a, np.ndarray):
                     if self.module.backend == "cupy":
@@ -396,6 +402,99 @@ def check_cooperative_fits(grid, block, shared_bytes):
             f"{tpb} threads, but all blocks of a cooperative launch must be resident at once, and an H200 "
             f"({H200_SMS} SMs) holds at most {per_sm} such blocks per SM (limited by {why}), "
             f"{per_sm * H200_SMS} in all. Launch at most that many blocks (a grid-stride loop covers the rest).")
+
+
+def _pointer_table(a, p, where, backend):
+    """A `T **` parameter takes a list (or tuple) of numpy arrays of T: the kernel gets a table
+    of their device addresses (CuPy's way: an array of `.data.ptr` values), each array written
+    in place."""
+    from .memory import PointerTable
+    if isinstance(a, np.ndarray) or not isinstance(a, (list, tuple)):
+        raise LaunchError(f"{where} points to pointers: pass a list of numpy arrays (e.g. [a, b]); simcore gives "
+                          "the kernel the table of their device addresses on both backends")
+    from .program import Param
+    elem = Param(p.name, p.type.replace("*", "", 1).replace("  ", " ").strip(), True, p.inner)
+    arrays = []
+    for j, x in enumerate(a):
+        inner_where = f"element {j} of {where}"
+        if not isinstance(x, np.ndarray) or x.ndim == 0:
+            raise LaunchError(f"{inner_where} must be a numpy array, not {type(x).__name__}")
+        if p.inner.fields is not None:
+            _check_struct_array(x, elem, inner_where)
+        elif x.dtype != p.inner:
+            raise LaunchError(f"{inner_where} must be an array of {p.inner}, but it holds {x.dtype}; convert it "
+                              f"with .astype(np.{p.inner})")
+        if not x.flags.c_contiguous:
+            raise LaunchError(f"{inner_where}: the array is not contiguous in memory; pass np.ascontiguousarray(x)")
+        arrays.append(x)
+    return PointerTable(arrays)
+
+
+def _struct_argument(a, p, where):
+    """A struct passed by value takes, as in CuPy, a numpy structured scalar (`arr[0]`,
+    `np.zeros((), dt)[()]`; a 0-d structured array too) with the struct's layout; a struct with
+    pointer members takes a dict instead, {member: value}, a numpy array for each pointer
+    (nested members as "outer.inner" or nested dicts; members not given are zero), so that the
+    same launch runs on both backends (each writes its own address of the array)."""
+    from .memory import StructArgument
+    pointers = {path: (off, dt) for path, off, dt in p.pointer_members}
+    value = np.zeros((), p.dtype)
+    found = []
+    if isinstance(a, dict):
+        flat = _flatten_members(a)
+        for name, v in flat.items():
+            if name in pointers:
+                off, dt = pointers[name]
+                if not isinstance(v, np.ndarray) or v.ndim == 0:
+                    raise LaunchError(f"{where}: member '{name}' is a pointer: give it a numpy array, not "
+                                      f"{type(v).__name__}")
+                if dt != np.uint8 and v.dtype != dt and not (dt.fields is not None and v.nbytes % dt.itemsize == 0):
+                    raise LaunchError(f"{where}: member '{name}' points to {dt}, but the array holds {v.dtype}")
+                if not v.flags.c_contiguous:
+                    raise LaunchError(f"{where}: member '{name}': the array is not contiguous in memory")
+                found.append((off, name, v))
+                continue
+            try:
+                field = _member(value, name)
+                field[...] = v
+            except (KeyError, ValueError, TypeError) as e:
+                members = ", ".join(p.dtype.names)
+                raise LaunchError(f"{where}: cannot set member '{name}' of {p.type} to {v!r} ({e}); its members: "
+                                  f"{members}") from None
+        return StructArgument(np.frombuffer(value.tobytes(), np.uint8).copy(), p.dtype,
+                              sorted(found, key=lambda x: x[0]))
+    if pointers:
+        raise LaunchError(f"{where}: {p.type} has pointer member(s) ({', '.join(pointers)}): pass a dict "
+                          f"{{member: value}} with a numpy array for each pointer, e.g. "
+                          f"{{'{next(iter(pointers))}': arr}}")
+    if isinstance(a, np.ndarray) and a.ndim == 0:
+        a = a[()]
+    if not isinstance(a, np.void) or a.dtype.fields is None:
+        raise LaunchError(f"{where} is a struct passed by value: pass a numpy structured scalar with its layout, "
+                          f"e.g. np.zeros((), np.dtype({p.dtype.descr!r}, align=True))[()] (or a dict of its members), "
+                          f"not {type(a).__name__}")
+    if a.dtype.itemsize != p.dtype.itemsize or _struct_layout(a.dtype) != _struct_layout(p.dtype):
+        raise LaunchError(f"{where} is {p.type} (layout {p.dtype}, {p.dtype.itemsize} bytes), but the scalar's "
+                          f"structured dtype has another layout ({a.dtype}, {a.dtype.itemsize} bytes); build it "
+                          "with np.dtype([...], align=True)")
+    return StructArgument(np.frombuffer(a.tobytes(), np.uint8).copy(), p.dtype)
+
+
+def _flatten_members(d, prefix=""):
+    out = {}
+    for k, v in d.items():
+        if isinstance(v, dict):
+            out.update(_flatten_members(v, f"{prefix}{k}."))
+        else:
+            out[f"{prefix}{k}"] = v
+    return out
+
+
+def _member(value, path):
+    """The field of a 0-d structured array at a dotted path (a view to assign into)."""
+    for part in path.split("."):
+        value = value[part]
+    return value
 
 
 def _struct_layout(dtype):

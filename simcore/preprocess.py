@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from . import cooperative_groups, templates
 from .brackets import matching, rewrite_calls
-from .ctype import ALL_VECTOR_NAMES
+from .ctype import ALL_VECTOR_NAMES, AUTO_TYPE
 from .errors import CompileError
 
 IDENT = re.compile(r"[A-Za-z_]\w*")
@@ -22,15 +22,15 @@ TOKEN = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|[A-Za-z_]\w*|\d[\w.]
 PRELUDE = """typedef _Bool bool; typedef unsigned long size_t; typedef long ptrdiff_t;
 typedef unsigned int uint32_t; typedef int int32_t; typedef unsigned long long uint64_t;
 typedef long long int64_t; typedef unsigned short uint16_t; typedef short int16_t;
-typedef unsigned char uint8_t; typedef signed char int8_t; typedef unsigned int uint;
+typedef unsigned char uint8_t; typedef signed char int8_t; typedef unsigned int uint; typedef int _aut;
 """ + "".join(f"typedef struct __cuda_{v} {v}; " for v in ALL_VECTOR_NAMES + ("dim3",)) + "\n"
 # (vector types: the tag __cuda_<name> stands for ctype.VECTOR_TYPES[name] in lowering)
 
 # Words that mean a construct outside the subset: a clear message beats a parse error.
 UNSUPPORTED_WORDS = {
-    "template": "C++ templates", "class": "C++ classes",
-    "union": "unions", "namespace": "namespaces", 
-    "goto": "goto", "auto": "C++ auto type deduction",
+    "template": "C++ templates",
+    "namespace": "namespaces", 
+    "goto": "goto",
     "__half": "half precision",
     "cooperative_groups": "cooperative groups", 
     "register": "the register keyword", "_Thread_local": "_Thread_local", 
@@ -50,6 +50,7 @@ class Preprocessed:
     kernel_names: dict = field(default_factory=dict)   # C name of a template instance -> "k<256>"
     template_kernels: list = field(default_factory=list)
     struct_align: dict = field(default_factory=dict)   # struct tag -> n of `struct __align__(n) tag`
+    methods: dict = field(default_factory=dict)        # struct tag -> {member function: its function's name}
 
 
 def preprocess(source, options=(), name_expressions=()):
@@ -76,17 +77,20 @@ def preprocess(source, options=(), name_expressions=()):
     if cooperative_groups.uses_cooperative_groups(text):
         text = cooperative_groups.rewrite(text, lines)
         prelude += cooperative_groups.PRELUDE
+    # a C++ class is a struct whose members are private by default: the same code for simcore
+    text = re.sub(r"\bclass\b(?=\s+[A-Za-z_]\w*\s*[{:;])", "struct", text)
+    text = _inheritance(text, lines)
     text, kernels = _cuda_spellings(text, lines)
     text, struct_align = _alignment_specifiers(text, lines)
     text = _device_variables(text)
-    _struct_bodies(text, lines)
+    text, methods = _member_functions(text, lines)
     text = _brace_initializers(text)
     # C++ names a struct by its tag alone (`Complex c;`): declare each tag as a typedef too
     # (in the prelude, so no line moves)
-    tags = dict.fromkeys(m.group(1) for m in re.finditer(r"\bstruct\s+([A-Za-z_]\w*)", text))
-    tag_typedefs = "".join(f"typedef struct {t} {t}; " for t in tags if not t.startswith("__cuda_"))
+    tags = dict.fromkeys(m.groups() for m in re.finditer(r"\b(struct|union)\s+([A-Za-z_]\w*)", text))
+    tag_typedefs = "".join(f"typedef {kind} {t} {t}; " for kind, t in tags if not t.startswith("__cuda_"))
     pre = Preprocessed(prelude + tag_typedefs + '\n# 1 "kernel.cu"\n' + text, lines, kernels,
-                       struct_align=struct_align)
+                       struct_align=struct_align, methods=methods)
     if expanded is not None:
         pre.kernel_names, pre.template_kernels = expanded.names, expanded.template_kernels
     return pre
@@ -213,10 +217,21 @@ def _define(rest, defines, no, lines):
     defines[m.group(1)] = (params, m.group(4))
 
 
+# The CUDA toolkit's own headers: `#include "cuda.h"` finds them on the toolkit's include path
+# (nvcc's, and the -I that CuPy gives NVRTC), as `<cuda.h>` does.
+TOOLKIT_HEADERS = frozenset({"cuda.h", "cuda_runtime.h", "cuda_runtime_api.h", "device_launch_parameters.h",
+                             "device_functions.h", "sm_20_atomic_functions.h", "cooperative_groups.h",
+                             "cooperative_groups/reduce.h", "vector_types.h", "stdio.h", "stdint.h", "math.h",
+                             "cstdio", "cstdint"})
+
+
 def _include(rest, no, lines, column):
-    """<headers> are built in; a file of the user's cannot be opened (as in NVRTC without -I)."""
+    """<headers> are built in, and so are the toolkit's headers by a quoted name; another file
+    of the user's cannot be opened (as in NVRTC without -I)."""
     if rest.startswith('"'):
         name = rest[1:].split('"', 1)[0]
+        if name in TOOLKIT_HEADERS:
+            return name
         raise _error(f'cannot open source file "{name}": simcore compiles the one source string it is '
                      "given (CUDA headers such as <cstdio> are built in); put the code of that file into "
                      "the source", no, lines, column=column, construct="#include")
@@ -374,6 +389,9 @@ def _cuda_spellings(text, lines):
                      "code only (a launch from a kernel, dynamic parallelism, is not in its subset): launch the "
                      "kernel from Python instead, kernel(grid, block, (arguments...))",
                      line, lines, column=col, construct="<<<")
+    # C++'s `auto` (a type deduced from the initializer): the typedef name AUTO_TYPE, which lowering
+    # replaces by the initializer's type (`auto` itself stands for __constant__ below)
+    text = re.sub(r"\bauto\b", AUTO_TYPE, text)
     # Words that are outside the subset get a clear, located message.
     for m in IDENT.finditer(text):
         w = m.group(0)
@@ -382,6 +400,13 @@ def _cuda_spellings(text, lines):
             col = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
             raise _error(f"{UNSUPPORTED_WORDS[w]} {'are' if UNSUPPORTED_WORDS[w].endswith('s') else 'is'} "
                          f"not in simcore's CUDA subset", line, lines, column=col, construct=w)
+    texture = re.search(r"\b(texture|surface)\s*<", text)
+    if texture:
+        at = texture.start()
+        raise _error(f"{texture.group(1)} references ({texture.group(1)}<...>) are not in simcore's CUDA subset "
+                     "(CUDA 12 removed them): read the array through a pointer (const T *__restrict__)",
+                     _line_of(text, at), lines, column=at - (text.rfind("\n", 0, at) + 1) + 1,
+                     construct=texture.group(1))
     # extern "C" { ... }  ->  ...
     while True:
         m = re.search(r'extern\s*"C"\s*\{', text)
@@ -460,18 +485,127 @@ STRUCT_OPEN = re.compile(r"\bstruct\s+(?:[A-Za-z_]\w*\s*)?\{")
 MEMBER_FUNCTION = re.compile(r"\b([A-Za-z_]\w*)\s*\([^;{}]*\)\s*(?:const\s*)?[{:;]")
 
 
-def _struct_bodies(text, lines):
-    """C++ member functions and constructors in a struct: named, not a bare syntax error."""
-    for m in STRUCT_OPEN.finditer(text):
-        close = matching(text, m.end() - 1, "{", "}")
-        body = text[m.end():close if close > 0 else len(text)]
-        f = MEMBER_FUNCTION.search(body)
-        if f and f.group(1) != "_Alignas":
-            at = m.end() + f.start()
-            raise _error(f"member functions and constructors of structs ('{f.group(1)}') are not in simcore's CUDA "
-                         "subset: write a __device__ function that takes the struct (or a pointer to it)",
-                         _line_of(text, at), lines, column=at - (text.rfind("\n", 0, at) + 1) + 1,
-                         construct="member function")
+BASE_CLAUSE = re.compile(r"\bstruct\s+([A-Za-z_]\w*)\s*:(?!:)\s*([^{;]*?)\s*\{")
+BASE_PREFIX = "__base_"      # the member that holds a base struct (lowering looks through it)
+
+
+def _inheritance(text, lines):
+    """`struct D : public B { ... }`: B's members first, as C++ lays them out: the member
+    `__base_B` of type B, through which lowering finds B's members and member functions."""
+    def repl(m):
+        bases = [b.strip() for b in m.group(2).split(",")]
+        if len(bases) != 1 or re.search(r"\bvirtual\b", bases[0]):
+            line = _line_of(text, m.start())
+            raise _error(f"struct {m.group(1)}: multiple or virtual inheritance is not in simcore's CUDA subset",
+                         line, lines, construct="inheritance")
+        base = re.sub(r"^(public|private|protected)\s+", "", bases[0])
+        if not re.fullmatch(r"[A-Za-z_]\w*", base):
+            raise _error(f"struct {m.group(1)}: the base '{base}' is not a struct name", _line_of(text, m.start()),
+                         lines, construct="inheritance")
+        return f"struct {m.group(1)} {{ {base} {BASE_PREFIX}{base}; "
+    return BASE_CLAUSE.sub(repl, text)
+
+
+ACCESS_LABEL = re.compile(r"\b(?:public|private|protected)\s*:(?!:)")
+STRUCT_TAG = re.compile(r"\bstruct\s+([A-Za-z_]\w*)\s*\{")
+MEMBER_NAME = re.compile(r"(\.|->)?(\s*)\b([A-Za-z_]\w*)\b")
+
+
+def _member_functions(text, lines):
+    """Member functions of a struct (or class): each becomes a free function `Tag__name(Tag *this,
+    ...)` appended after a `# N "kernel.cu"` marker (its errors keep their lines), the members it
+    names bare written `this->member`; lowering calls it for `s.name(...)` / `p->name(...)`
+    (-> (text, {tag: {name: function}})). Access labels go. Constructors, destructors, static and
+    overloaded member functions are named, not a bare syntax error."""
+    methods, appended, all_members = {}, [], {}
+    out, pos = [], 0
+    for m in STRUCT_TAG.finditer(text):
+        if m.start() < pos:
+            continue                     # a struct inside one already done
+        tag, open_ = m.group(1), m.end() - 1
+        close = matching(text, open_, "{", "}")
+        if close < 0:
+            continue
+        body = ACCESS_LABEL.sub(lambda a: _blank(a.group(0)), text[open_ + 1:close])
+        found = list(_method_definitions(body))
+        if not found and body == text[open_ + 1:close]:
+            all_members[tag] = _data_member_names(body, found)
+            continue
+        own = {}
+        for start, name_at, name, params, const, body_open, body_close in found:
+            at = open_ + 1 + name_at
+            where = dict(line=_line_of(text, at), lines=lines, column=at - (text.rfind("\n", 0, at) + 1) + 1)
+            head = body[start:name_at]
+            if name == tag or head.rstrip().endswith("~"):
+                raise _error(f"constructors and destructors of structs ('{name}') are not in simcore's CUDA subset: "
+                             "initialise the members where the variable is declared (S s = {...};)",
+                             where["line"], lines, column=where["column"], construct="member function")
+            if re.search(r"\b(static|virtual)\b", head):
+                word = re.search(r"\b(static|virtual)\b", head).group(1)
+                raise _error(f"{word} member functions ('{name}') are not in simcore's CUDA subset: write a "
+                             "__device__ function", where["line"], lines, column=where["column"],
+                             construct="member function")
+            if name in own:
+                raise _error(f"overloaded member functions ('{name}') are not in simcore's CUDA subset: give "
+                             "them different names", where["line"], lines, column=where["column"],
+                             construct="member function")
+            own[name] = (head, params, const, body[body_open:body_close + 1], where["line"])
+        members = _data_member_names(body, found) | set(own)
+        for name in list(members):          # a base's members are named bare too
+            if name.startswith(BASE_PREFIX):
+                members |= all_members.get(name[len(BASE_PREFIX):], set())
+        all_members[tag] = members
+        for name, (head, params, const, fbody, line) in own.items():
+            fbody = MEMBER_NAME.sub(lambda t: t.group(0) if t.group(1) or t.group(3) not in members
+                                    else f"{t.group(2)}this->{t.group(3)}", fbody)
+            extra = "" if params.strip() in ("", "void") else ", " + params
+            appended.append(f'\n# {line} "kernel.cu"\n{head.strip()} {tag}__{name}({"const " if const else ""}'
+                            f'{tag} *this{extra}) {fbody}')
+        methods[tag] = {name: f"{tag}__{name}" for name in own}
+        for start, _, _, _, _, _, body_close in reversed(found):
+            body = body[:start] + _blank(body[start:body_close + 1]) + body[body_close + 1:]
+        out.append(text[pos:open_ + 1] + body)
+        pos = close
+    out.append(text[pos:])
+    return "".join(out) + "".join(appended), methods
+
+
+def _method_definitions(body):
+    """(start of the declaration, name position, name, parameters, const?, body's { and }) of
+    every function defined at the top level of a struct body."""
+    depth, i, stmt_start = 0, 0, 0
+    while i < len(body):
+        c = body[i]
+        if c == "{" and depth == 0:
+            head = body[stmt_start:i]
+            f = re.search(r"\b([A-Za-z_]\w*)\s*\(([^;{}]*)\)\s*(const)?\s*$", head)
+            close = matching(body, i, "{", "}")
+            if close < 0:
+                return
+            if f and f.group(1) != "_Alignas":
+                yield stmt_start, stmt_start + f.start(1), f.group(1), f.group(2), bool(f.group(3)), i, close
+                i = stmt_start = close + 1
+                continue
+            i = close + 1              # a nested struct or union: part of a data member's declaration
+            continue
+        if c == ";":
+            stmt_start = i + 1
+        i += 1
+
+
+def _data_member_names(body, found):
+    """The names a struct body declares as data members (its functions blanked first)."""
+    for start, _, _, _, _, _, close in reversed(found):
+        body = body[:start] + " " * (close + 1 - start) + body[close + 1:]
+    body = re.sub(r"\{[^{}]*\}", " ", body)       # nested struct bodies
+    names = set()
+    for decl in body.split(";"):
+        decl = re.sub(r"\[[^\]]*\]|=[^,]*", " ", decl)
+        for part in decl.split(","):
+            words = re.findall(r"[A-Za-z_]\w*", part)
+            if len(words) >= 1:
+                names.add(words[-1])
+    return names
 
 
 TYPE_WORDS = ("bool", "char", "short", "int", "unsigned", "signed", "long", "float", "double", "size_t") + \
@@ -485,7 +619,7 @@ def _brace_initializers(text):
     names.update(re.findall(r"\bstruct\s+([A-Za-z_]\w*)", text))
     names.update(re.findall(r"\btypedef\b[^;{}]*?\b([A-Za-z_]\w*)\s*;", text))
     names.update(re.findall(r"\}\s*([A-Za-z_]\w*)\s*;", text))     # typedef struct {...} Name;
-    pat = re.compile(r"\b(%s)(\s*\*?\s*)([A-Za-z_]\w*)\s*\{(\s*\})?" % "|".join(map(re.escape, sorted(names))))
+    pat = re.compile(r"\b(%s)\b(\s*\*?\s*)([A-Za-z_]\w*)\s*\{(\s*\})?" % "|".join(map(re.escape, sorted(names))))
 
     def repl(m):
         return f"{m.group(1)}{m.group(2)}{m.group(3)} = {{{'0}' if m.group(4) else ''}"

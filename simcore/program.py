@@ -50,6 +50,37 @@ class ModuleVariable:
 
 
 @dataclass
+class LocalVariable:
+    """A local variable whose address escapes (`p = &x;`, `int *q = arr;` reassigned, `&x` in
+    memory): it lives in local memory, one copy per thread, instead of registers."""
+    name: str
+    ctype: object        # ctype of the variable (an Array for arrays)
+    region: int          # address-space region (memory.FIRST_LOCAL_REGION + k)
+    line: int = 0
+    param: str = ""      # a struct parameter passed by value: its bytes come from the launch
+    constant = False     # as ModuleVariable's: kernels write it
+    space = "local"
+
+    @property
+    def nbytes(self):
+        return self.ctype.size
+
+    @property
+    def elem(self):
+        t = self.ctype
+        while t.is_array:
+            t = t.base
+        return t if not t.is_struct else _first_number(t)
+
+
+def _first_number(t):
+    """The dtype-bearing type that names a struct's bytes in messages (its first number)."""
+    while t.is_struct or t.is_array:
+        t = t.fields[0].ctype if t.is_struct else t.base
+    return t
+
+
+@dataclass
 class Param:
     """A kernel parameter, as users and the CuPy backend see it."""
     name: str
@@ -57,6 +88,8 @@ class Param:
     is_pointer: bool
     dtype: object        # numpy dtype of the scalar, or of the pointee
     var: str = ""        # register name inside the program
+    inner: object = None  # `T **`: numpy dtype of the arrays its pointers point to (the pointee is an address)
+    pointer_members: tuple = ()   # a struct by value: (member path "a.p", byte offset, pointee dtype) of its pointers
 
 
 @dataclass
@@ -161,6 +194,7 @@ class Program:
     uses_taint: bool = False
     python_source: str = ""
     module_vars: list = field(default_factory=list)   # ModuleVariable, the same list for every kernel
+    local_vars: list = field(default_factory=list)    # LocalVariable: locals whose address escapes
 
     def line_text(self, line):
         if line and 0 < line <= len(self.source_lines):

@@ -7,6 +7,7 @@ import numpy as np
 
 from .context import BAR, EXIT, JOIN, PARK, RUN, WARP
 from .errors import make_fault
+from .memory import FIRST_GLOBAL_REGION
 
 MODELS = {"independent": "independent thread scheduling (Volta and later)",
           "stack": "pre-Volta stack-based reconvergence"}
@@ -197,7 +198,7 @@ class Reporter:
         slot = idx[k]
         elem = int(off[k]) // size if off[k] >= 0 else -((-int(off[k])) // size)
         n = region.nbytes // max(1, region.dtype.itemsize)
-        space = "argument" if region.kind == "global" else "__shared__ array"
+        space = {"global": "argument", "shared": "__shared__ array", "local": "local variable"}[region.kind]
         dynamic = any(a.dynamic and a.region == region.id for a in self.prog.shared)
         size_text = (f"has {n} element(s) (valid indices 0 to {n - 1})" if n else "has no elements at all")
         fix = ("guard the access with a bounds check (e.g. if (i < n)), or fix the index arithmetic; "
@@ -217,6 +218,14 @@ class Reporter:
 
     def read_only(self, region, L, site):
         idx = self.wave.lane_index(L)
+        if region.kind == "global" and region.id < FIRST_GLOBAL_REGION:   # a __constant__ variable
+            self.raise_("read_only", f"Write to the __constant__ variable {region.name}",
+                        f"the write at line {self.prog.sites[site].line} stores to '{region.name}', __constant__ "
+                        "memory, which kernels can only read. nvcc compiles it with a warning (\"Cannot store to "
+                        "pointer that points to constant memory space\"); what the GPU then does is undefined.",
+                        "write it from the host (RawModule.get_global(name)), or make it a __device__ variable "
+                        "if kernels must write it.", [self.site_loc(site, "write")],
+                        self.who(idx[0]) if len(idx) else None)
         self.raise_("read_only", f"Write to the read-only array {region.name}",
                     f"the write at line {self.prog.sites[site].line} goes to argument '{region.name}', a numpy "
                     "array passed with writeable=False (e.g. a const view). simcore will not write it.",
@@ -239,6 +248,26 @@ class Reporter:
                     f"the {kind} at line {self.prog.sites[site].line} uses {what}.",
                     "point into a kernel argument or a __shared__ array.",
                     [self.site_loc(site, kind)], self.who(idx[0]))
+
+    def atomic_on_local(self, region, L, site):
+        idx = self.wave.lane_index(L)
+        self.raise_("out_of_bounds", f"Atomic on the local variable {region.name}",
+                    f"the atomic at line {self.prog.sites[site].line} points to '{region.name}', a local variable "
+                    "(local memory). PTX atomics work on global and shared memory only; on local memory they are "
+                    "undefined (nvcc warns: \"Cannot do atomic on local memory\").",
+                    "a variable that only this thread sees needs no atomic: update it directly (x += v), or use "
+                    "a __shared__ or global variable if other threads must see it.",
+                    [self.site_loc(site, "atomic")], self.who(idx[0]) if len(idx) else None)
+
+    def bad_function_pointer(self, value, L, site):
+        idx = self.wave.lane_index(L)
+        v = int(value[0]) if len(value) else 0
+        what = "a null function pointer" if v == 0 else f"a function pointer that is no function of the module ({v})"
+        self.raise_("out_of_bounds", f"Call through {what}",
+                    f"the call at line {self.prog.sites[site].line} goes through {what}: on the GPU the thread "
+                    "jumps to no code (an illegal instruction or address).",
+                    "set the pointer to a __device__ function of the module (f = my_function;) before calling it.",
+                    [self.site_loc(site, "call")], self.who(idx[0]) if len(idx) else None)
 
     def local_bounds(self, idx, length, L, site):
         lanes = self.wave.lane_index(L)

@@ -6,7 +6,7 @@ from .activemask import ActiveMask
 from .allocator import keep_freed_memory
 from .context import Context
 from .engine import Engine, source_lines
-from .memory import Memory
+from .memory import Memory, PointerTable, StructArgument
 from .plugins import REGISTERED, build_plugins
 from .report import Reporter
 
@@ -28,15 +28,47 @@ def build_engine(prog, launch, values, options, extra_plugins=(), module_vars=No
     ctx = Context(launch, prog, report, plugins, ActiveMask(options.schedule, options.model, options.seed))
     memory = Memory(report, plugins)
     ctx.memory = memory
-    pointers = [(p.name, v, p.type.startswith("const ") and p.type.count("*") == 1)
-                for p, v in zip(prog.params, values) if p.is_pointer]
-    addresses = iter(memory.add_globals(pointers))
-    launch.arg_values = [np.int64(next(addresses)) if p.is_pointer else v for p, v in zip(prog.params, values)]
+    launch.arg_values = global_arguments(memory, prog, values)
     for arr in prog.shared:
         memory.add_shared(arr, launch.shared_mem if arr.dynamic else arr.nbytes)
+    structs = memory.launch_structs       # a struct passed by value: its bytes, addresses filled in
+    for var in getattr(prog, "local_vars", ()):
+        memory.add_local(var, structs.get(var.param) if var.param else None)
     if prog.module_vars:
         memory.add_module_variables(prog.module_vars, module_storage(prog) if module_vars is None else module_vars)
     return Engine(prog, launch, memory, ctx, options, report, plugins)
+
+
+def global_arguments(memory, prog, values):
+    """Give every array argument its region -> the parameters' values (addresses for pointers).
+    A `T **` argument (memory.PointerTable) is a table of the addresses of its arrays, itself an
+    array of its own; its arrays alias the other arguments when their bytes do."""
+    pointers, tables, structs = [], [], []
+    for p, v in zip(prog.params, values):
+        if isinstance(v, StructArgument):
+            structs.append((p.name, v))
+        elif isinstance(v, PointerTable):
+            table = np.zeros(len(v), np.int64)
+            tables.append((len(pointers), table, v))
+            pointers.append((p.name, table, False))
+        elif p.is_pointer:
+            pointers.append((p.name, v, p.type.startswith("const ") and p.type.count("*") == 1))
+    for _, _, v in tables:
+        name = next(p.name for p, x in zip(prog.params, values) if x is v)
+        pointers += [(f"{name}[{j}]", a, False) for j, a in enumerate(v.arrays)]
+    for name, v in structs:
+        pointers += [(f"{name}.{member}", a, False) for _, member, a in v.pointers]
+    addresses = memory.add_globals(pointers)
+    first_inner = len(pointers) - sum(len(v) for _, _, v in tables) - sum(len(v.pointers) for _, v in structs)
+    for _, table, v in tables:
+        table[:] = addresses[first_inner:first_inner + len(v)]
+        first_inner += len(v)
+    memory.launch_structs = {}     # parameter name -> the bytes of its struct (pointer members set)
+    for name, v in structs:
+        memory.launch_structs[name] = v.with_addresses(addresses[first_inner:first_inner + len(v.pointers)])
+        first_inner += len(v.pointers)
+    it = iter(addresses)
+    return [np.int64(next(it)) if p.is_pointer else v for p, v in zip(prog.params, values)]
 
 
 def run_launch(prog, launch, values, options, extra_plugins=(), block_ranges=None, module_vars=None):

@@ -116,7 +116,8 @@ class Wave(LaneIndexing):
                 per = values().astype(np.uint32)
                 R["sp_" + key].reshape(self.nblk, self.spb)[:] = per[None, :] if key[0] == "t" else per[:, None]
         for p, value in zip(prog.params, launch.arg_values):
-            R[p.var][:] = value
+            if p.var:           # (a struct passed by value lives in local memory: memory.py)
+                R[p.var][:] = value
         return R
 
     # ================================================================= lanes (nlanes, lane_index: LaneIndexing)

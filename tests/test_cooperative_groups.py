@@ -538,5 +538,5 @@ def test_a_member_call_on_something_else_is_named():
     src = 'extern "C" __global__ void k(int *out)\n{\n    int x = 1;\n    out[0] = x.size();\n}\n'
     with pytest.raises(simcore.CompileError) as info:
         simcore.RawModule(code=src)
-    assert "x.size(): member functions are not in simcore's subset" in str(info.value)
+    assert "member function 'size' in something that is not a struct" in str(info.value)
     assert info.value.line == 4

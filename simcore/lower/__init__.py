@@ -31,7 +31,7 @@ program):
 from ..errors import CompileError
 from .access import AccessLowering
 from .aggregates import AggregateLowering
-from .builder import Builder
+from .builder import Builder, EscapingLocal
 from .calls import CallLowering
 from .control import ControlFlowLowering
 from .declarations import DeclarationLowering
@@ -52,14 +52,20 @@ def lower(pre, fdef, funcs, global_decls, type_decls=()):
     """-> (Program without compiled code, constants) for one __global__ kernel.
 
     global_decls: file-scope variables (name -> c_ast.Decl: __shared__, __device__,
-    __constant__, const numbers); type_decls: file-scope struct definitions and typedefs."""
-    low = Lowerer(pre, funcs, None)
-    try:
-        low.define_types(type_decls)
-        return lower_kernel(low, pre, fdef, global_decls)
-    except RecursionError:
-        line = low.stmt_line or None
-        raise CompileError(TOO_DEEP, line=line, construct="nesting", source_line=low.source_line(line)) from None
+    __constant__, const numbers); type_decls: file-scope struct definitions and typedefs.
+    Where the address of a local escapes (builder.EscapingLocal), the kernel is lowered again
+    with that local in local memory; a kernel whose pointers never change is lowered once."""
+    addressable = frozenset()
+    while True:
+        low = Lowerer(pre, funcs, None, addressable)
+        try:
+            low.define_types(type_decls)
+            return lower_kernel(low, pre, fdef, global_decls)
+        except EscapingLocal as e:      # that local lives in local memory: lower the kernel again
+            addressable = addressable | {e.key}
+        except RecursionError:
+            line = low.stmt_line or None
+            raise CompileError(TOO_DEEP, line=line, construct="nesting", source_line=low.source_line(line)) from None
 
 
 TOO_DEEP = ("this code is nested too deeply for simcore (expressions or statements nested thousands of "

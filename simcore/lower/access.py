@@ -29,9 +29,10 @@ class AccessLowering:
             if sym.kind == "module_var" and sym.scalar:
                 addr = self.module_var_address(sym)
                 return MemoryTarget(addr, sym.ctype, addr.space)
-            if sym.kind == "ref":
-                raise self.error(node, f"'{node.name}' points to a local variable and cannot be made to point "
-                                       "elsewhere in simcore (declare another pointer)", construct="&")
+            if sym.kind == "ref":       # reassigned: what it points to needs a real address
+                self.escape(sym.ref, self.error(node, f"'{node.name}' points to a local variable and cannot be made "
+                                                      "to point elsewhere in simcore (declare another pointer)",
+                                                construct="&"))
             if sym.kind == "constant":
                 raise self.error(node, f"'{node.name}' is const", construct="const")
             raise self.error(node, f"cannot assign to the array '{node.name}'", construct="assignment")
@@ -176,9 +177,16 @@ class AccessLowering:
             if target.ctype.is_array:
                 raise self.error(node, "cannot assign to an array", construct="assignment")
             if target.space == "constant":
-                raise self.error(node, "expression must be a modifiable lvalue: this is __constant__ memory, "
-                                       "which kernels can only read (the host writes it, through "
-                                       "RawModule.get_global(name))", construct="__constant__")
+                assigned = getattr(node, "lvalue", None) or getattr(node, "expr", None)
+                if isinstance(assigned, c_ast.ID) or target.ctype.is_struct:
+                    raise self.error(node, "expression must be a modifiable lvalue: this is __constant__ memory, "
+                                           "which kernels can only read (the host writes it, through "
+                                           "RawModule.get_global(name))", construct="__constant__")
+                # c[i] = v: nvcc compiles it (warning: "Cannot store to pointer that points to constant
+                # memory space"); what the GPU does is undefined: a read-only fault when it runs
+                self.store(target.address, target.ctype, target.space,
+                           self.convert_for_assign(val, target.ctype, node), node)
+                return
             if target.ctype.is_struct:
                 self.store_struct(target.address, target.ctype, target.space, val, node)
                 return

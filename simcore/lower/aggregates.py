@@ -11,8 +11,8 @@ import numpy as np
 from pycparser import c_ast
 
 from .. import ctype as T
-from ..memory import region_base
-from ..program import ModuleVariable
+from ..memory import FIRST_LOCAL_REGION, region_base
+from ..program import LocalVariable, ModuleVariable, Param
 from .code import ALIGNED, MisalignedHole, TaintHole, always, taint_of
 from .values import (DT, LocalElementTarget, LocalStructElementTarget, LocalStructTarget, MemoryTarget, RegisterTarget, Sym, Val,
                      convert_const, local_pointer, regs_of, struct_value)
@@ -22,18 +22,22 @@ from .values import (DT, LocalElementTarget, LocalStructElementTarget, LocalStru
 FIRST_MODULE_REGION = 128
 MAX_MODULE_VARIABLES = 128
 VECTOR_TAG = "__cuda_"
+BASE_PREFIX = "__base_"       # preprocess.py: the member holding a base struct (`struct D : B`)
 MAX_COPIED_NUMBERS = 256      # numbers in one whole-struct copy
 
 
 class AggregateLowering:
     # ----------------------------------------------------------------- types
     def typedef_type(self, name, node):
+        if name == T.AUTO_TYPE:       # deduced only where declarations.declare_auto knows the initializer
+            raise self.error(node, "auto is deduced here only for a local variable with an initializer "
+                                   "(auto x = expr;); write the type", construct="auto")
         t = self.typedef_types.get(name)
         if name in T.UNSUPPORTED_VECTORS:        # named where it is used, not in the prelude
             raise self.error(node, self.unsupported_vector(name), construct=name)
         if t is None:
             inner = self.typedefs[name].type
-            if isinstance(inner, c_ast.TypeDecl) and isinstance(inner.type, c_ast.Struct):
+            if isinstance(inner, c_ast.TypeDecl) and isinstance(inner.type, (c_ast.Struct, c_ast.Union)):
                 t = self.struct_type(inner.type, name, use=node)     # errors point at the use
             else:
                 t = self.ctype_of(inner)
@@ -76,8 +80,10 @@ class AggregateLowering:
             members.append((d.name, t, self.alignas(d)))
         if len({m[0] for m in members}) != len(members):
             raise self.error(node, f"struct {name or ''} declares a member twice", construct="struct")
-        shown = typedef_name or (name if name and not name.startswith("_align") else "struct")
-        t = T.layout_struct(shown, members, self.pre.struct_align.get(name, 1) if name else 1)
+        union = isinstance(node, c_ast.Union)
+        shown = typedef_name or (name if name and not name.startswith("_align") else "union" if union else "struct")
+        layout = T.layout_union if union else T.layout_struct
+        t = layout(shown, members, self.pre.struct_align.get(name, 1) if name else 1)
         self.struct_defs[id(node)] = t
         if name:
             self.struct_tags[name] = t
@@ -103,9 +109,9 @@ class AggregateLowering:
                 inner = node.type
                 while isinstance(inner, (c_ast.TypeDecl, c_ast.PtrDecl, c_ast.ArrayDecl)):
                     inner = inner.type
-                if isinstance(inner, c_ast.Struct) and inner.decls is not None:
+                if isinstance(inner, (c_ast.Struct, c_ast.Union)) and inner.decls is not None:
                     self.struct_type(inner, node.name)
-            elif isinstance(node.type, c_ast.Struct):
+            elif isinstance(node.type, (c_ast.Struct, c_ast.Union)):
                 self.struct_type(node.type)
 
     # ----------------------------------------------------------------- struct values
@@ -269,6 +275,7 @@ class AggregateLowering:
         members = {f.name: Sym("local_array", T.Array(f.ctype, n),
                                var=self.new_var(f"{node.name}_{f.name}", f.ctype, (n,))) for f in struct.fields}
         sym = Sym("struct_array", ctype, members=members)
+        self.note_decl(node, sym)
         self.scopes[-1][node.name] = sym
         self.cur.lines.add(node.coord.line)
         if node.init is None:
@@ -335,7 +342,15 @@ class AggregateLowering:
         addr = self.tmp(addr)
         if ctype.is_struct:
             self.vector_alignment_check(addr, ctype, node, "write")
-            items = [(f.name, f.ctype, self.member_address(addr, f)) for f in ctype.fields]
+            fields = ctype.fields
+            if ctype.union:
+                # A union copy: every member holds the same bytes, stored widest first so that each
+                # byte ends with its value; which member was last written is not known, so its
+                # bytes go unchecked for undefinedness (a copy is never called undefined)
+                fields = sorted(fields, key=lambda f: -f.ctype.size)
+                val = struct_value(ctype, {k: Val(v.code, v.ctype, regs=v.regs) if v.parts is None else v
+                                           for k, v in val.parts.items()})
+            items = [(f.name, f.ctype, self.member_address(addr, f)) for f in fields]
         else:
             items = [(k, ctype.base, self.element_of(addr, ctype.base, k)) for k in range(ctype.length)]
         for key, t, a in items:
@@ -376,6 +391,10 @@ class AggregateLowering:
                              construct="member access")
         f = t.field(fname)
         if f is None:
+            via = self.base_holding(t, fname, "field")
+            if via is not None:        # a base struct's member: s.x is s.__base_B.x
+                return self.member(c_ast.StructRef(c_ast.StructRef(node.name, node.type, c_ast.ID(via, node.coord),
+                                                                   node.coord), ".", node.field, node.coord))
             raise self.error(node, f"{t} has no member named '{fname}'", construct=fname)
         if isinstance(base, MemoryTarget):
             return MemoryTarget(self.member_address(base.address, f), f.ctype, base.space)
@@ -392,6 +411,17 @@ class AggregateLowering:
             out.local_var = m.var
             return out
         return base.parts[fname]         # a member of a struct value (a call's result)
+
+    def base_holding(self, t, name, what):
+        """The `__base_B` member of struct t whose struct (or its bases) has the member (what:
+        'field') or member function (what: 'method') `name`; None if there is none."""
+        for f in t.fields:
+            if f.name.startswith(BASE_PREFIX) and f.ctype.is_struct:
+                b = f.ctype
+                has = b.field(name) is not None if what == "field" else name in self.pre.methods.get(b.name, {})
+                if has or self.base_holding(b, name, what) is not None:
+                    return f.name
+        return None
 
     def visit_member(self, node):
         got = self.member(node)
@@ -419,19 +449,21 @@ class AggregateLowering:
             idx = self.binary("+", target.index, index, node)
             return type(target)(target.var if isinstance(target, LocalElementTarget) else target.sym, idx)
         if index is not None and index.const != 0:
-            raise self.error(node, "this pointer points to a single local variable: only p[0] (or *p) "
-                                   "is that variable", construct="[]")
+            # p[1] of `int *p = &x`: outside x; in local memory, the access is checked at run time
+            self.escape(target, self.error(node, "this pointer points to a single local variable: only p[0] "
+                                                 "(or *p) is that variable", construct="[]"))
         return target
 
     def local_pointer_arith(self, op, a, b, node):
-        """`p + k`, `p - k` within a local array; nothing else applies to a compile-time pointer."""
+        """`p + k`, `p - k` within a local array; any other arithmetic on a compile-time pointer
+        (p - q, p < q, p + k of a scalar) makes the variable addressable (`escape`)."""
         p, k = (a, b) if a.ref is not None else (b, a)
         if op in ("+", "-") and isinstance(p.ref, LocalElementTarget) and k.ref is None and k.ctype.is_scalar \
                 and k.ctype.is_integer and (op == "+" or p is a):
             idx = self.binary(op, p.ref.index, k, node)
             return self.address_of_local(LocalElementTarget(p.ref.var, idx), node)
-        raise self.error(node, f"operator {op} does not apply to a pointer to a local variable in simcore "
-                               "(only p + k within a local array)", construct=op)
+        self.escape(p.ref, self.error(node, f"operator {op} does not apply to a pointer to a local variable "
+                                            "in simcore (only p + k within a local array)", construct=op))
 
     def bind_pointer_to_local(self, name, ctype, val, node):
         """`int *p = &x;` or a pointer parameter receiving `&x`: p names x from now on."""
@@ -442,6 +474,88 @@ class AggregateLowering:
         if not (want is have or want == have or want.is_void):
             raise self.error(node, f"cannot convert a pointer to {have} to {ctype}", construct="&")
         return Sym("ref", ctype, ref=val.ref)
+
+    def bind_pointer_to_local_array(self, ctype, val, node):
+        """`int *p = arr;` of a local array: p names arr[0] from now on (p[i] is arr[i])."""
+        elem = val.ctype.base
+        if not (ctype.base is elem or ctype.base == elem or ctype.base.is_void):
+            raise self.error(node, f"cannot convert {val.ctype} to {ctype}", construct="local array")
+        return Sym("ref", ctype, ref=LocalElementTarget(val.local_var, self.const(0, T.INT)))
+
+    # ----------------------------------------------------------------- addressable locals
+    def declare_addressable_local(self, node, ctype, init=True):
+        """A local whose address escapes: its bytes in local memory (one copy per thread, a
+        region of its own, so a stray p[1] is out of bounds), read and written like a
+        __device__ variable's. Reading it before a write is undefined (the bytes' taint)."""
+        if ctype.is_array and ctype.length is None:
+            raise self.error(node, f"local array '{node.name}' needs a length", construct="array")
+        if ctype.is_array:
+            self.reserve_local_memory(node, ctype)
+        var = LocalVariable(node.name, ctype, FIRST_LOCAL_REGION + len(self.local_vars),
+                            node.coord.line if node.coord else 0)
+        self.local_vars.append(var)
+        sym = Sym("module_var", ctype, shared=var, scalar=not ctype.is_array)
+        if not init:              # a parameter of an inlined function: the caller binds it
+            return sym
+        self.scopes[-1][node.name] = sym
+        self.cur.lines.add(node.coord.line)
+        if node.init is not None:
+            self.init_addressable(self.module_var_address(sym), ctype, node.init, node)
+        return sym
+
+    def init_addressable(self, addr, ctype, init, node):
+        """Store an initializer into local memory: numbers, {...} of arrays and structs
+        (members and elements not given are zero, as in C)."""
+        if ctype.is_array or ctype.is_struct:
+            if not isinstance(init, c_ast.InitList):
+                if ctype.is_struct:
+                    self.store_struct(addr, ctype, "local", self.value(self.expr(init)), node)
+                    return
+                raise self.error(init, "initialise a local array with { ... }", construct="initializer")
+            if ctype.is_array:
+                if len(init.exprs) > ctype.length:
+                    raise self.error(init, "too many initializers", construct="initializer")
+                items = [(self.element_of(addr, ctype.base, k), ctype.base,
+                          init.exprs[k] if k < len(init.exprs) else None) for k in range(ctype.length)]
+            else:
+                given = self.member_initializers(init, ctype, node)
+                items = [(self.member_address(addr, f), f.ctype, given.get(f.name)) for f in ctype.fields]
+            for a, t, e in items:
+                self.init_addressable(a, t, e if e is not None else c_ast.InitList([]) if (t.is_array or t.is_struct)
+                                      else c_ast.Constant("int", "0", node.coord), node)
+            return
+        if isinstance(init, c_ast.InitList):
+            if len(init.exprs) > 1:
+                raise self.error(init, "a number takes one initializer", construct="initializer")
+            init = init.exprs[0] if init.exprs else c_ast.Constant("int", "0", node.coord)
+        self.store(addr, ctype, "local", self.convert_for_assign(self.value(self.expr(init)), ctype, node), node)
+
+    # ----------------------------------------------------------------- structs passed to a kernel by value
+    def struct_param(self, p, t):
+        """A struct passed by value: a copy per thread in local memory (the kernel may change it and
+        take its address), starting with the launch's bytes (memory.StructArgument)."""
+        var = LocalVariable(p.name, t, FIRST_LOCAL_REGION + len(self.local_vars), p.coord.line if p.coord else 0,
+                            param=p.name)
+        self.local_vars.append(var)
+        self.scopes[-1][p.name] = Sym("module_var", t, shared=var, scalar=True)
+        return Param(p.name, str(t), False, t.dtype, "", pointer_members=tuple(self.pointer_members(p, t)))
+
+    def pointer_members(self, p, t, prefix="", base=0):
+        """(member path, byte offset, pointee dtype) of every pointer inside struct t."""
+        for f in t.fields:
+            path, off = prefix + f.name, base + f.offset
+            if f.ctype.is_struct:
+                yield from self.pointer_members(p, f.ctype, path + ".", off)
+            elif f.ctype.is_array and not f.ctype.base.is_scalar:
+                raise self.error(p, f"parameter '{p.name}': member '{path}' is an array of {f.ctype.base}; a "
+                                    "struct passed by value to a kernel may hold numbers, arrays of numbers, "
+                                    "structs and pointers", construct="parameter")
+            elif f.ctype.is_pointer:
+                b = f.ctype.base
+                if not (b.is_scalar or b.is_struct or b.is_void):
+                    raise self.error(p, f"parameter '{p.name}': member '{path}' must point to numbers or "
+                                        "structs", construct="parameter")
+                yield path, off, np.dtype(np.uint8) if b.is_void else np.dtype(b.dtype)
 
     # ----------------------------------------------------------------- __device__ / __constant__
     def declare_module_var(self, decl, index):
@@ -509,7 +623,7 @@ class AggregateLowering:
 
     def module_var_address(self, sym):
         var = sym.shared
-        space = "constant" if var.constant else "global"
+        space = getattr(var, "space", None) or ("constant" if var.constant else "global")
         return Val(self.const(region_base(var.region), T.LLONG).code, T.Pointer(sym.ctype if not sym.ctype.is_array
                                                                                 else sym.ctype.base, var.constant),
                    space=space, aligned=ALIGNED)

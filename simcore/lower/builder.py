@@ -6,9 +6,23 @@ from .code import MISALIGNED, NO_READS, Alignment, Stmt, Taint, TaintHole, Taint
 from .values import Val, struct_value
 
 
+class EscapingLocal(Exception):
+    """Lowering found that the address of a local variable escapes (it is reassigned, chosen at
+    run time, stored, given to a built-in): `lower` starts again with that variable in local
+    memory (`key`: its declaration), so that variables whose address never escapes keep their
+    registers and compile-time pointers."""
+
+    def __init__(self, key):
+        super().__init__(key)
+        self.key = key
+
+
 class Builder:
-    def __init__(self, pre, funcs, typedefs):
+    def __init__(self, pre, funcs, typedefs, addressable=frozenset()):
         self.pre = pre
+        self.addressable = addressable   # declaration keys of the locals kept in local memory
+        self.decl_keys = {}              # register name / id(Sym) -> declaration key of its local
+        self.local_vars = []             # program.LocalVariable, for the addressable locals
         self.funcs = funcs               # name -> FuncDef of __device__ functions (inlined)
         self.typedefs = {}               # name -> c_ast.Typedef (resolved on first use)
         self.typedef_types = {}          # name -> ctype
@@ -188,6 +202,31 @@ class Builder:
 
     def pop(self):
         self.scopes.pop()
+
+    # ----------------------------------------------------------------- addressable locals
+    @staticmethod
+    def decl_key(node):
+        """Which declaration a local is: the same in every lowering of the kernel (an inlined
+        function's local is one declaration at every call)."""
+        return (node.name, node.coord.line if node.coord else 0, node.coord.column if node.coord else 0)
+
+    def note_decl(self, node, *owners):
+        """Registers (program.Var) and Syms that hold the local declared by `node`."""
+        key = self.decl_key(node)
+        for o in owners:
+            self.decl_keys[o.name if hasattr(o, "source_name") else id(o)] = key
+            for m in (getattr(o, "members", None) or {}).values():
+                self.note_decl(node, m.var if m.var is not None else m)
+
+    def escape(self, target, error):
+        """The address of a local escapes: start again with it in local memory, or, when it is
+        not a local declared in this kernel (a parameter of an inlined function), raise error."""
+        var = target if hasattr(target, "source_name") else getattr(target, "var", None)
+        owner = var.name if var is not None and hasattr(var, "source_name") else id(getattr(target, "sym", target))
+        key = self.decl_keys.get(owner)
+        if key is None or key in self.addressable:
+            raise error
+        raise EscapingLocal(key)
 
     def lookup(self, name, node):
         for scope in reversed(self.scopes):

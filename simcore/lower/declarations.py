@@ -11,6 +11,14 @@ from .values import Sym
 LOCAL_MEMORY_PER_THREAD = 512 * 1024
 
 
+def is_auto(node):
+    """Is this declarator's type C++'s `auto` (`auto x`, `const auto x`, `auto *p`)?"""
+    while isinstance(node, c_ast.PtrDecl):
+        node = node.type
+    return isinstance(node, c_ast.TypeDecl) and isinstance(node.type, c_ast.IdentifierType) \
+        and node.type.names == [T.AUTO_TYPE]
+
+
 class DeclarationLowering:
     def visit_DeclList(self, node):
         for d in node.decls:
@@ -29,6 +37,8 @@ class DeclarationLowering:
             what = "__constant__" if "auto" in storage else "__device__"
             raise self.error(node, f"{what} variables must be declared at file scope, outside every function",
                              construct=what)
+        if is_auto(node.type):
+            return self.declare_auto(node)
         ctype = self.ctype_of(node.type)
         if "_Thread_local" in storage:          # __shared__ (the preprocessor's spelling)
             self.scopes[-1][node.name] = self.declare_shared(node, ctype, "extern" in storage)
@@ -36,13 +46,17 @@ class DeclarationLowering:
         if "extern" in storage:
             raise self.error(node, "extern variables are not in simcore's subset (only extern __shared__)",
                              construct="extern")
+        if ctype.is_void:
+            raise self.error(node, "a variable cannot be void", construct="void")
+        if self.decl_key(node) in self.addressable or T.has_union(ctype):   # its address escapes, or its
+            # bytes are read as another type (a union): in local memory
+            self.declare_addressable_local(node, ctype)
+            return
         if ctype.is_array:
             self.declare_local_array(node, ctype)
             return
-        if ctype.is_void:
-            raise self.error(node, "a variable cannot be void", construct="void")
         if ctype.is_struct:
-            self.declare_local_struct(node, ctype)
+            self.note_decl(node, self.declare_local_struct(node, ctype))
             return
         init = None
         if node.init is not None:
@@ -52,12 +66,56 @@ class DeclarationLowering:
             if init.ref is not None:             # int *p = &x;
                 self.scopes[-1][node.name] = self.bind_pointer_to_local(node.name, ctype, init, node)
                 return
+            if init.local_var is not None and ctype.is_pointer:     # int *p = arr; (a local array)
+                self.scopes[-1][node.name] = self.bind_pointer_to_local_array(ctype, init, node)
+                return
         var = self.new_var(node.name, ctype, space=init.space if init is not None else None)
+        self.note_decl(node, var)
         self.scopes[-1][node.name] = Sym("var", ctype, var=var)
         if init is not None:
             self.write(var, self.convert_for_assign(init, ctype, node))
         else:
             self.mark_undefined(var)
+
+    def declare_auto(self, node):
+        """`auto x = expr;` (`auto *p = ...`, `const auto`): x has the initializer's type (arrays
+        decay, as C++ deduces); the initializer is evaluated once."""
+        if node.init is None or isinstance(node.init, c_ast.InitList):
+            raise self.error(node, f"'auto {node.name}' needs an initializer (auto x = expr;) to deduce its "
+                                   "type from", construct="auto")
+        if "_Thread_local" in (node.storage or []) or "extern" in (node.storage or []):
+            raise self.error(node, "auto is deduced only for local variables", construct="auto")
+        v = self.value(self.expr(node.init))
+        ctype = v.ctype if v.local_var is None else T.Pointer(v.ctype.base)
+        if isinstance(node.type, c_ast.PtrDecl) and not ctype.is_pointer:
+            raise self.error(node, f"'auto *{node.name}' needs a pointer, but the initializer is a {ctype}",
+                             construct="auto")
+        if ctype.is_void:
+            raise self.error(node, f"cannot deduce a type for '{node.name}' from a void expression", construct="auto")
+        if self.decl_key(node) in self.addressable:
+            sym = self.declare_addressable_local(node, ctype, init=False)
+            self.scopes[-1][node.name] = sym
+            self.cur.lines.add(node.coord.line)
+            addr = self.module_var_address(sym)
+            if ctype.is_struct:
+                self.store_struct(addr, ctype, "local", v, node)
+            else:
+                self.store(addr, ctype, "local", self.convert_for_assign(v, ctype, node), node)
+        elif ctype.is_struct:
+            sym = self.struct_sym(node.name, ctype, node)
+            self.note_decl(node, sym)
+            self.scopes[-1][node.name] = sym
+            self.cur.lines.add(node.coord.line)
+            self.write_struct(sym, v, node)
+        elif v.ref is not None:
+            self.scopes[-1][node.name] = self.bind_pointer_to_local(node.name, ctype, v, node)
+        elif v.local_var is not None:
+            self.scopes[-1][node.name] = self.bind_pointer_to_local_array(ctype, v, node)
+        else:
+            var = self.new_var(node.name, ctype, space=v.space)
+            self.note_decl(node, var)
+            self.scopes[-1][node.name] = Sym("var", ctype, var=var)
+            self.write(var, self.convert_for_assign(v, ctype, node))
 
     def reserve_local_memory(self, node, ctype):
         """Count local array `node` (of type `ctype`) against the thread's local memory."""
@@ -79,6 +137,7 @@ class DeclarationLowering:
                              construct="local array")
         self.reserve_local_memory(node, ctype)
         var = self.new_var(node.name, ctype.base, (ctype.length,))
+        self.note_decl(node, var)
         self.scopes[-1][node.name] = Sym("local_array", ctype, var=var)
         self.cur.lines.add(node.coord.line)
         if node.init is None:

@@ -10,8 +10,8 @@ from ..program import Var
 from .access import SPECIALS, region_base
 from .code import ALIGNED, taint_of
 from .purity import has_boundary, is_pure
-from .values import (COMPARE, DT, MemoryTarget, Val, convert_const, fold, local_pointer, regs_of, shift,
-                     struct_value)
+from .values import (COMPARE, DT, LocalElementTarget, MemoryTarget, Val, convert_const, fold, local_pointer, regs_of,
+                     shift, struct_value)
 
 UNIFORM_SPECIALS = ("bdim", "gdim")     # the same for every thread: constants of the launch
 EXPRESSIONS = frozenset({"Constant", "ID", "StructRef", "Cast", "ExprList", "ArrayRef", "UnaryOp",
@@ -85,6 +85,8 @@ class ExpressionLowering:
             return struct_value(T.VECTOR_TYPES["dim3"], {
                 c: self.visit_StructRef(c_ast.StructRef(node, ".", c_ast.ID(c, node.coord), node.coord))
                 for c in "xyz"})
+        if name in self.funcs and not self.declared(name):     # a function as a value: its number
+            return self.function_number(name)
         sym = self.lookup(name, node)
         if sym.kind == "var":
             return self.read(sym.var)
@@ -132,12 +134,12 @@ class ExpressionLowering:
             return Val("None", T.VOID)
         if v.ref is not None:
             if not (to.is_pointer and (to.base == v.ctype.base or to.base == v.ref.ctype)):
-                raise self.error(node, f"a pointer to a local variable cannot be cast to {to} in simcore",
-                                 construct="cast")
+                self.escape(v.ref, self.error(node, f"a pointer to a local variable cannot be cast to {to} in "
+                                                    "simcore", construct="cast"))
             return local_pointer(v.ref, to)
         if v.local_var is not None:
-            raise self.error(node, "a local array cannot be cast (simcore keeps local arrays in registers)",
-                             construct="cast")
+            self.escape(v.local_var, self.error(node, "a local array cannot be cast (simcore keeps local arrays "
+                                                      "in registers)", construct="cast"))
         if to.is_pointer and v.ctype.is_scalar and v.ctype.is_float:
             raise self.error(node, "cannot cast a floating-point value to a pointer", construct="cast")
         if v.ctype.is_pointer and to.is_scalar and to.is_float:
@@ -175,6 +177,9 @@ class ExpressionLowering:
             return self.size_of(node)
         if op in ("++", "--", "p++", "p--"):
             return self.incdec(node)
+        if op == "&" and isinstance(node.expr, c_ast.ID) and node.expr.name in self.funcs \
+                and not self.declared(node.expr.name):
+            return self.function_number(node.expr.name)
         if op == "&":
             target = self.lvalue(node.expr)
             if not isinstance(target, MemoryTarget):
@@ -293,6 +298,7 @@ class ExpressionLowering:
         return self.read(result)
 
     def binary(self, op, a, b, node):
+        a, b = self.array_as_pointer(a), self.array_as_pointer(b)
         if a.ref is not None or b.ref is not None:
             return self.local_pointer_arith(op, a, b, node)
         if a.ctype.is_struct or b.ctype.is_struct:
@@ -419,10 +425,17 @@ class ExpressionLowering:
         self.start(join)
         return self.read(result)
 
+    def array_as_pointer(self, v):
+        """A local array in arithmetic (`v + 4`, `q < v + 4`) is a pointer to its first element."""
+        if v.local_var is None or v.ref is not None:
+            return v
+        return local_pointer(LocalElementTarget(v.local_var, self.const(0, T.INT)), T.Pointer(v.ctype.base))
+
     def result_type(self, a, b, node):
         if a.ref is not None or b.ref is not None:
-            raise self.error(node, "?: cannot choose between pointers to local variables in simcore (they are "
-                                   "fixed at compile time): use an if", construct="?:")
+            self.escape(a.ref if a.ref is not None else b.ref, self.error(
+                node, "?: cannot choose between pointers to local variables in simcore (they are fixed at "
+                      "compile time): use an if", construct="?:"))
         if a.ctype.is_struct or b.ctype.is_struct:
             if a.ctype is not b.ctype:
                 raise self.error(node, f"the arms of ?: have different types ({a.ctype}, {b.ctype})", construct="?:")

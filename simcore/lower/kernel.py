@@ -43,6 +43,7 @@ def lower_kernel(lowerer, pre, fdef, global_decls):
     prog.shared_access_size = min(low.shared_sizes) if low.shared_sizes else 4
     prog.uses_taint = bool(tracked) or low.uses_taint
     prog.module_vars = low.module_vars
+    prog.local_vars = low.local_vars
     number_blocks(prog)
     return prog, low.consts
 
@@ -61,10 +62,16 @@ def kernel_params(low, fdef):
         if t.is_array:
             t = T.decay(t)
         if t.is_struct:
-            raise low.error(p, f"parameter '{p.name}': a struct passed by value to a kernel is not in simcore's "
-                               f"subset; pass a pointer to it ({t} *{p.name}) and a one-element array",
-                            construct="parameter")
-        if t.is_pointer:
+            params.append(low.struct_param(p, t))
+            continue
+        inner = None
+        if t.is_pointer and t.base.is_pointer:          # T **: a table of addresses (memory.PointerTable)
+            space = "global"
+            if not (t.base.base.is_scalar or t.base.base.is_struct):
+                raise low.error(p, f"parameter '{p.name}' must point to pointers to numbers or structs",
+                                construct="parameter")
+            dtype, inner = np.uint64, np.dtype(t.base.base.dtype)
+        elif t.is_pointer:
             space = "global"
             if not (t.base.is_scalar or t.base.is_struct):
                 raise low.error(p, f"parameter '{p.name}' must point to numbers or structs", construct="parameter")
@@ -75,5 +82,5 @@ def kernel_params(low, fdef):
         var = low.new_var(p.name, t, space=space)
         var.param = True
         low.scopes[-1][p.name] = Sym("var", t, var=var)
-        params.append(Param(p.name, str(t), t.is_pointer, np.dtype(dtype), var.name))
+        params.append(Param(p.name, str(t), t.is_pointer, np.dtype(dtype), var.name, inner))
     return params

@@ -21,6 +21,8 @@ class TypeLowering:
                 raise self.error(node, f"type '{' '.join(node.names)}' is not in simcore's subset",
                                  construct=" ".join(node.names))
             return t
+        if isinstance(node, c_ast.PtrDecl) and isinstance(node.type, c_ast.FuncDecl):
+            return T.FUNCTION_POINTER      # a pointer to a __device__ function: its number (calls.py)
         if isinstance(node, c_ast.PtrDecl):
             base = self.ctype_of(node.type)
             pointee = node.type       # `const float *p`: the qualifier is on the pointee's declarator
@@ -39,7 +41,7 @@ class TypeLowering:
         if isinstance(node, c_ast.Struct):
             return self.struct_type(node)
         if isinstance(node, c_ast.Union):
-            raise self.error(node, "unions are not in simcore's subset", construct="union")
+            return self.struct_type(node)
         raise self.error(node, f"unsupported type {type(node).__name__}", construct=type(node).__name__)
 
     def expr_without_emitting(self, node):
@@ -110,15 +112,17 @@ class TypeLowering:
         return val
 
     def convert_for_assign(self, val, to, node):
-        if val.ref is not None:
-            raise self.error(node, "a pointer to a local variable can be passed to a __device__ function or "
-                                   "kept in a pointer declared with it (int *p = &x;), not stored elsewhere "
-                                   "(simcore keeps such pointers at compile time)", construct="&")
+        if val.ref is not None:     # stored: the variable must have an address (escape)
+            self.escape(val.ref, self.error(node, "a pointer to a local variable can be passed to a __device__ "
+                                                  "function or kept in a pointer declared with it (int *p = &x;), "
+                                                  "not stored elsewhere (simcore keeps such pointers at compile "
+                                                  "time)", construct="&"))
         if to.is_struct or val.ctype.is_struct:
             return self.same_struct(val, to, node)
         if val.local_var is not None:
-            raise self.error(node, "a local array can be passed to a __device__ function, not stored in a "
-                                   "pointer (simcore keeps local arrays in registers)", construct="local array")
+            self.escape(val.local_var, self.error(node, "a local array can be passed to a __device__ function, "
+                                                        "not stored in a pointer (simcore keeps local arrays in "
+                                                        "registers)", construct="local array"))
         val = self.value(val)
         if to.is_pointer and val.ctype.is_scalar and val.const != 0:
             raise self.error(node, f"cannot assign a {val.ctype} to a pointer ({to})", construct="assignment")
@@ -130,7 +134,9 @@ class TypeLowering:
         """A value as a C truth value (bool per lane)."""
         if v.ctype == T.BOOL:
             return v
-        if v.ctype.is_struct or v.ref is not None:
+        if v.ref is not None:
+            self.escape(v.ref, CompileError(f"a {v.ctype} cannot be used as a condition"))
+        if v.ctype.is_struct:
             raise CompileError(f"a {v.ctype} cannot be used as a condition")
         if v.const is not None:
             return self.const(bool(v.const), T.BOOL)
