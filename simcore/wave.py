@@ -94,6 +94,7 @@ class Wave(LaneIndexing):
         self._live_slots = None
         self._live_bits = None
         self.joined = False          # a lane started waiting at a reconvergence point this step
+        self.sync_events = 0         # barriers (and bar.arrive) passed: lanes of different warps met
         self.running = None          # the lanes of the step being run (None between steps)
 
     def _registers(self, prog, launch):
@@ -360,6 +361,17 @@ class Wave(LaneIndexing):
         if not in_state.any():
             return np.empty(0, np.int64)
         return np.flatnonzero(in_state)
+
+    def leave_join_early(self, lanes):
+        """Independent thread scheduling: lanes waiting at reconvergence points go on without the
+        warp-mates they wait for (those keep looping: forward progress, docs/semantics.md). Each
+        forgets the points it waits at, so nobody waits for it there later."""
+        lanes = lanes[self.st[lanes] == JOIN]
+        while len(lanes):
+            self.jdepth[lanes] -= 1
+            self.set_top(lanes)
+            self.st[lanes] = RUN
+            lanes = lanes[self.top[lanes] == self.pc[lanes]]
 
     def leave_join(self, lanes):
         """Lanes whose reconvergence point completed go on; one that recorded the same point
