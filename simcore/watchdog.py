@@ -10,7 +10,7 @@ clock (docs/semantics.md, forward progress):
   repeat itself forever under a fair schedule. Probes look for it at steps fixed by the step
   count alone: the first at step 1,024 of a wave, each one twice as long as the one before
   (cycles of any length are found: Brent's method, one checkpoint at powers of two) and the
-  next one 9 probe lengths later, so probing costs at most about a tenth of the steps;
+  next one 3 probe lengths later (a probe step costs little more than a step);
 * the random schedule cannot repeat the wave's whole state often enough to be seen: there each
   warp that runs must come back to a state of its own, every one of its runnable lanes having
   run, while memory is unchanged and no barrier completes (lanes of different warps did not
@@ -42,7 +42,8 @@ PROGRESS_AFTER = 5.0        # seconds before the first progress note, then every
 PROGRESS_EVERY = 15.0
 CLOCK_EVERY = 256           # steps between two looks at the clock
 FIRST_PROBE = 1024          # step of the wave at which the first probe starts
-PROBE_GAP = 9               # steps between two probes, in lengths of the probe that ended
+PROBE_GAP = 3               # steps between two probes, in lengths of the probe that ended
+STARVE_STEPS = 1 << 15      # a lane that can run but stands still this long gets its turn (fairness)
 MAX_PROBE = 1 << 17         # the longest probe (steps): cycles up to about half of it are found
 
 
@@ -74,8 +75,10 @@ class Watchdog:
         # lanes of a cycle: round-robin runs every warp in turn, so a cycle is up to a few steps
         # per warp; lockstep runs them together
         per_cycle = 32 + (0 if self.engine.schedule == "lockstep" else 8 * w.nwarps)
-        self.probe_len = 3 * per_cycle
+        self.probe_len = self.first_probe_len = max(256, 3 * per_cycle)
         self.last_ran = np.full(w.S, -1, np.int64)     # per slot: the last probed step that ran it
+        self.turns = None       # (memory, lanes that had their turn in it) while lanes yield
+        self.idle = None        # (step, states, points, registers): what lanes that may starve were
         return self._next()
 
     def _next(self):
@@ -135,6 +138,9 @@ class Watchdog:
     # ------------------------------------------------------------------ repeated states
     def _start_probe(self):
         w = self.w
+        self._starvation()
+        if self.probe_end is None and self.next_probe > w.steps:
+            return      # lanes that starved got their turn: the next step starts the probe
         self.probe_end = w.steps + self.probe_len
         self.checkpoint = None
         self.checkpoint_step = w.steps
@@ -232,17 +238,62 @@ class Watchdog:
         run since, the schedule was unfair: make it fair and look again. Else: an endless loop."""
         w, e = self.w, self.engine
         ran = self.last_ran >= since
-        starved = (w.st == RUN) & ~ran
+        # the lanes that had their turn while memory stayed what this cycle sees (a turn that
+        # changed memory gives every other lane a new turn)
+        memory = self._memory_state()
+        if self.turns is None or self.turns[0] != memory:
+            self.turns = (memory, ran)
+        else:
+            self.turns = (memory, self.turns[1] | ran)
+        turned = self.turns[1]
+        starved = (w.st == RUN) & ~turned
         rejoin = (w.st == JOIN) if e.model != "stack" else np.zeros(w.S, bool)
         if starved.any() or rejoin.any():
-            if rejoin.any():
-                w.leave_join_early(np.flatnonzero(rejoin))
-            e.yield_lanes(ran)
-            self.probe_end = None       # a new probe, from the fair schedule's state
-            self.next_probe = w.steps + 1
+            self._be_fair(turned, rejoin)
             return
         pre_volta = e.model == "stack" and bool(((w.st == JOIN) | (w.st == PARK)).any())
         e.report.endless_loop(pc, L, w.steps - since, pre_volta=pre_volta)
+
+    def _be_fair(self, turned, rejoin):
+        """Lanes that can run did not: those waiting to reconverge go on without their looping
+        warp-mates (rejoin), the lanes that had their turn yield, and a new probe starts from
+        the fair schedule's state."""
+        w, e = self.w, self.engine
+        if rejoin.any():
+            w.leave_join_early(np.flatnonzero(rejoin))
+        e.yield_lanes(turned)
+        self.probe_end = None
+        self.next_probe = w.steps + 1
+        self.probe_len = self.first_probe_len      # the fair schedule starts afresh: look soon
+
+    def _starvation(self):
+        """At the start of a probe: lanes that could run but stood still (same point, same
+        registers, nobody ran them in the last probe) for STARVE_STEPS steps or more get their
+        turn. A lane that only spins on a value with changing registers (a counter) never repeats
+        a state, so without this a lockstep schedule could starve the lane it waits for forever;
+        kernels that never make a lane wait that long are not affected."""
+        w, e = self.w, self.engine
+        waiting = (w.st == RUN) | ((w.st == JOIN) if e.model != "stack" else False)
+        if self.idle is None or w.steps - self.idle[0] < STARVE_STEPS:
+            if self.idle is None:
+                self.idle = (w.steps, w.st.copy(), w.pc.copy(), [a.copy() for a in self._registers()])
+            return
+        step0, st0, pc0, regs0 = self.idle
+        same = waiting & (w.st == st0) & (w.pc == pc0) & (self.last_ran < step0)
+        for now, then in zip(self._registers(), regs0):
+            if not same.any():
+                break
+            if now.shape != then.shape:
+                same[:] = False
+                break
+            same &= (now == then).reshape(w.S, -1).all(axis=1)
+        self.idle = None
+        if same.any() and (waiting & ~same).any():
+            self._be_fair(waiting & ~same, same & (w.st == JOIN))
+
+    def _registers(self):
+        w = self.w
+        return [w.R[name] for name in sorted(w.R)]
 
     def _runnable_warps(self):
         w = self.w
