@@ -146,6 +146,7 @@ class Watchdog:
         self.checkpoint_step = w.steps
         self.checkpoint_span = 1
         self.sync0 = w.sync_events
+        self.ran_pcs = {}       # block -> the last probed step that ran it (the loop to name)
         self.sync_seen = {}
         if self.engine.schedule == "random":
             # the scheduler's choice is not part of the state: look at each warp on its own
@@ -168,6 +169,7 @@ class Watchdog:
             self._probe_wave(pc, L)
         if self.probe_end is not None:
             self.last_ran[L] = w.steps
+            self.ran_pcs[pc] = w.steps
             if w.steps >= self.probe_end:
                 self._end_probe()
 
@@ -252,7 +254,31 @@ class Watchdog:
             self._be_fair(turned, rejoin)
             return
         pre_volta = e.model == "stack" and bool(((w.st == JOIN) | (w.st == PARK)).any())
-        e.report.endless_loop(pc, L, w.steps - since, pre_volta=pre_volta)
+        cycle = {p for p, step in self.ran_pcs.items() if step >= since} | {pc}
+        e.report.endless_loop(pc, L, w.steps - since, pre_volta=pre_volta, loop=self.loop_of(cycle))
+
+    def loop_of(self, cycle):
+        """The loop that a cycle of blocks goes round: the branch of its back edge (the outermost
+        one of the cycle: blocks are numbered in reverse post-order, a loop's header before its
+        body). -> its source line, or 0. (Not the line of the last step: that may be inside a
+        helper function the loop calls.)"""
+        blocks = self.engine.prog.blocks
+        best = None
+        for b in sorted(cycle):
+            if b >= len(blocks):
+                continue
+            term = blocks[b].term
+            targets = [getattr(term, f, None) for f in ("target", "if_true", "if_false")]
+            for t in targets:
+                if isinstance(t, int) and t <= b and t in cycle and (best is None or t < best[0]):
+                    best = (t, b)
+        if best is None:
+            return 0
+        header, source = (blocks[x] for x in best)
+        for block in (source, header):
+            if getattr(block.term, "line", 0):
+                return block.term.line
+        return header.first_line or source.first_line
 
     def _be_fair(self, turned, rejoin):
         """Lanes that can run did not: those waiting to reconverge go on without their looping
