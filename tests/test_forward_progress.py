@@ -247,3 +247,22 @@ def test_convergence_loops_finish_under_the_random_schedule_with_every_seed(answ
             where = np.flatnonzero(row)
             want = [int(np.abs(where - i).min()) if where.size else far for i in range(len(row))]
             assert dist[b:b + block].tolist() == want, seed
+
+
+def test_grading_says_the_graders_time_limit_was_reached_not_that_the_code_is_wrong(monkeypatch):
+    import simcore.module
+    from barrier_course.grading import KernelCheckFailed, check_kernel
+    monkeypatch.setattr(simcore.module, "DEFAULT_TIME_LIMIT", 0.3)
+    src = r'''extern "C" __global__ void k(int *o, int n)
+{
+    unsigned i = 0;
+    while (o[0] == 0) i = i * 3 + 1;
+    o[1] = i;
+}'''
+    with pytest.raises(KernelCheckFailed) as info:
+        check_kernel(src, "k", make_args=lambda n, block, rng: ((1,), (np.zeros(2, np.int32), np.int32(n))),
+                     reference=lambda args, n, block: {}, block_sizes=(32,), sizes=(32,),
+                     schedules=("lockstep",), gpu=False, quiet=True)
+    text = str(info.value)
+    assert text.startswith("The grader's time limit was reached") and "not a fault found in your code" in text
+    assert "[time_limit]" in text and "Endless" not in text
