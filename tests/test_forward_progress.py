@@ -266,3 +266,49 @@ def test_grading_says_the_graders_time_limit_was_reached_not_that_the_code_is_wr
     text = str(info.value)
     assert text.startswith("The grader's time limit was reached") and "not a fault found in your code" in text
     assert "[time_limit]" in text and "Endless" not in text
+
+
+class _FakeClock:
+    """time.monotonic() that moves by a millisecond at every look: a run's clock readings are
+    the same on every machine."""
+    def __init__(self):
+        self.now = 1000.0
+
+    def monotonic(self):
+        self.now += 0.001
+        return self.now
+
+
+def test_the_time_limit_is_per_launch_not_per_wave(monkeypatch):
+    import simcore.engine
+    import simcore.watchdog
+    src = r'''extern "C" __global__ void k(int *out)
+{
+    int s = 0;
+    for (int i = 0; i < 200 + (int)(threadIdx.x % 3); i++) s += i;
+    out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+}'''
+    launch = dict(grid=(32,), block=(256,))       # round_robin: 16 blocks a wave, two waves
+
+    def run(time_limit, wave_ends):
+        clock = _FakeClock()
+        monkeypatch.setattr(simcore.watchdog, "time", clock)
+        monkeypatch.setattr(simcore.engine, "time", clock)
+        original = simcore.engine.Engine.run_wave
+
+        def run_wave(self, first, count):
+            original(self, first, count)
+            wave_ends.append(clock.now - self.watchdog.started)
+        monkeypatch.setattr(simcore.engine.Engine, "run_wave", run_wave)
+        out = np.zeros(32 * 256, np.int32)
+        simcore.RawKernel(src, "k")(launch["grid"], launch["block"], (out,), schedule="round_robin",
+                                    time_limit=time_limit)
+        monkeypatch.setattr(simcore.engine.Engine, "run_wave", original)
+
+    ends = []
+    run(10_000, ends)
+    assert len(ends) == 2 and ends[1] > 1.5 * ends[0] * 0.99
+    # a limit longer than either wave but shorter than the launch stops it in the second wave
+    with pytest.raises(simcore.TimeLimit) as info:
+        run(ends[0] * 1.2, [])
+    assert "16 of 32 blocks finished, blocks 16-31 running" in str(info.value)
