@@ -317,6 +317,13 @@ def _run_one(kernel, kernel_name, case, backend, schedule, sim_options, rtol, at
         with _warnings_to_stdout() as launch_notes:
             kernel(case.grid, (case.block,), args, shared_mem=case.shared_mem, **options)
     except kernel_fault as exc:
+        if getattr(exc, "kind", None) == "time_limit":
+            # the grader's own limit, not a fault found in the student's code: say so
+            raise KernelCheckFailed(
+                f"The grader's time limit was reached: the simulator stopped the launch before the kernel "
+                f"finished. This is not a fault found in your code (none was found), but the test cannot "
+                f"give points for a result it did not see; make the kernel finish sooner (a loop that "
+                f"never ends while its variables keep changing also ends here).\n\n{exc}\n\n{header}") from None
         # the simulator's report first: it names the student's line and the fix
         raise KernelCheckFailed(f"{exc}\n\n{header}") from None
     except launch_error as exc:

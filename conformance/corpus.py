@@ -2789,6 +2789,52 @@ def _fp_ref(a):
 entry("cxx_function_pointers", grid=(2,), block=(64,),
       make_args=lambda: (f32(100, -3, 3, seed=197), zeros(128, np.float32), np.int32(100)),
       reference=_fp_ref, expect="ok", why="a call through a function pointer reaches the function each thread holds")
+# ---- forward progress (docs/semantics.md, section 8): spin locks and flag waits, legal from
+# Volta on under every fair schedule, next to their broken twins (which hang on any GPU)
+_PROGRESS_WHY = ("independent thread scheduling (compute capability 7.0+): every thread makes progress, "
+                 "so the lock holder / flag writer runs while the others spin (a starvation-free wait is legal)")
+
+entry("progress_lock_warp", grid=(2,), block=(64,), make_args=lambda: (zeros(1), zeros(1)),
+      reference=lambda a: {1: np.array([128], np.int32)}, expect="ok",
+      why="every lane takes the lock in turn; " + _PROGRESS_WHY + "; the holder must not wait at the loop's end "
+          "for its spinning warp-mates (under model='stack', pre-Volta, it does: a hang)")
+
+entry("progress_lock_warp_unreleased", grid=(2,), block=(64,), make_args=lambda: (zeros(1), zeros(1)),
+      intended=lambda a: {1: np.array([128], np.int32)}, expect="step_limit",
+      why="the lock is never released: every thread but the first spins forever")
+
+entry("progress_lock_block", grid=(4,), block=(64,), make_args=lambda: (zeros(1), zeros(1)),
+      reference=lambda a: {1: np.array([4], np.int32)}, expect="ok",
+      why="one thread per block takes a global lock; " + _PROGRESS_WHY)
+
+entry("progress_lock_block_wrong_release", grid=(4,), block=(64,), make_args=lambda: (zeros(1), zeros(1)),
+      intended=lambda a: {1: np.array([4], np.int32)}, expect="step_limit",
+      why="the release writes the taken value (1): the lock stays taken, the other blocks spin forever")
+
+entry("progress_flag_in_warp", grid=(2,), block=(64,), make_args=lambda: (zeros(4), zeros(1)),
+      reference=lambda a: {1: np.array([124], np.int32)}, expect="ok",
+      why="lanes 0-30 wait for a flag that lane 31 of their own warp sets; " + _PROGRESS_WHY)
+
+entry("progress_flag_in_warp_never_set", grid=(2,), block=(64,), make_args=lambda: (zeros(4), zeros(1)),
+      intended=lambda a: {1: np.array([124], np.int32)}, expect="step_limit",
+      why="the writer's condition (lane 32) is never true: the waiters spin forever")
+
+entry("progress_flag_between_warps", grid=(2,), block=(64,), make_args=lambda: (zeros(4), zeros(1)),
+      reference=lambda a: {1: np.array([64], np.int32)}, expect="ok",
+      why="warp 0 waits for a flag set by another warp of its block; " + _PROGRESS_WHY)
+
+entry("progress_flag_between_warps_circular", grid=(2,), block=(64,), make_args=lambda: (zeros(4), zeros(1)),
+      intended=lambda a: {1: np.array([64], np.int32)}, expect="step_limit",
+      why="the writer waits for a flag the waiters set only after their own wait: both wait forever")
+
+entry("progress_flag_between_blocks", grid=(2,), block=(64,), make_args=lambda: (zeros(1), zeros(1)),
+      reference=lambda a: {1: np.array([64], np.int32)}, expect="ok",
+      why="block 0 waits for a flag block 1 sets: both blocks are resident together (one wave in simcore; "
+          "two blocks fit on every GPU of the course), and resident threads make progress")
+
+entry("progress_flag_between_blocks_circular", grid=(2,), block=(64,), make_args=lambda: (zeros(2), zeros(1)),
+      intended=lambda a: {1: np.array([2], np.int32)}, expect="step_limit",
+      why="each block waits for the other's flag before setting its own: both wait forever")
 
 # every entry is defined above this line
 BY_NAME = {e.name: e for e in ENTRIES}

@@ -116,6 +116,7 @@ class Engine:
         self.sync = Sync(prog, report, plugins, self.model)
         self.wave = None
         self._adv_warp, self._rr_warp = None, -1     # schedule state, kept across waves
+        self.yielded = None     # lanes that yield to starved ones (yield_lanes), or None
         self.watchdog = Watchdog(self, launch.kernel, time.monotonic(), options.time_limit)
 
     @property
@@ -148,6 +149,7 @@ class Engine:
         self.report.start_wave(w)
         self.hint = None
         self.took_all = False
+        self.yielded = None
         self.max_steps = self.opt.max_steps     # 0: no step limit (the watchdog decides)
         self.memory.new_wave(w, self.plugins.tracks_shared_writes, self.prog.shared_access_size)
         self.plugins.start_wave(w)
@@ -217,6 +219,8 @@ class Engine:
             others_first = len(blocks)
         else:
             others = w.st == RUN
+            if self.yielded is not None:
+                others &= ~self.yielded
             others[slot] = False
             pcs = wpc[others]
             others_first = int(pcs.min()) if len(pcs) else len(blocks)
@@ -238,7 +242,11 @@ class Engine:
                 if steps >= next_watch:
                     w.steps = steps
                     wpc[slot] = pc
+                    fair = self.yielded
                     next_watch = self.next_watch = self.watchdog.tick(pc, L)
+                    if self.yielded is not fair or w.st[slot] != RUN:
+                        steps -= 1          # lanes yield now (fairness): the pick is made again
+                        return
                 fn, scalar, kind, t_true, t_false, cost = plan[pc]
                 instructions += cost
                 if scalar:
@@ -301,6 +309,8 @@ class Engine:
 
     def pick(self, w):
         """Choose (pc, lanes) to run next, or None when nothing is runnable."""
+        if self.yielded is not None:
+            return self.pick_fair(w)
         if self.schedule == "lockstep":
             # the lowest program point with a runnable lane, and every runnable lane there: one
             # comparison, one min and one count over the wave; the lanes as a slice when they are
@@ -357,6 +367,48 @@ class Engine:
             p = int(self.rng.choice(np.unique(pcs)))
         else:
             p = int(pcs.min())
+        lanes = base + np.flatnonzero(r & (w.pc[base:base + WARP] == p))
+        return p, w.as_slice(lanes)
+
+    # ================================================================= fairness
+    def yield_lanes(self, cycled):
+        """The watchdog found the wave repeating a cycle while other lanes that can run did not
+        run (docs/semantics.md, forward progress): the lanes of the cycle (`cycled`, a bool per
+        slot) yield, so that every schedule is fair. Until no other lane can run, the schedule
+        picks among the others only (pick_fair); then they all run again as usual."""
+        w = self.wave
+        yielded = cycled & (w.st == RUN)
+        self.yielded = yielded if yielded.any() else None
+        self.hint = None
+        self.took_all = False
+
+    def pick_fair(self, w):
+        """pick() while some lanes yield: the schedule's own choice among the lanes that do not
+        (lockstep: the lowest program point; the warp schedules: their warp, then its lowest
+        program point; random: a random warp and point); when none of them can run, the
+        yielding ends."""
+        runnable = (w.st == RUN) & ~self.yielded
+        if not runnable.any():
+            self.yielded = None
+            return self.pick(w)
+        if self.schedule == "lockstep":
+            p = int(w.pc[runnable].min())
+            lanes = np.flatnonzero(runnable & (w.pc == p))
+            return p, w.as_slice(lanes)
+        warps = np.flatnonzero(runnable.reshape(w.nwarps, WARP).any(axis=1))
+        if self.schedule == "adversarial":
+            wp = self._adv_warp if self._adv_warp in warps else int(warps[-1])
+            self._adv_warp = wp
+        elif self.schedule == "round_robin":
+            later = warps[warps > self._rr_warp]
+            wp = int(later[0]) if len(later) else int(warps[0])
+            self._rr_warp = wp
+        else:
+            wp = int(self.rng.choice(warps))
+        base = wp * WARP
+        r = runnable[base:base + WARP]
+        pcs = w.pc[base:base + WARP][r]
+        p = int(self.rng.choice(np.unique(pcs))) if self.schedule == "random" else int(pcs.min())
         lanes = base + np.flatnonzero(r & (w.pc[base:base + WARP] == p))
         return p, w.as_slice(lanes)
 

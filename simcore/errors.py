@@ -80,13 +80,16 @@ UninitializedRead = _fault("UninitializedRead", "uninitialized",
 NamedBarrierError = _fault("NamedBarrierError", "named_barrier", "A named barrier (bar.sync id, count) was misused.")
 OutOfBounds = _fault("OutOfBounds", "out_of_bounds", "An access fell outside its array.")
 StepLimit = _fault("StepLimit", "step_limit", "The kernel ran too long (probably an endless loop).")
+TimeLimit = type("TimeLimit", (StepLimit,), {
+    "kind": "time_limit",
+    "__doc__": "The simulator's time limit stopped the launch: no verdict on the kernel (it protects the caller)."})
 MisalignedAccess = _fault("MisalignedAccess", "misaligned", "An access was not aligned to its size.")
 DivisionByZero = _fault("DivisionByZero", "division_by_zero", "An integer division by zero.")
 ReadOnlyWrite = _fault("ReadOnlyWrite", "read_only", "A write to an array that was passed read-only.")
 
 FAULT_CLASSES = {cls.kind: cls for cls in (
     DivergentBarrier, Deadlock, DataRace, InvalidMask, UndefinedValue, UninitializedRead,
-    NamedBarrierError, OutOfBounds, StepLimit, MisalignedAccess, DivisionByZero, ReadOnlyWrite)}
+    NamedBarrierError, OutOfBounds, StepLimit, TimeLimit, MisalignedAccess, DivisionByZero, ReadOnlyWrite)}
 
 
 def make_fault(kind, **report):

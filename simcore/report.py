@@ -569,10 +569,15 @@ class Reporter:
                         if isinstance(t, int))
         return 0
 
-    def _stopped(self, title, what, fix, pc):
+    def _stopped(self, title, what, fix, pc, loop=0):
         line = self.loop_line(pc)
-        self.raise_("step_limit", title, what.format(line=line), fix,
-                    [{"line": line, "text": self.prog.line_text(line), "what": "last step"}], None)
+        locations = [{"line": line, "text": self.prog.line_text(line), "what": "last step"}]
+        if loop and loop != line:
+            # the loop that never ends comes first: the last step may be inside a helper it calls
+            locations.insert(0, {"line": loop, "text": self.prog.line_text(loop), "what": "the loop that never ends"})
+        elif loop:
+            locations[0]["what"] = "the loop that never ends"
+        self.raise_("step_limit", title, what.format(line=line, loop=loop or line), fix, locations, None)
 
     def step_limit(self, pc, L, max_steps):
         self._stopped("Step limit reached: the kernel did not finish within max_steps",
@@ -583,25 +588,43 @@ class Reporter:
                       "the time limit stops a launch); if it loops forever, check the loop's condition and "
                       "that its variables change in every iteration.", pc)
 
-    def endless_loop(self, pc, L, period):
+    def endless_loop(self, pc, L, period, pre_volta=False, loop=0):
+        if pre_volta:
+            self._stopped("Endless loop under model=\"stack\" (pre-Volta): the warp waits for lanes that never come",
+                          f"{period:,} steps after an earlier moment, every thread was at the same point with the "
+                          "same values in its variables and nothing in memory had changed. Under the pre-Volta "
+                          "stack model (model=\"stack\") a warp runs one side of a divergent branch at a time and "
+                          "reconverges before going on: the lanes that loop (line {loop}) wait for a warp-mate "
+                          "that is parked or waits at the end of the branch, so they spin forever (on a GPU "
+                          "before Volta: a hang). With independent thread scheduling (compute capability 7.0 "
+                          "and later, the default model) every thread makes progress and this code can finish.",
+                          "on pre-Volta GPUs never let lanes of one warp wait for each other in a loop (a lock "
+                          "taken by one lane while its warp-mates spin, a flag set by a warp-mate): let one lane "
+                          "per warp take the lock, or hand the value over through a barrier or a warp shuffle.",
+                          pc, loop)
         self._stopped("Endless loop: the kernel came back to exactly the same state",
                       f"{period:,} steps after an earlier moment, every thread was at the same point with the "
-                      "same values in its variables and nothing in memory had changed, with the same threads "
-                      "about to run: from there the kernel can only repeat those steps forever. The last step "
-                      "ran line {line}. Usually a loop whose condition never becomes false, or a thread "
+                      "same values in its variables, the same threads waited at the same barriers and nothing "
+                      "in memory had changed, and every thread that could run had run in between: from there "
+                      "the kernel can repeat those steps forever, even under a fair schedule: the loop at "
+                      "line {loop} never ends (the last step ran line {line}). Usually a loop whose condition never becomes false, or a thread "
                       "waiting for a value that no thread will write (on a GPU: a hang).",
                       "check the loop's condition and that its variables change in every iteration; if a thread "
                       "waits for a flag, make sure the thread that sets it can run (in the same block, behind "
-                      "a barrier; never a block that may not be resident).", pc)
+                      "a barrier; never a block that may not be resident).", pc, loop)
 
-    def time_limit(self, pc, L, seconds, steps):
-        self._stopped(f"Time limit reached: the kernel did not finish within {seconds:g} s",
-                      f"the simulator ran {steps:,} steps in {seconds:g} s and the kernel has not finished; the "
-                      "last step ran line {line}. The state keeps changing, so this is either a long kernel "
-                      "(the simulator is about ten thousand times slower than a GPU) or a loop that never "
-                      "ends while its variables keep changing (a counter that never reaches its bound).",
-                      "if the kernel is just long, simulate a smaller problem or pass a larger time_limit= "
-                      "(seconds); otherwise check the loop's condition and its variables.", pc)
+    def time_limit(self, pc, L, seconds, how_far):
+        self.raise_("time_limit", f"The time limit was reached: the simulation stopped after {seconds:g} s",
+                    f"the simulator's time limit (time_limit={seconds:g} s of the whole launch) was reached "
+                    f"before the kernel finished: {how_far}; the last step ran line "
+                    f"{self.loop_line(pc)}. This is no verdict on the kernel: it never came back to a state it "
+                    "was in before, so it is either a long kernel (the simulator is about ten thousand times "
+                    "slower than a GPU) or a loop whose variables keep changing without end (a counter that "
+                    "never reaches its bound).",
+                    "if the kernel is just long, simulate a smaller problem or pass a larger time_limit= "
+                    "(seconds); otherwise check the loop's condition and its variables.",
+                    [{"line": self.loop_line(pc), "text": self.prog.line_text(self.loop_line(pc)),
+                      "what": "last step"}], None)
 
     def cas_livelock(self, site, L, failures):
         line = self.prog.sites[site].line

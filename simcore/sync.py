@@ -505,6 +505,7 @@ class Sync:
         """A thread that passes a barrier (or arrives at one with bar.arrive, which publishes its
         earlier writes) starts a new interval: its barrier epoch moves on."""
         w.bar_epoch[w.span(lanes)] += 1
+        w.sync_events += 1
         for hook in self.plugins.barrier:
             hook(site, lanes)
 

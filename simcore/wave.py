@@ -94,6 +94,8 @@ class Wave(LaneIndexing):
         self._live_slots = None
         self._live_bits = None
         self.joined = False          # a lane started waiting at a reconvergence point this step
+        self.no_wait = set()         # (warp, reconvergence point) keys lanes no longer wait at
+        self.sync_events = 0         # barriers (and bar.arrive) passed: lanes of different warps met
         self.running = None          # the lanes of the step being run (None between steps)
 
     def _registers(self, prog, launch):
@@ -249,7 +251,10 @@ class Wave(LaneIndexing):
             return
         wait = self.top[L] == target
         if wait.any():
-            self.st[self.lane_index(L)[wait]] = JOIN
+            idx = self.lane_index(L)[wait]
+            if self.no_wait:
+                idx = self._go_on(idx)
+            self.st[idx] = JOIN
             self.joined = True
 
     def check_join_split(self, L, c, t_target, f_target):
@@ -266,7 +271,10 @@ class Wave(LaneIndexing):
         else:
             wait = ~c & (top == f_target)
         if wait.any():
-            self.st[self.lane_index(L)[wait]] = JOIN
+            idx = self.lane_index(L)[wait]
+            if self.no_wait:
+                idx = self._go_on(idx)
+            self.st[idx] = JOIN
             self.joined = True
 
     def diverge(self, idx, c, join, f_lanes):
@@ -361,6 +369,35 @@ class Wave(LaneIndexing):
         if not in_state.any():
             return np.empty(0, np.int64)
         return np.flatnonzero(in_state)
+
+    def leave_join_early(self, lanes):
+        """Independent thread scheduling: lanes waiting at reconvergence points go on without the
+        warp-mates they wait for (those keep looping: forward progress, docs/semantics.md). Each
+        forgets the points it waits at, so nobody waits for it there later."""
+        lanes = lanes[self.st[lanes] == JOIN]
+        # from now on, lanes of these warps reaching these points do not wait there either: the
+        # warp-mates they would wait for loop until someone else has gone on (the next lock
+        # holder of a spin lock, a flag's writer)
+        self.no_wait.update(self.join_keys(lanes, self.top[lanes]).tolist())
+        while len(lanes):
+            self.jdepth[lanes] -= 1
+            self.set_top(lanes)
+            self.st[lanes] = RUN
+            lanes = lanes[self.top[lanes] == self.pc[lanes]]
+
+    def _go_on(self, idx):
+        """Lanes idx arrive at the reconvergence point they recorded last: -> those that wait
+        there; the others (a point leave_join_early gave up on) go on, forgetting it."""
+        keys = self.join_keys(idx, self.top[idx])
+        on = np.isin(keys, np.fromiter(self.no_wait, np.int64, len(self.no_wait)))
+        if not on.any():
+            return idx
+        go = idx[on]
+        while len(go):
+            self.jdepth[go] -= 1
+            self.set_top(go)
+            go = go[self.top[go] == self.pc[go]]
+        return idx[~on]
 
     def leave_join(self, lanes):
         """Lanes whose reconvergence point completed go on; one that recorded the same point

@@ -128,15 +128,15 @@ ENDLESS = {
 @pytest.mark.parametrize("name", list(ENDLESS))
 @pytest.mark.parametrize("block", [32, 256])
 def test_real_endless_loops_fault_within_seconds(name, schedule, block):
-    import time
     flag = np.zeros(1 + 2 * block, np.int32)
     flag[1] = 1
     src = "// an endless loop\n\n" + ENDLESS[name]
-    start = time.monotonic()
+    k = simcore.RawKernel(src, "k")
     with pytest.raises(simcore.StepLimit) as info:
-        simcore.RawKernel(src, "k")((2,), (block,), (flag,), schedule=schedule)
-    assert time.monotonic() - start < 5
-    assert "Endless loop" in str(info.value)
+        k((2,), (block,), (flag,), schedule=schedule)
+    # found from the state, within a budget of simulated work (never the clock)
+    assert info.value.kind == "step_limit" and "Endless loop" in str(info.value)
+    assert k.last_launch.steps < 20_000
     loop_line = 1 + next(i for i, text in enumerate(src.splitlines()) if "while" in text)
     assert info.value.report["line"] == loop_line           # never "line 0" (gap c)
 
@@ -155,7 +155,10 @@ def test_a_loop_whose_values_keep_changing_stops_at_the_time_limit_with_an_hones
     with pytest.raises(simcore.StepLimit) as info:
         simcore.RawKernel(src, "count")((1,), (32,), (np.zeros(2, np.int32),), time_limit=1.5)
     text = str(info.value)
-    assert "Time limit reached" in text and "time_limit=" in text and "loops forever" not in text
+    assert "time limit was reached" in text and "time_limit=" in text and "loops forever" not in text
+    # the grader's protection, not a verdict: its own kind, and it says how far the kernel got
+    assert isinstance(info.value, simcore.TimeLimit) and info.value.kind == "time_limit"
+    assert "Endless" not in text and "thread-instructions" in text and "0 of 1 blocks finished" in text
     assert "still running" in capsys.readouterr().err           # the progress note
 
 
@@ -209,14 +212,14 @@ extern "C" __global__ void count(int *counter)
 
 @pytest.mark.parametrize("schedule", ["lockstep", "random"])
 def test_a_duplicated_atomic_cas_in_a_cas_loop_faults_within_seconds(schedule):
-    import time
     counter = np.zeros(1, np.int32)
     src = CAS_LOOP.replace("DUPLICATE", "old = atomicCAS(counter, assumed, assumed + 1);")
-    start = time.monotonic()
+    k = simcore.RawKernel(src, "count")
     with pytest.raises(simcore.StepLimit) as info:
-        simcore.RawKernel(src, "count")((4,), (128,), (counter,), schedule=schedule)
-    assert time.monotonic() - start < 10
+        k((4,), (128,), (counter,), schedule=schedule)
     assert "atomicCAS that can never succeed" in str(info.value)
+    # the verdict comes from a count of failing attempts: a deterministic budget, not the clock
+    assert info.value.kind == "step_limit" and k.last_launch.steps < 4 * 4 * 128 + 5_000
     assert info.value.report["line"] == 8          # the duplicate
 
 
@@ -254,12 +257,9 @@ def printed_text(kernel):
 
 
 def test_device_printf_is_capped_in_bytes_and_says_so(capsys):
-    import time
     long_format = "x" * 100_000 + " %d\\n"
     k = simcore.RawKernel('extern "C" __global__ void k(int *o) { printf("' + long_format + '", threadIdx.x); }', "k")
-    start = time.monotonic()
     k((1,), (64,), (np.zeros(1, np.int32),))
-    assert time.monotonic() - start < 10
     text = printed_text(k)
     assert len(text.encode()) < (1 << 20) + 1000
     assert "stopped at 1,048,576 bytes" in text and "cudaLimitPrintfFifoSize" in text
@@ -289,12 +289,9 @@ def doubling_macros(levels, body="x", sep=" "):
 
 @pytest.mark.parametrize("sep, limit", [(" ", "work limit"), (" + ", "work limit")])
 def test_macros_that_double_22_times_stop_within_seconds_naming_the_limit(sep, limit):
-    import time
     src = doubling_macros(22, sep=sep) + 'extern "C" __global__ void k(int *o) { int x = 1; o[0] = A22; }\n'
-    start = time.monotonic()
     with pytest.raises(simcore.CompileError) as info:
         simcore.RawModule(code=src, backend="sim")
-    assert time.monotonic() - start < 10
     assert limit in str(info.value) and info.value.line == 24
 
 

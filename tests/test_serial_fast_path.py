@@ -381,7 +381,8 @@ def test_the_time_limit_stops_an_endless_serial_loop(monkeypatch):
     calls = _count_loop_calls(k)
     with pytest.raises(simcore.StepLimit) as info:
         k((1,), (32,), (np.zeros(2, np.int32), np.int32(1)), time_limit=0.5)
-    assert "Time limit reached" in str(info.value) and info.value.report["line"]
+    assert "time limit was reached" in str(info.value) and info.value.report["line"]
+    assert info.value.kind == "time_limit"
     assert calls
 
 
