@@ -10,7 +10,7 @@ import re
 import time
 from dataclasses import dataclass, field
 
-from . import cooperative_groups, templates
+from . import cooperative_groups, nvrtc_environment, templates
 from .brackets import matching, rewrite_calls
 from .ctype import ALL_VECTOR_NAMES
 from .errors import CompileError
@@ -38,6 +38,10 @@ UNSUPPORTED_WORDS = {
     
 }
 
+# C++ keywords and literals the C99 parser needs spelled as numbers: replaced while expanding,
+# but not macros (in NVRTC `#ifdef true` is false and `#if true` is 1, as here).
+CXX_WORDS = {"true": (None, "1"), "false": (None, "0"), "nullptr": (None, "0"), "NULL": (None, "0")}
+
 ERASE = ("__host__", "__forceinline__", "__noinline__", "inline", "__inline__")
 
 
@@ -55,12 +59,14 @@ class Preprocessed:
 def preprocess(source, options=(), name_expressions=()):
     source = source.replace("\r\n", "\n").replace("\r", "\n")    # Windows and old Mac line ends
     lines = source.split("\n")
-    defines = {"true": (None, "1"), "false": (None, "0"), "nullptr": (None, "0"), "NULL": (None, "0"),
-               "__CUDACC__": (None, "1"), "__CUDA_ARCH__": (None, "900")}
+    # the macros NVRTC predefines (simcore/data/nvrtc_environment.json), then -D/-U in order
+    defines = {**CXX_WORDS, **nvrtc_environment.predefined_macros(options)}
     for opt in options:
         if opt.startswith("-D"):
             name, _, value = opt[2:].partition("=")
             defines[name.strip()] = (None, value if value else "1")
+        elif opt.startswith("-U"):
+            defines.pop(opt[2:].strip(), None)
     body = _strip_comments(_join_continuations(source), lines)
     _deadline[0] = time.monotonic() + MAX_PREPROCESS_SECONDS
     try:
@@ -68,6 +74,7 @@ def preprocess(source, options=(), name_expressions=()):
     finally:
         _deadline[0] = 0.0
     text = "\n".join(body)
+    nvrtc_environment.check_reserved_names(text, lines)
     prelude = PRELUDE
     expanded = None
     if templates.has_templates(text):
@@ -161,7 +168,7 @@ def _directives(body, defines, lines):
                     cond = active and _eval_if(rest, defines, no, lines)
                 else:
                     name = rest.split()[0] if rest else ""
-                    cond = active and ((name in defines) == (word == "ifdef"))
+                    cond = active and (_is_macro(name, defines) == (word == "ifdef"))
                 stack.append([cond, cond, active])
                 active = cond
             elif word in ("elif", "else"):
@@ -213,18 +220,34 @@ def _define(rest, defines, no, lines):
     defines[m.group(1)] = (params, m.group(4))
 
 
+def _is_macro(name, defines):
+    """Is `name` a macro now (#ifdef, defined())? The C++ words are not, unless redefined."""
+    return name in defines and defines[name] is not CXX_WORDS.get(name)
+
+
 def _include(rest, no, lines, column):
-    """<headers> are built in; a file of the user's cannot be opened (as in NVRTC without -I)."""
+    """The headers NVRTC finds on CuPy's include path are built in (what simcore supports of
+    them); any other header, and a file of the user's, cannot be opened, as in NVRTC."""
     if rest.startswith('"'):
         name = rest[1:].split('"', 1)[0]
         raise _error(f'cannot open source file "{name}": simcore compiles the one source string it is '
-                     "given (CUDA headers such as <cstdio> are built in); put the code of that file into "
+                     "given (as NVRTC does, without files next to it); put the code of that file into "
                      "the source", no, lines, column=column, construct="#include")
+    m = re.match(r"<\s*([^>]*?)\s*>", rest)
+    if not m:
+        raise _error(f"#include expects <header> or \"file\", not {rest!r}", no, lines, column=column,
+                     construct="#include")
+    if not nvrtc_environment.header_found(m.group(1)):
+        raise _error(f'cannot open source file "{m.group(1)}": NVRTC, which compiles this kernel on the GPU, '
+                     "has no host C/C++ headers on its include path (only CUDA's own, such as "
+                     "<cooperative_groups.h> and <cuda_fp16.h>); device code needs none of them (printf, "
+                     "min, max and the math functions are built in), so delete the line", no, lines,
+                     column=column, construct="#include")
 
 
 def _eval_if(expr, defines, no, lines):
     expr = re.sub(r"defined\s*\(\s*(\w+)\s*\)|defined\s+(\w+)",
-                  lambda m: "1" if (m.group(1) or m.group(2)) in defines else "0", expr)
+                  lambda m: "1" if _is_macro(m.group(1) or m.group(2), defines) else "0", expr)
     expr = expand(expr, defines, no, lines)
     expr = IDENT.sub(lambda m: m.group(0) if m.group(0) in ("and", "or", "not") else "0", expr)
     expr = re.sub(r"(\d+)[uUlL]+", r"\1", expr)
