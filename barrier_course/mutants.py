@@ -11,8 +11,7 @@ The rules (``RULES``, in this order):
 ``delete_barrier``     a ``__syncthreads()``, ``__syncwarp()`` or named barrier call removed
                        (``__syncthreads_or(x)`` and its twins become ``(x)``)
 ``duplicate_barrier``  a barrier statement written twice
-``barrier_in_branch``  a barrier only some threads reach (the last thread of the block, or
-                       lane 31 of each warp, skips it)
+``barrier_in_branch``  a barrier only some threads reach (lane 31 of every warp skips it)
 ``barrier_later``      a barrier moved after the next statement (after the guarded write)
 ``barrier_earlier``    a barrier moved before the previous statement
 ``mask_activemask``    a warp-collective's member mask replaced by ``__activemask()``
@@ -167,7 +166,9 @@ def _barrier_rules(ed: _Edits):
         call = ed.text[start:end]
         ed.add("delete_barrier", start, stmt_end, ";", f"deleted `{call}`")
         ed.add("duplicate_barrier", start, stmt_end, f"{call}; {call};", f"`{call}` twice")
-        skip = "threadIdx.x % 32 != 31" if name in WARP_BARRIERS else "threadIdx.x + 1 < blockDim.x"
+        # lane 31 of every warp skips it: in every warp-sized group of callers, whichever half of
+        # the block (producers, consumers) calls it
+        skip = "threadIdx.x % 32 != 31"
         ed.add("barrier_in_branch", start, stmt_end, f"if ({skip}) {call};",
                f"`{call}` only where {skip}")
         _move_rules(ed, start, stmt_end, call)
