@@ -49,6 +49,7 @@ class MutantResult:
     cells: dict                   # grade_id -> points
     detail: str = ""              # crash or limit: what happened
     note: str | None = None       # survived: the authoring notes' reason, if listed
+    seconds: float = 0.0          # time its grade cells ran
 
 
 @dataclass
@@ -119,24 +120,28 @@ def _grade(nb: Path, sources: list, fast: bool, jobs: int) -> list:
 
 
 def audit(assignment: str, *, rules=RULES, fast: bool = False, jobs: int = 1, root: Path = ROOT,
-          notes: dict | None = None) -> AuditReport:
-    """Grade the solution and every mutant of it; -> the report (nothing printed)."""
+          notes: dict | None = None, grade_solution: bool = True) -> AuditReport:
+    """Grade the solution and every mutant of it; -> the report (nothing printed).
+    grade_solution=False trusts the solution's full marks (the exercise's own tests check them)
+    and saves one full grading."""
     started = time.monotonic()
     nb = notebook(assignment, root)
     source = solution_source(nb)
     found = mutants(source, rules)
     notes = equivalence_notes(root / "solutions" / "AUTHORING.md") if notes is None else notes
-    scores = _grade(nb, [source] + [m.source for m in found], fast, jobs)
-    solution = scores[0]
-    report = AuditReport(assignment, solution.total >= solution.possible and not solution.fault,
+    scores = _grade(nb, [source] * grade_solution + [m.source for m in found], fast, jobs)
+    solution = scores[0] if grade_solution else None
+    report = AuditReport(assignment, solution is None or (solution.total >= solution.possible and not solution.fault),
+                         "" if solution is None else
                          solution.fault or "; ".join(f"{c.grade_id}: {c.error}" for c in solution.cells if c.error),
-                         {c.grade_id: c.max_points for c in solution.cells}, fast=fast)
-    for m, score in zip(found, scores[1:]):
+                         {c.grade_id: c.max_points for c in scores[0].cells}, fast=fast)
+    for m, score in zip(found, scores[int(grade_solution):]):
         verdict, detail = _classify(score)
         report.results.append(MutantResult(
             m.id, m.rule, m.description, verdict, score.total, score.possible,
             {c.grade_id: c.points for c in score.cells}, detail,
-            notes.get((assignment, m.id)) if verdict == "survived" else None))
+            notes.get((assignment, m.id)) if verdict == "survived" else None,
+            round(sum(c.seconds for c in score.cells), 2)))
     survived = {r.id for r in report.by("survived")}
     report.stale_notes = {mid: why for (a, mid), why in notes.items() if a == assignment and mid not in survived
                           and set(rules) >= {mid.split("@")[0]}}
@@ -155,6 +160,8 @@ def format_report(report: AuditReport) -> str:
     for gid, pts in report.max_points.items():
         passing = [r.id for r in report.results if r.cells.get(gid, 0) >= pts]
         lines.append(f"     {gid:28s} {len(passing):3d}/{len(report.results)}  ({pts:g} points)")
+    slowest = sorted(report.results, key=lambda r: -r.seconds)[:3]
+    lines.append("   slowest to grade: " + ", ".join(f"{r.id} {r.seconds:g} s ({r.verdict})" for r in slowest))
     for r in report.by("survived"):
         why = f"equivalent: {r.note}" if r.note else "UNEXPLAINED: no test tells it from the solution"
         lines.append(f"   survives  {r.id:26s} {r.description}\n             {why}")

@@ -118,7 +118,8 @@ def test_the_command_line_refuses_an_unknown_assignment_or_rule(capsys):
 @pytest.mark.slow
 @pytest.mark.parametrize("assignment", audit.assignments())
 def test_no_mutant_survives_unexplained(assignment):
-    report = audit.audit(assignment, fast=True, jobs=2)
+    # the solution's own full marks are checked by its exercise's test module
+    report = audit.audit(assignment, fast=True, jobs=2, grade_solution=False)
     text = audit.format_report(report)
     print(text)
     assert report.solution_ok, text
