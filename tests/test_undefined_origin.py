@@ -72,3 +72,30 @@ def test_a_value_from_one_of_two_undefined_shuffles_names_the_one_it_came_from()
     assert f.kind == "undefined_value"
     assert "__shfl_down_sync() on line 7" in str(f), str(f)
     assert "line 6" not in str(f), str(f)
+
+
+SELECT = r"""
+extern "C" __global__ void pick(const int *in, int *out)
+{
+    int t = threadIdx.x;
+    int a = __shfl_down_sync(0xffffffff, in[t], 16);
+    int b = in[t];
+    out[t] = (t + 16 < 20) ? a : b;
+}
+"""
+
+
+def test_a_select_whose_undefined_arm_is_not_taken_is_no_fault():
+    # block of 20: lanes 4..15 read missing lanes 20..31 into `a`, but they select `b`; a
+    # select is one value per lane, not both arms
+    x = np.arange(20, dtype=np.int32)
+    out = np.zeros(20, np.int32)
+    kernel(SELECT, "pick")((1,), (20,), (x, out))
+    np.testing.assert_array_equal(out, np.where(np.arange(20) < 4, x + 16, x))
+
+
+def test_a_select_that_takes_its_undefined_arm_is_still_a_fault():
+    f = fault_of(kernel(SELECT.replace("(t + 16 < 20)", "(t < 8)"), "pick"), (1,), (20,),
+                 (np.arange(20, dtype=np.int32), np.zeros(20, np.int32)))
+    assert f.kind == "undefined_value"
+    assert "4 thread(s) stored an undefined value" in str(f), str(f)
