@@ -150,3 +150,17 @@ def test_the_table_is_what_the_gpu_measured():
     assert shape(TABLE["macros"]) == shape(measured["macros"])
     if "headers" in measured:
         assert sorted(TABLE["headers"]) == sorted(measured["headers"])
+
+
+def test_the_prelude_types_are_the_ones_nvrtc_knows_without_an_include():
+    """The typedefs simcore gives every kernel (preprocess.PRELUDE) against the type names the
+    GPU's NVRTC compiled without an #include (tools/nvrtc_environment.py, "types")."""
+    import re
+
+    from simcore.preprocess import PRELUDE
+    if not MEASURED.exists() or "types" not in json.loads(MEASURED.read_text()):
+        pytest.skip(f"{MEASURED.relative_to(ROOT)} with its \"types\" is not committed yet: run "
+                    "tools/nvrtc_environment.py on the GPU machine")
+    measured = json.loads(MEASURED.read_text())
+    given = set(re.findall(r"typedef [^;]*?\b(\w+);", PRELUDE)) & set(measured["types_probed"])
+    assert given == set(measured["types"]) & set(measured["types_probed"])

@@ -7,7 +7,7 @@ For every candidate macro name (simcore's table, the documented NVRTC names, wha
 compiles one probe kernel with `cupy.RawModule` (default options, as simcore's GPU backend) that
 writes, per name, whether it is defined and its stringised replacement; a defined name whose
 replacement is its own name is function-like. For every candidate header it compiles
-`#include <h>`. The result has the shape of simcore/data/nvrtc_environment.json ("macros",
+`#include <h>`, and for every candidate type name a declaration of it (no #include). The result has the shape of simcore/data/nvrtc_environment.json ("macros",
 "headers"); `--adopt` also writes those two into simcore's table (review the diff, then run
 tests/test_nvrtc_environment.py). Needs CuPy and a GPU; without them it stops with exit 2.
 """
@@ -41,6 +41,10 @@ HEADERS = ("cooperative_groups.h", "cooperative_groups/reduce.h", "cuda_fp16.h",
            "cuda/std/type_traits", "cupy/complex.cuh", "cupy/carray.cuh", "cstdio", "stdio.h", "cstdint",
            "stdint.h", "cstdlib", "stdlib.h", "cmath", "math.h", "climits", "limits.h", "cassert", "assert.h",
            "cstddef", "stddef.h", "iostream", "algorithm", "sm_90_intrinsics.h", "crt/math_functions.h")
+# typedef names simcore's prelude gives every kernel (simcore/preprocess.py PRELUDE), and some
+# it does not: which does NVRTC know without an #include?
+TYPES = ("bool", "size_t", "ptrdiff_t", "clock_t", "uint", "ushort", "ulong", "uint32_t", "int32_t", "uint64_t",
+         "int64_t", "uint16_t", "int16_t", "uint8_t", "int8_t", "intptr_t", "uintptr_t")
 SLOT = 256
 
 
@@ -79,7 +83,13 @@ def measure_macros(cupy, names):
     # a name whose use in the probe does not compile (a function-like macro needing arguments
     # is fine; a macro that expands to a pragma or junk is not) is probed alone, then dropped
     good = []
-    for name in names:
+    try:
+        cupy.RawModule(code=probe_source(names)).get_function("probe")
+        names_alone = []
+        good = list(names)
+    except Exception:   # noqa: BLE001 - some name breaks the probe: find it, one name at a time
+        names_alone = names
+    for name in names_alone:
         try:
             cupy.RawModule(code=probe_source([name])).get_function("probe")
             good.append(name)
@@ -114,6 +124,18 @@ def measure_headers(cupy):
     return found
 
 
+def measure_types(cupy):
+    found = []
+    for name in TYPES:
+        try:
+            cupy.RawModule(code=f'extern "C" __global__ void k(int *a) {{ {name} x = 0; a[0] = (int)x; }}\n'
+                           ).get_function("k")
+            found.append(name)
+        except Exception:   # noqa: BLE001 - an undefined type name
+            pass
+    return found
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=str(ROOT / "conformance" / "results" / "nvrtc_macros.json"))
@@ -128,7 +150,8 @@ def main(argv=None):
     dev = cupy.cuda.Device()
     result = {"device": f"CuPy {cupy.__version__}, NVRTC {'.'.join(map(str, cupy.cuda.nvrtc.getVersion()))}, "
                         f"sm_{dev.compute_capability}",
-              "macros": measure_macros(cupy, candidates()), "headers": measure_headers(cupy)}
+              "macros": measure_macros(cupy, candidates()), "headers": measure_headers(cupy),
+              "types": measure_types(cupy), "types_probed": list(TYPES)}
     Path(args.out).write_text(json.dumps(result, indent=2, sort_keys=True) + "\n")
     print(f"wrote {args.out}: {len(result['macros'])} macros, {len(result['headers'])} headers")
     if args.adopt:
