@@ -401,7 +401,7 @@ def _nvrtc_environment_ref(a):
     out = np.zeros(2 * len(NVRTC_PROBED), np.int64)
     for k, name in enumerate(NVRTC_PROBED):
         if name in table:
-            out[2 * k], out[2 * k + 1] = 1, int(table[name].rstrip("uUlL"))
+            out[2 * k], out[2 * k + 1] = 1, int(table[name]["value"].rstrip("uUlL"))
     return {0: out}
 
 
@@ -409,7 +409,7 @@ entry("nvrtc_environment", grid=(1,), block=(32,),
       make_args=lambda: (np.full(2 * len(NVRTC_PROBED), -1, np.int64),),
       reference=_nvrtc_environment_ref, expect="ok",
       why="the macros a kernel can test are NVRTC's (simcore/data/nvrtc_environment.json): on the GPU a "
-          "difference from the reference is a wrong row of that table (adopt tools/nvrtc_environment.py's)")
+          "difference from the reference is a wrong row of that table (copy conformance/results/nvrtc_environment.json from tools/nvrtc_environment.py)")
 
 
 def _devfn_ref(a):

@@ -4,8 +4,8 @@ A kernel can look at its compiler: `#ifdef __CUDACC_RTC__`, `#if __cplusplus >= 
 `#include <cstdio>`. If simcore answered any of those differently from NVRTC, an answer could
 run one kernel on the simulator and another on the GPU, and be graded on the wrong one. So the
 predefined macros and the headers NVRTC finds come from `simcore/data/nvrtc_environment.json`,
-measured on the GPU (tools/nvrtc_environment.py) and diffed against that measurement by
-tests/test_nvrtc_environment.py; nothing else in simcore defines a macro a kernel can test.
+measured on the GPU (tools/nvrtc_environment.py writes conformance/results/nvrtc_environment.json;
+this table is a copy of it) and diffed against that measurement by tests/test_nvrtc_environment.py; nothing else in simcore defines a macro a kernel can test.
 
 The names simcore itself generates while rewriting CUDA into C (`__cg_*` for Cooperative
 Groups, `__cuda_*` vector-type tags, `__simcore_*` helpers, `__u_*` shadow registers) are
@@ -37,14 +37,17 @@ def table():
 
 
 def _definition(name, entry):
-    """A table entry -> simcore's macro definition (params or None, replacement text)."""
-    if isinstance(entry, str):
-        return (None, entry)
-    if entry.get("params") is not None and "body" in entry:
-        return (list(entry["params"]), entry["body"])
-    # a function-like macro whose body the table does not know: defined (for #ifdef), and a
-    # use of it stops the compile with a message instead of expanding to something wrong
-    return ([f"__arg{k}" for k in range(8)], f"__simcore_unknown_macro_{name}")
+    """A table entry -> simcore's macro definition (params or None, replacement text).
+
+    Two kinds stay their own name (defined, so `#ifdef` answers as NVRTC does, but left in the
+    text): NVRTC's spellings of CUDA's keywords (`__global__` is `__attribute__((global))`
+    there; simcore's own CUDA pass reads the keyword), and function-like macros, whose bodies
+    the table does not hold (simcore implements the ones it supports, `__launch_bounds__`, as
+    constructs; any other stays a call the compiler then names)."""
+    value = entry if isinstance(entry, str) else entry.get("value")
+    if value is None or "__attribute__" in value or "__declspec" in value:
+        return (None, name)
+    return (None, value)
 
 
 def predefined_macros(options=()):
@@ -80,11 +83,6 @@ def check_reserved_names(text, lines):
         line = _line_of(text, m.start())
         column = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
         source_line = lines[line - 1] if 0 < line <= len(lines) else None
-        if word.startswith("__simcore_unknown_macro_"):
-            macro = word[len("__simcore_unknown_macro_"):]
-            raise CompileError(f"the predefined macro {macro} is function-like in NVRTC, and simcore does not "
-                               "know its definition: write the code without it", line=line, column=column,
-                               construct=macro, source_line=source_line)
         raise CompileError(f'identifier "{word}" is undefined (names beginning with '
                            f'{next(p for p in RESERVED_PREFIXES if word.startswith(p))} are simcore\'s own, not '
                            "CUDA's: NVRTC does not know them either)", line=line, column=column, construct=word,

@@ -19,10 +19,10 @@ IDENT = re.compile(r"[A-Za-z_]\w*")
 # One C token: string or char literal, identifier, number, or a single other character.
 TOKEN = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|[A-Za-z_]\w*|\d[\w.]*(?:[eEpP][+-]\d+)?\w*|\s+|.')
 
+# The type names NVRTC knows without an #include (simcore/data/nvrtc_environment.json "types",
+# measured on the GPU: bool, size_t, ptrdiff_t and the vector types; not int32_t & co, which need
+# a header NVRTC does not have, nor uint)
 PRELUDE = """typedef _Bool bool; typedef unsigned long size_t; typedef long ptrdiff_t;
-typedef unsigned int uint32_t; typedef int int32_t; typedef unsigned long long uint64_t;
-typedef long long int64_t; typedef unsigned short uint16_t; typedef short int16_t;
-typedef unsigned char uint8_t; typedef signed char int8_t; typedef unsigned int uint;
 """ + "".join(f"typedef struct __cuda_{v} {v}; " for v in ALL_VECTOR_NAMES + ("dim3",)) + "\n"
 # (vector types: the tag __cuda_<name> stands for ctype.VECTOR_TYPES[name] in lowering)
 

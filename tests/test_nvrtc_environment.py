@@ -15,7 +15,7 @@ from simcore import nvrtc_environment
 from simcore.errors import CompileError
 
 ROOT = Path(__file__).resolve().parent.parent
-MEASURED = ROOT / "conformance" / "results" / "nvrtc_macros.json"
+MEASURED = ROOT / "conformance" / "results" / "nvrtc_environment.json"
 TABLE = nvrtc_environment.table()
 
 
@@ -32,7 +32,8 @@ def compile_error(src, options=()):
 
 
 def object_like_numbers():
-    return {name: value for name, value in TABLE["macros"].items()
+    values = {name: entry.get("value") for name, entry in TABLE["macros"].items()}
+    return {name: value for name, value in values.items()
             if isinstance(value, str) and value.rstrip("uUlL").isdigit()}
 
 
@@ -136,31 +137,39 @@ def test_a_header_nvrtc_cannot_find_is_an_error_at_its_line(header):
     assert f'cannot open source file "{header}"' in str(e)
 
 
-def test_the_table_is_what_the_gpu_measured():
-    """The GPU's measurement (tools/nvrtc_environment.py on the GPU machine) and simcore's table
-    agree: same macro names, same values (function-like ones: marked as such), same headers."""
+def measured():
     if not MEASURED.exists():
-        pytest.skip(f"{MEASURED.relative_to(ROOT)} is not committed yet: run tools/nvrtc_environment.py on the "
-                    "GPU machine (it writes that file; --adopt also updates simcore's table)")
-    measured = json.loads(MEASURED.read_text())
+        pytest.skip(f"{MEASURED.relative_to(ROOT)} is not in this checkout: run tools/nvrtc_environment.py on "
+                    "the GPU machine (it writes that file; simcore's table is a copy of it)")
+    return json.loads(MEASURED.read_text())
 
-    def shape(macros):
-        return {name: (value if isinstance(value, str) else "<function-like>") for name, value in macros.items()}
 
-    assert shape(TABLE["macros"]) == shape(measured["macros"])
-    if "headers" in measured:
-        assert sorted(TABLE["headers"]) == sorted(measured["headers"])
+def test_the_table_is_what_the_gpu_measured():
+    """simcore/data/nvrtc_environment.json and the GPU's measurement agree: the same macros with
+    the same values (function-like ones marked), the same includable headers and type names."""
+    gpu = measured()
+    assert TABLE["macros"] == gpu["macros"]
+    assert sorted(TABLE["headers"]) == sorted(h for h, r in gpu["headers"].items() if r.get("ok"))
+    assert sorted(TABLE["types"]) == sorted(t for t, r in gpu["types"].items() if r.get("ok"))
 
 
 def test_the_prelude_types_are_the_ones_nvrtc_knows_without_an_include():
-    """The typedefs simcore gives every kernel (preprocess.PRELUDE) against the type names the
-    GPU's NVRTC compiled without an #include (tools/nvrtc_environment.py, "types")."""
+    """The typedefs simcore gives every kernel (preprocess.PRELUDE) are type names NVRTC knows
+    without an #include, and the fixed-width ones it does not know are not given."""
     import re
 
     from simcore.preprocess import PRELUDE
-    if not MEASURED.exists() or "types" not in json.loads(MEASURED.read_text()):
-        pytest.skip(f"{MEASURED.relative_to(ROOT)} with its \"types\" is not committed yet: run "
-                    "tools/nvrtc_environment.py on the GPU machine")
-    measured = json.loads(MEASURED.read_text())
-    given = set(re.findall(r"typedef [^;]*?\b(\w+);", PRELUDE)) & set(measured["types_probed"])
-    assert given == set(measured["types"]) & set(measured["types_probed"])
+    given = set(re.findall(r"typedef [^;]*?\b(\w+);", PRELUDE))
+    assert {"bool", "size_t", "ptrdiff_t", "float4", "dim3"} <= given
+    assert given & {"int32_t", "uint32_t", "int64_t", "uint64_t", "uint8_t", "int8_t", "uint16_t", "int16_t",
+                    "uint"} == set()
+    assert {"bool", "size_t", "ptrdiff_t", "float4", "dim3"} <= set(TABLE["types"])
+    if MEASURED.exists():
+        gpu = json.loads(MEASURED.read_text())["types"]
+        plain = {t for t in gpu if re.fullmatch(r"\w+", t)}
+        assert given & plain == {t for t in plain if gpu[t].get("ok")}
+
+
+def test_a_fixed_width_type_without_its_header_is_undefined_as_in_nvrtc():
+    e = compile_error('extern "C" __global__ void k(long long *out)\n{\n    uint32_t x = 1;\n    out[0] = x;\n}\n')
+    assert e.line == 3
