@@ -8,6 +8,8 @@
                                        # --yes: also replace a release folder someone changed
     python3 tasks.py grade ASSIGNMENT [--jobs N] [--cpu-s S] [--wall-s S] [--memory-mb M]
                                        # grade submitted/ in isolation, update gradebook.db
+    python3 tasks.py audit ASSIGNMENT|all [--fast] [--jobs N] [--rules R1,R2]
+                                       # mutants of the solution graded: which survive (solutions/AUTHORING.md)
     python3 tasks.py handouts [--no-pdf]   # handouts/: executed HTML + PDF per lesson, workshop bundle
 
 The virtual environment is .venv at the repository root. Installing is skipped when a stamp
@@ -384,6 +386,20 @@ def cmd_handouts(args: list[str]) -> int:
 
 
 COMMANDS["handouts"] = cmd_handouts
+
+
+def cmd_audit(args: list[str]) -> int:
+    """Grade the mutants of an exercise's solution; report the survivors (barrier_course/audit.py)."""
+    if not args or args[0].startswith("-"):
+        print("usage: python3 tasks.py audit ASSIGNMENT|all [--fast] [--jobs N] [--rules R1,R2]")
+        return 2
+    ensure_installed(("course",))
+    cmd = [venv_bin("python"), "-m", "barrier_course.audit", *args]
+    say("$ " + " ".join(str(c) for c in cmd))
+    return subprocess.call([str(c) for c in cmd], cwd=ROOT, env=venv_env())
+
+
+COMMANDS["audit"] = cmd_audit
 
 
 def main(argv: list[str]) -> int:

@@ -445,7 +445,8 @@ def _answer_dicts(program: TrustedProgram, sources) -> list:
     return out
 
 
-def score_answers(notebook_path, sources, *, limits: Limits | None = None) -> list:
+def score_answers(notebook_path, sources, *, limits: Limits | None = None,
+                  until_first_failure: bool = False) -> list:
     """Grade several answers of one exercise; the same scores as :func:`score_answer` on each.
 
     For grading many answers of one exercise (the course's own tests, a class): the answers
@@ -456,6 +457,10 @@ def score_answers(notebook_path, sources, *, limits: Limits | None = None) -> li
     interpreter's limits are those of one answer times the number of answers. When that run
     stops early (a limit hit, a crash), every answer it did not finish is graded again on its
     own with :func:`score_answer`, so one hung answer never costs another its points.
+
+    ``until_first_failure`` (for :mod:`barrier_course.audit`, which only asks "full marks or
+    not?"): an answer stops at its first failing grade cell; the cells after it score 0 with
+    "This test did not run." Never for real grading.
     """
     limits = limits or Limits()
     program = trusted_program(notebook_path)
@@ -472,7 +477,8 @@ def score_answers(notebook_path, sources, *, limits: Limits | None = None) -> li
         batch = [all_answers[k] for k in todo]
         scaled = Limits(**{**asdict(limits), "cpu_s": limits.cpu_s * len(batch),
                            "wall_s": limits.wall_s * len(batch)})
-        done, returncode, timed_out, log_tail, wall = _run_interpreter(program, {"batch": batch}, scaled)
+        done, returncode, timed_out, log_tail, wall = _run_interpreter(
+            program, {"batch": batch, "until_first_failure": bool(until_first_failure)}, scaled)
         runs = done.get("runs", [])
         for j, k in enumerate(todo):
             run = runs[j] if j < len(runs) else None

@@ -152,6 +152,8 @@ def _run_steps(steps, namespace: dict, answers: dict, job: dict, result: dict, s
             cell.update(points=0.0, status=status, error=text, error_name=name)
         result["cells"].append(cell)
         save()
+        if error is not None and job.get("until_first_failure"):
+            return True     # the audit's fast path: one lost cell already decides
     return True
 
 

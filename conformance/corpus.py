@@ -390,6 +390,28 @@ entry("macros", grid=(1,), block=(16, 8), options=("-DSCALE=3",),
       why="SCALE comes from options=('-DSCALE=3',)")
 
 
+NVRTC_PROBED = ("__CUDACC__", "__CUDACC_RTC__", "__CUDA_ARCH__", "__CUDACC_VER_MAJOR__", "__CUDACC_VER_MINOR__",
+                "__cplusplus", "__CUDA_ARCH_LIST__", "__NVCC__", "__NVCC_DIAG_PRAGMA_SUPPORT__",
+                "__CUDACC_VER_BUILD__")
+
+
+def _nvrtc_environment_ref(a):
+    import json   # noqa: PLC0415
+    table = json.loads((HERE.parent / "simcore" / "data" / "nvrtc_environment.json").read_text())["macros"]
+    out = np.zeros(2 * len(NVRTC_PROBED), np.int64)
+    for k, name in enumerate(NVRTC_PROBED):
+        if name in table:
+            out[2 * k], out[2 * k + 1] = 1, int(table[name]["value"].rstrip("uUlL"))
+    return {0: out}
+
+
+entry("nvrtc_environment", grid=(1,), block=(32,),
+      make_args=lambda: (np.full(2 * len(NVRTC_PROBED), -1, np.int64),),
+      reference=_nvrtc_environment_ref, expect="ok",
+      why="the macros a kernel can test are NVRTC's (simcore/data/nvrtc_environment.json): on the GPU a "
+          "difference from the reference is a wrong row of that table (copy conformance/results/nvrtc_environment.json from tools/nvrtc_environment.py)")
+
+
 def _devfn_ref(a):
     v = a[0]
     out = np.empty(200, np.int32)

@@ -22,6 +22,10 @@ FIRST_LOCAL_REGION = 1 << 16     # addressable local variables (lower/aggregates
 GARBAGE_BYTE = 0xCD     # what never-written shared memory holds: visibly wrong, deterministic
 
 UNDEF_SHUFFLE, UNDEF_SHARED, UNDEF_LOCAL = 1, 2, 4
+# The other five taint bits name the shuffle an undefined value came from (one bit per shuffle
+# site, given out by Reporter.shuffle_taint): taints combine by OR, so a value carries the bits
+# of exactly the shuffles whose undefined results flowed into it.
+ORIGIN_BITS = (8, 16, 32, 64, 128)
 DEFINED = np.uint8(0)       # the taint of a defined value
 
 

@@ -10,7 +10,7 @@ import re
 import time
 from dataclasses import dataclass, field
 
-from . import cooperative_groups, templates
+from . import cooperative_groups, nvrtc_environment, templates
 from .brackets import matching, rewrite_calls
 from .ctype import ALL_VECTOR_NAMES, AUTO_TYPE
 from .errors import CompileError
@@ -19,10 +19,11 @@ IDENT = re.compile(r"[A-Za-z_]\w*")
 # One C token: string or char literal, identifier, number, or a single other character.
 TOKEN = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|[A-Za-z_]\w*|\d[\w.]*(?:[eEpP][+-]\d+)?\w*|\s+|.')
 
+# The type names NVRTC knows without an #include (simcore/data/nvrtc_environment.json "types",
+# measured on the GPU: bool, size_t, ptrdiff_t and the vector types; not int32_t & co, which need
+# a header NVRTC does not have, nor uint)
 PRELUDE = """typedef _Bool bool; typedef unsigned long size_t; typedef long ptrdiff_t;
-typedef unsigned int uint32_t; typedef int int32_t; typedef unsigned long long uint64_t;
-typedef long long int64_t; typedef unsigned short uint16_t; typedef short int16_t;
-typedef unsigned char uint8_t; typedef signed char int8_t; typedef unsigned int uint; typedef int _aut;
+typedef int _aut;
 """ + "".join(f"typedef struct __cuda_{v} {v}; " for v in ALL_VECTOR_NAMES + ("dim3",)) + "\n"
 # (vector types: the tag __cuda_<name> stands for ctype.VECTOR_TYPES[name] in lowering)
 
@@ -37,6 +38,10 @@ UNSUPPORTED_WORDS = {
     "typename": "templates", "operator": "operator overloading", "__managed__": "__managed__ memory",
     
 }
+
+# C++ keywords and literals the C99 parser needs spelled as numbers: replaced while expanding,
+# but not macros (in NVRTC `#ifdef true` is false and `#if true` is 1, as here).
+CXX_WORDS = {"true": (None, "1"), "false": (None, "0"), "nullptr": (None, "0"), "NULL": (None, "0")}
 
 ERASE = ("__host__", "__forceinline__", "__noinline__", "inline", "__inline__")
 
@@ -56,12 +61,14 @@ class Preprocessed:
 def preprocess(source, options=(), name_expressions=()):
     source = source.replace("\r\n", "\n").replace("\r", "\n")    # Windows and old Mac line ends
     lines = source.split("\n")
-    defines = {"true": (None, "1"), "false": (None, "0"), "nullptr": (None, "0"), "NULL": (None, "0"),
-               "__CUDACC__": (None, "1"), "__CUDA_ARCH__": (None, "900")}
+    # the macros NVRTC predefines (simcore/data/nvrtc_environment.json), then -D/-U in order
+    defines = {**CXX_WORDS, **nvrtc_environment.predefined_macros(options)}
     for opt in options:
         if opt.startswith("-D"):
             name, _, value = opt[2:].partition("=")
             defines[name.strip()] = (None, value if value else "1")
+        elif opt.startswith("-U"):
+            defines.pop(opt[2:].strip(), None)
     body = _strip_comments(_join_continuations(source), lines)
     _deadline[0] = time.monotonic() + MAX_PREPROCESS_SECONDS
     try:
@@ -69,6 +76,7 @@ def preprocess(source, options=(), name_expressions=()):
     finally:
         _deadline[0] = 0.0
     text = "\n".join(body)
+    nvrtc_environment.check_reserved_names(text, lines)
     prelude = PRELUDE
     expanded = None
     if templates.has_templates(text):
@@ -165,7 +173,7 @@ def _directives(body, defines, lines):
                     cond = active and _eval_if(rest, defines, no, lines)
                 else:
                     name = rest.split()[0] if rest else ""
-                    cond = active and ((name in defines) == (word == "ifdef"))
+                    cond = active and (_is_macro(name, defines) == (word == "ifdef"))
                 stack.append([cond, cond, active])
                 active = cond
             elif word in ("elif", "else"):
@@ -217,29 +225,36 @@ def _define(rest, defines, no, lines):
     defines[m.group(1)] = (params, m.group(4))
 
 
-# The CUDA toolkit's own headers: `#include "cuda.h"` finds them on the toolkit's include path
-# (nvcc's, and the -I that CuPy gives NVRTC), as `<cuda.h>` does.
-TOOLKIT_HEADERS = frozenset({"cuda.h", "cuda_runtime.h", "cuda_runtime_api.h", "device_launch_parameters.h",
-                             "device_functions.h", "sm_20_atomic_functions.h", "cooperative_groups.h",
-                             "cooperative_groups/reduce.h", "vector_types.h", "stdio.h", "stdint.h", "math.h",
-                             "cstdio", "cstdint"})
+def _is_macro(name, defines):
+    """Is `name` a macro now (#ifdef, defined())? The C++ words are not, unless redefined."""
+    return name in defines and defines[name] is not CXX_WORDS.get(name)
 
 
 def _include(rest, no, lines, column):
-    """<headers> are built in, and so are the toolkit's headers by a quoted name; another file
-    of the user's cannot be opened (as in NVRTC without -I)."""
+    """The headers NVRTC finds on CuPy's include path are built in (what simcore supports of
+    them); any other header, and a file of the user's, cannot be opened, as in NVRTC."""
     if rest.startswith('"'):
         name = rest[1:].split('"', 1)[0]
-        if name in TOOLKIT_HEADERS:
-            return name
+        if nvrtc_environment.header_found(name):    # a quoted name searches the include path too
+            return
         raise _error(f'cannot open source file "{name}": simcore compiles the one source string it is '
-                     "given (CUDA headers such as <cstdio> are built in); put the code of that file into "
+                     "given (as NVRTC does, without files next to it); put the code of that file into "
                      "the source", no, lines, column=column, construct="#include")
+    m = re.match(r"<\s*([^>]*?)\s*>", rest)
+    if not m:
+        raise _error(f"#include expects <header> or \"file\", not {rest!r}", no, lines, column=column,
+                     construct="#include")
+    if not nvrtc_environment.header_found(m.group(1)):
+        raise _error(f'cannot open source file "{m.group(1)}": NVRTC, which compiles this kernel on the GPU, '
+                     "has no host C/C++ headers on its include path (only CUDA's own, such as "
+                     "<cooperative_groups.h> and <cuda_fp16.h>); device code needs none of them (printf, "
+                     "min, max and the math functions are built in), so delete the line", no, lines,
+                     column=column, construct="#include")
 
 
 def _eval_if(expr, defines, no, lines):
     expr = re.sub(r"defined\s*\(\s*(\w+)\s*\)|defined\s+(\w+)",
-                  lambda m: "1" if (m.group(1) or m.group(2)) in defines else "0", expr)
+                  lambda m: "1" if _is_macro(m.group(1) or m.group(2), defines) else "0", expr)
     expr = expand(expr, defines, no, lines)
     expr = IDENT.sub(lambda m: m.group(0) if m.group(0) in ("and", "or", "not") else "0", expr)
     expr = re.sub(r"(\d+)[uUlL]+", r"\1", expr)

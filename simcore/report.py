@@ -7,7 +7,7 @@ import numpy as np
 
 from .context import BAR, EXIT, JOIN, PARK, RUN, WARP
 from .errors import make_fault
-from .memory import FIRST_GLOBAL_REGION
+from .memory import FIRST_GLOBAL_REGION, ORIGIN_BITS, UNDEF_SHUFFLE
 
 MODELS = {"independent": "independent thread scheduling (Volta and later)",
           "stack": "pre-Volta stack-based reconvergence"}
@@ -46,6 +46,10 @@ class Reporter:
         self._warned = set()
         self.undefined_shuffles = []        # the first few shuffles that read a lane not taking part
         self.activemask_shuffle = None      # the first of them whose mask came from a split __activemask()
+        # id(shuffle site) -> its origin taint bit (ORIGIN_BITS, one per site, first come first served):
+        # the bit travels with the undefined value, so a report can name the shuffle whose
+        # result really reached the store, not the first one that read a missing lane
+        self.shuffle_origin_bits = {}
 
     def start_wave(self, wave):
         self.wave = wave
@@ -287,6 +291,17 @@ class Reporter:
                     "check the divisor first, or compute only where it is non-zero.",
                     [self.site_loc(site, "division")], self.who(lanes[k]))
 
+    def shuffle_taint(self, site):
+        """The taint of a value this shuffle read from a lane not taking part: UNDEF_SHUFFLE plus
+        the site's own origin bit (the first len(ORIGIN_BITS) sites get one; later ones only the
+        UNDEF_SHUFFLE bit, and their reports fall back to the first such shuffle)."""
+        bit = self.shuffle_origin_bits.get(id(site))
+        if bit is None:
+            used = len(self.shuffle_origin_bits)
+            bit = ORIGIN_BITS[used] if used < len(ORIGIN_BITS) else 0
+            self.shuffle_origin_bits[id(site)] = bit
+        return UNDEF_SHUFFLE | bit
+
     def note_undefined_shuffle(self, site, lanes, src, masks=None):
         """Lanes (slots) of a shuffle read lanes `src` that were not taking part; masks: each
         reading lane's group of participants."""
@@ -298,7 +313,7 @@ class Reporter:
                     break
             if why and self.activemask_shuffle is None:
                 self.activemask_shuffle = (site, int(lanes[k]), int(src[k]), why)
-        if len(self.undefined_shuffles) < 4:
+        if all(note[0] is not site for note in self.undefined_shuffles):
             self.undefined_shuffles.append((site, int(lanes[0]), int(src[0]), None))
 
     def split_syncwarp(self, sync_site, mask, split):
@@ -364,8 +379,8 @@ class Reporter:
     def _undefined_origin(self, taint_bits):
         """(sentence, line where it became undefined, line of the __activemask() its shuffle's
         mask came from): a shuffle whose mask a split __activemask() returned explains best."""
-        note = self.activemask_shuffle or (self.undefined_shuffles[0] if self.undefined_shuffles else None)
-        if taint_bits & 1 and note is not None:
+        note = self._shuffle_origin(taint_bits)
+        if taint_bits & UNDEF_SHUFFLE and note is not None:
             site, slot, src, why = note
             text = (f"The value came from {site.name}() on line {site.line}: {self.who(slot)} read lane {src}, "
                     "which was not taking part in that shuffle (not in the mask, exited, or elsewhere), so "
@@ -379,6 +394,21 @@ class Reporter:
             return ("The value is a local variable that was declared without a value and read before any "
                     "assignment.", None, None)
         return ("The value is undefined.", None, None)
+
+    def _shuffle_origin(self, taint_bits):
+        """The note of the shuffle whose undefined result flowed into a value of these taint
+        bits: among the shuffles whose origin bit it carries, the one whose mask came from a
+        split __activemask() (it explains best), else the first; without origin bits (more
+        shuffle sites than bits) the first undefined shuffle of the launch."""
+        flowed = [note for note in self.undefined_shuffles
+                  if self.shuffle_origin_bits.get(id(note[0]), 0) & taint_bits]
+        am = self.activemask_shuffle
+        if am is not None and (not flowed or any(note[0] is am[0] for note in flowed)):
+            return am
+        if flowed:
+            return flowed[0]
+        unnamed = [note for note in self.undefined_shuffles if not self.shuffle_origin_bits.get(id(note[0]), 0)]
+        return (unnamed or self.undefined_shuffles or [None])[0]
 
     def _undefined_locations(self, site, what, oline, mask_line):
         locs = [self.site_loc(site, what)]

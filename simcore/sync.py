@@ -13,7 +13,6 @@ import numpy as np
 from .barrier_phases import BarrierPhases
 from .context import BAR, EXIT, JOIN, PARK, RUN, WARP
 from .memory import run_starts
-from .memory import UNDEF_SHUFFLE
 
 FULL = 0xFFFFFFFF
 OP_BAR, OP_SYNCWARP, OP_SHFL, OP_VOTE, OP_REDUCE, OP_MATCH = 0, 1, 2, 3, 4, 5
@@ -387,7 +386,7 @@ class Sync:
         values = R[value_reg][src_slot]
         # the source lane must take part in this same shuffle; otherwise the value is undefined
         taking_part = ((part_bits >> src) & 1) == 1
-        taint = np.where(taking_part, 0, UNDEF_SHUFFLE).astype(np.uint8)
+        taint = np.where(taking_part, 0, self.report.shuffle_taint(site)).astype(np.uint8)
         if "__u_" + value_reg in R:
             taint |= R["__u_" + value_reg][src_slot]
         R[site.result][lanes] = values

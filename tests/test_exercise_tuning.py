@@ -102,6 +102,13 @@ WRONG = {
                            {"test_easy_sizes", "test_speed"}),
     # shuffle offsets from 32: every lane adds its own value once more
     "offset_from_32": (shuffle(1024, first_offset=32), {"test_easy_sizes", "test_speed"}),
+    # almost right (the issue's example): every input truncated to int before the sum; it kept
+    # full marks while the test inputs were integer-valued
+    "truncates_inputs_to_int": (shuffle(1024, load="float v = (i < n) ? (int)in[i] : 0.0f;"),
+                                {"test_easy_sizes", "test_speed"}),
+    # almost right: the warps' partial sums kept in an int array
+    "int_warp_sums": (shuffle(1024).replace("__shared__ float warp_sums[32];", "__shared__ int warp_sums[32];"),
+                      {"test_easy_sizes", "test_speed"}),
 }
 
 RIGHT = {

@@ -127,6 +127,17 @@ for (int offset = 16; offset > 0; offset /= 2)
     v += __shfl_down_sync(0xffffffff, v, offset);
 if (t == 0) s[0] = v;
 """, "test_one_block_size"),
+    # almost right: the partial sum kept in an int register (every step truncates; integer-valued
+    # test data hid it)
+    "int_register": ("""
+int v = s[t];
+for (int offset = 32; offset > 0; offset /= 2) {
+    v += s[t + offset];
+    __syncwarp();
+    s[t] = v;
+    __syncwarp();
+}
+""", "test_one_block_size"),
 }
 
 RIGHT = {

@@ -122,9 +122,16 @@ def test_include_of_a_file_is_an_error_as_in_cuda():
 
 def test_include_of_a_cuda_header_is_fine():
     a = np.zeros(1, np.int32)
-    run('#include <cstdio>\n#include <cuda_runtime.h>\nextern "C" __global__ void k(int *a) { a[0] = 1; }\n',
+    run('#include <cuda_runtime.h>\n#include <cuda_fp16.h>\nextern "C" __global__ void k(int *a) { a[0] = 1; }\n',
         (1,), (1,), a)
     assert a[0] == 1
+
+
+def test_include_of_a_host_header_is_an_error_as_in_nvrtc():
+    e = compile_error('extern "C" __global__ void k(int *a) { a[0] = 1; }\n#include <cstdio>\n')
+    assert e.construct == "#include"
+    assert e.line == 2
+    assert 'cannot open source file "cstdio"' in str(e)
 
 
 def test_kernel_launch_in_the_source_says_launches_are_host_code():

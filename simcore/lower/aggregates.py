@@ -13,7 +13,7 @@ from pycparser import c_ast
 from .. import ctype as T
 from ..memory import FIRST_LOCAL_REGION, region_base
 from ..program import LocalVariable, ModuleVariable, Param
-from .code import ALIGNED, MisalignedHole, TaintHole, always, taint_of
+from .code import ALIGNED, MisalignedHole, TaintHole, always, select_taint, taint_of
 from .values import (DT, LocalElementTarget, LocalStructElementTarget, LocalStructTarget, MemoryTarget, RegisterTarget, Sym, Val,
                      convert_const, local_pointer, regs_of, struct_value)
 
@@ -147,7 +147,7 @@ class AggregateLowering:
             else:
                 dt = DT[x.ctype] if x.ctype.is_scalar else "I8"
                 parts[key] = Val(f"np.asarray(np.where({c.code}, {x.code}, {y.code}), dtype={dt})",
-                                 x.ctype, taint_of(c, x, y), regs=regs_of(c, x, y))
+                                 x.ctype, select_taint(c, x, y), regs=regs_of(c, x, y))
         return struct_value(a.ctype, parts)
 
     def mark_struct_undefined(self, sym):

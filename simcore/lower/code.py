@@ -24,6 +24,34 @@ class TaintTerm:
     def present(self, tracked):
         return self.register is None or self.register in tracked
 
+    def leaves(self):
+        return (self,)
+
+    def render(self, tracked):
+        return self.code, self.reads
+
+
+@dataclass(frozen=True)
+class SelectTerm:
+    """The taint of `c ? a : b` computed per lane: each lane gets the taint of the arm it
+    selects (plus the condition's, which taint_of adds as its own terms), so an undefined value
+    in the arm a lane does not take is no fault (the select is the value, not both arms)."""
+    cond: str                     # the condition's code
+    cond_reads: frozenset
+    a: "Taint"
+    b: "Taint"
+
+    def leaves(self):
+        return tuple(leaf for t in self.a.terms + self.b.terms for leaf in t.leaves())
+
+    def present(self, tracked):
+        return any(leaf.present(tracked) for leaf in self.leaves())
+
+    def render(self, tracked):
+        a, a_reads = _render_taint(self.a, tracked, "X.DEFINED")
+        b, b_reads = _render_taint(self.b, tracked, "X.DEFINED")
+        return f"np.where({self.cond}, {a}, {b})", self.cond_reads | a_reads | b_reads
+
 
 @dataclass(frozen=True)
 class Taint:
@@ -54,6 +82,13 @@ def taint_of(*vals):
         if v is not None:
             out = out | v.taint
     return out
+
+
+def select_taint(c, a, b):
+    """The taint of `c ? a : b` (Vals): the condition's, and per lane the selected arm's."""
+    if not (a.taint.possible or b.taint.possible):
+        return c.taint
+    return c.taint | Taint((SelectTerm(c.code, frozenset(c.regs), a.taint, b.taint),))
 
 
 def always(code):
@@ -113,8 +148,9 @@ def _render_taint(taint, tracked, default):
     terms = taint.present(tracked)
     if not terms:
         return default, NO_READS
-    code = terms[0].code if len(terms) == 1 else "(" + " | ".join(t.code for t in terms) + ")"
-    return code, frozenset().union(*(t.reads for t in terms))
+    rendered = [t.render(tracked) for t in terms]
+    code = rendered[0][0] if len(rendered) == 1 else "(" + " | ".join(c for c, _ in rendered) + ")"
+    return code, frozenset().union(*(reads for _, reads in rendered))
 
 
 def render(stmt, tracked, unaligned):

@@ -11,7 +11,7 @@ def tracked_registers(taint_flows):
     """-> set of register names that carry a taint shadow."""
     by_source, always = {}, set()
     for dst, taint in taint_flows:
-        for term in taint.terms:
+        for term in (leaf for t in taint.terms for leaf in t.leaves()):
             if term.register is None:
                 always.add(dst)
             else:

@@ -8,7 +8,7 @@ from pycparser import c_ast
 from .. import ctype as T
 from ..program import Var
 from .access import SPECIALS, region_base
-from .code import ALIGNED, taint_of
+from .code import ALIGNED, select_taint, taint_of
 from .purity import has_boundary, is_pure
 from .values import (COMPARE, DT, LocalElementTarget, MemoryTarget, Val, convert_const, fold, local_pointer, regs_of,
                      shift, struct_value)
@@ -385,7 +385,7 @@ class ExpressionLowering:
         code = f"np.where({c.code}, {a.code}, {b.code})"
         if t.is_scalar:
             code = f"np.asarray({code}, dtype={DT[t]})"
-        return Val(code, t, taint_of(c, a, b), space=self.merged_space(a, b), aligned=a.aligned & b.aligned,
+        return Val(code, t, select_taint(c, a, b), space=self.merged_space(a, b), aligned=a.aligned & b.aligned,
                    regs=regs_of(c, a, b))
 
     def merged_space(self, a, b):
