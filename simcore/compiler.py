@@ -119,11 +119,8 @@ class _TopLevel:
                 if isinstance(ext.type, (c_ast.Struct, c_ast.Union)):
                     self.types.append(ext)       # struct S { ... };
                 return
-            storage = ext.storage or []
-            if not ({"_Thread_local", "auto", "register"} & set(storage)) and "const" not in (ext.quals or []):
-                raise self.error(f"'{ext.name}' is a host variable: kernels cannot use it (declare it __device__, "
-                                 "or __constant__ for values the kernels only read; or pass it as a kernel "
-                                 "argument)", ext.coord, "global variable")
+            # a host variable (`int gB = 200;`) too: nvcc compiles the file, and only a kernel that
+            # uses it is refused (lower/kernel.py)
             self.variables[ext.name] = ext
         elif isinstance(ext, c_ast.Typedef):
             self.types.append(ext)

@@ -249,7 +249,7 @@ def test_writing_constant_memory_in_a_kernel_is_a_compile_error():
 
 def test_host_variable_is_refused_and_file_scope_const_is_a_constant():
     e = compile_error('int table[4];\nextern "C" __global__ void k(int *o) { o[0] = table[0]; }')
-    assert "host variable" in str(e) and e.line == 1
+    assert 'identifier "table" is undefined in device code' in str(e) and e.line == 2
     src = 'const int N = 4;\nextern "C" __global__ void k(int *o) { int a[N]; a[0] = N; o[threadIdx.x] = a[0]; }'
     o = np.zeros(4, np.int32)
     launch(src, "k", 1, 4, (o,))
@@ -445,3 +445,24 @@ def test_whole_struct_copies_with_array_members():
     want = b.copy()
     want[1::2, 3] += 100
     assert np.array_equal(out["bins"], want) and np.allclose(out["total"], 0.5)
+
+
+def test_unused_host_variables_are_accepted_and_a_use_is_refused_at_its_line():
+    """nvcc compiles a file with host variables; only device code that names one is an error."""
+    src = ('int gB = 200;\nstatic float gA[4] = {1, 2, 3, 4};\nconst float gW[2] = {1, 2};\nextern int gE;\n'
+           'extern "C" __global__ void k(int *o) { int gB = 3; o[threadIdx.x] = gB; }')
+    o = np.zeros(4, np.int32)
+    launch(src, "k", 1, 4, (o,))
+    assert (o == 3).all()
+    host = src.split('extern "C"')[0]
+    for use in ("gB", "gA[1]", "gW[0]", "gE"):
+        e = compile_error(host + 'extern "C" __global__ void k(int *o)\n{\n    o[0] = ' + use + ';\n}')
+        name = use.split("[")[0]
+        assert f'identifier "{name}" is undefined in device code' in str(e) and e.line == 7, (use, e.line, str(e))
+
+
+def test_a_void_parameter_is_a_compile_error_naming_it():
+    e = compile_error('__global__ void k(int *p, void n) { p[0] = 1; }')
+    assert "'n'" in str(e) and "void" in str(e) and e.line == 1
+    e = compile_error('__device__ int f(int a, void b) { return a; }\n__global__ void k(int *p) {\n p[0] = f(1, 2);\n}')
+    assert "'b'" in str(e) and "void" in str(e) and e.line == 1

@@ -198,5 +198,10 @@ class Builder:
             if name in scope:
                 return scope[name]
         if name in self.globals:
-            return self.globals[name]
+            sym = self.globals[name]
+            if sym.kind == "host_var":
+                raise self.error(node, f'identifier "{name}" is undefined in device code: it is a host variable '
+                                       "(declare it __device__, or __constant__ for values the kernels only read; "
+                                       "or pass it as a kernel argument)", construct="host variable")
+            return sym
         raise self.error(node, f"'{name}' is not declared", construct=name)

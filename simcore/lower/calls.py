@@ -79,6 +79,9 @@ class CallLowering:
         ret_type = self.ctype_of(fdecl.type)
         for p, v in zip(params, vals):
             pt = self.ctype_of(p.type)
+            if pt.is_void:
+                raise self.error(p, f"parameter '{p.name}' of {name} has type void: a parameter cannot be void "
+                                    "(only f(void) means no parameters)", construct="parameter")
             if pt.is_array:
                 pt = T.decay(pt)
             if v.ref is not None:            # &x: the parameter is the caller's variable
