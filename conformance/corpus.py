@@ -857,6 +857,11 @@ def _dbz_args():
     return zeros(64), x, np.int32(64)
 
 
+entry("clock_spin_backoff", grid=(1,), block=(64,),
+      make_args=lambda: (zeros(64), zeros(1), np.int32(2000)),
+      reference=lambda a: {0: np.full(64, 7, np.int32), 1: np.ones(1, np.int32)}, expect="ok",
+      why="clock64()/clock()/__nanosleep: the spin and the back-off loop end, the clock is monotone per thread")
+
 entry("div_by_zero", grid=(1,), block=(64,), make_args=_dbz_args,
       expect="division_by_zero", why="in[20] == 3, so thread 20 divides by zero")
 

@@ -17,6 +17,10 @@ WARP = 32
 # A slot's state (see engine.py): runnable, waiting at a sync point, waiting to reconverge,
 # exited, parked behind the other side of a branch (stack model).
 RUN, BAR, JOIN, EXIT, PARK = range(5)
+# The simulated clock (clock64): nominal figures, not an H200's (docs/simcore-api.md, The CUDA subset)
+CLOCK_PER_STEP = 32         # cycles per simulated step (one basic block run by one lane group)
+NOMINAL_GHZ = 2             # cycles per nanosecond of __nanosleep
+MAX_NANOSLEEP_NS = 1_000_000
 
 
 class LaneIndexing:
@@ -62,6 +66,8 @@ class Context(LaneIndexing):
         self._all = np.arange(wave.S)
         self.activemask_split = wave.activemask_split
         self.activemask_second = wave.activemask_second
+        self.wave = wave
+        self.slept = np.zeros(wave.S, np.int64)     # cycles each slot's __nanosleep calls added
 
     def subset(self, L, keep):
         return self.lane_index(L)[keep]
@@ -282,6 +288,27 @@ class Context(LaneIndexing):
         detector) care."""
         for hook in self.plugins.fence:
             hook(self.lane_index(L))
+
+    # ---- the simulated clock: clock(), clock64(), __nanosleep
+    def clock64(self, L):
+        """clock64(): simulated cycles, never an H200's. Every step the launch has run counts
+        CLOCK_PER_STEP cycles (the same for every thread: each thread's clock moves on with the
+        simulated work, however its loop is scheduled), plus what the thread's own __nanosleep
+        calls added; so it never goes back for a thread, and a "spin for N cycles" loop ends."""
+        idx = self.lane_index(L)
+        return np.int64(self.wave.steps) * np.int64(CLOCK_PER_STEP) + self.slept[idx]
+
+    def clock32(self, L):
+        """clock(): the low 32 bits of the same counter, sign-extended to clock_t (`long`), as
+        CUDA's clock() reads the 32-bit %clock register."""
+        return self.clock64(L).astype(np.int32).astype(np.int64)
+
+    def nanosleep(self, ns, L):
+        """__nanosleep(ns): the thread's clock moves on by ns nanoseconds (CUDA caps a sleep at
+        about a millisecond), at NOMINAL_GHZ cycles per nanosecond; nothing else waits."""
+        idx = self.lane_index(L)
+        ns = np.broadcast_to(np.asarray(ns).astype(np.int64), idx.shape)
+        self.slept[idx] += np.clip(ns, 0, MAX_NANOSLEEP_NS) * NOMINAL_GHZ
 
     # ---- device printf
     MAX_PRINTF_LINES = 4096

@@ -22,7 +22,7 @@ TOKEN = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|[A-Za-z_]\w*|\d[\w.]
 PRELUDE = """typedef _Bool bool; typedef unsigned long size_t; typedef long ptrdiff_t;
 typedef unsigned int uint32_t; typedef int int32_t; typedef unsigned long long uint64_t;
 typedef long long int64_t; typedef unsigned short uint16_t; typedef short int16_t;
-typedef unsigned char uint8_t; typedef signed char int8_t; typedef unsigned int uint;
+typedef unsigned char uint8_t; typedef signed char int8_t; typedef unsigned int uint; typedef long clock_t;
 """ + "".join(f"typedef struct __cuda_{v} {v}; " for v in ALL_VECTOR_NAMES + ("dim3",)) + "\n"
 # (vector types: the tag __cuda_<name> stands for ctype.VECTOR_TYPES[name] in lowering)
 

@@ -190,6 +190,21 @@ class ActiveMaskCall:
         return Val(f"X.activemask(L, {low.site(node, name)})", T.UINT)
 
 
+@dataclass(frozen=True)
+class Sleep:
+    """__nanosleep(ns): advances the calling thread's simulated clock (context.py)."""
+    pure = False
+
+    def lower(self, low, name, args, node):
+        low.nargs(name, args, 1, node)
+        (ns,) = low.eval_args(args)
+        if not (ns.ctype.is_scalar and ns.ctype.is_integer):
+            raise low.error(node, f"{name} takes an unsigned number of nanoseconds", construct=name)
+        ns = low.cast(ns, T.UINT)
+        low.emit(f"X.nanosleep({ns.code}, L)", reads=ns.regs)
+        return Val("None", T.VOID)
+
+
 def _math(pairs, arity=1):
     return {name: Math(fn, arity) for name, fn in pairs.items()}
 
@@ -258,6 +273,10 @@ BUILTINS = {
     # as coalesced_group's shuffles do), and a ballot packed to the mask's lanes (its ranks)
     "__simcore_nth_lane": Formula((U, I), U, "X.nth_lane({0}, {1}, L)"),
     "__simcore_pack_lanes": Formula((U, U), U, "X.pack_lanes({0}, {1})"),
+    # the simulated clock (its values are not an H200's: context.py)
+    "clock64": Formula((), LL, "X.clock64(L)"),
+    "clock": Formula((), LL, "X.clock32(L)"),
+    "__nanosleep": Sleep(),
     # memory
     "__ldg": ReadOnlyLoad(),
     "__threadfence_block": Fence(device_wide=False),
