@@ -9,6 +9,7 @@ import re
 
 import numpy as np
 
+from . import cmath
 from .activemask import ActiveMask
 from .livelock import CasWatch
 from .memory import UNDEF_LOCAL, run_starts
@@ -40,6 +41,7 @@ class LaneIndexing:
 
 
 class Context(LaneIndexing):
+    M = cmath               # the CUDA math functions numpy lacks (X.M.sinpi, X.M.rounded, ...)
     DEFINED = np.uint8(0)
     UNSET = np.uint8(UNDEF_LOCAL)
 
