@@ -322,6 +322,23 @@ def _math_api_double_ref(a):
     return {1: np.stack(cols, axis=1).ravel(), 2: np.array(bits, np.uint32).ravel()}
 
 
+def _memcpy_ref(a):
+    out, inp = a[0].copy(), a[1]
+    t = np.arange(64)
+    out[:64] = inp[4 * t] + inp[4 * t + 3]
+    out[64:128] = t
+    by = a[3].copy()
+    by[:13] = 7
+    by[100:110] = np.frombuffer(inp[:3].tobytes()[:10], np.uint8)
+    return {0: out, 2: np.full(128, -1, np.int32), 3: by}
+
+
+entry("memcpy_memset", grid=(1,), block=(64,),
+      make_args=lambda: (full(128, 9, np.float32), np.arange(256, dtype=np.float32), zeros(128), zeros(200, np.uint8),
+                         np.int32(13)),
+      reference=_memcpy_ref, expect="ok",
+      why="memcpy/memset and the __builtin_ forms: element copies of local, shared and global arrays, bytes")
+
 entry("math_api_float", grid=(1,), block=(64,),
       make_args=lambda: (f32(64, 0.1, 3.0, seed=41), zeros(64 * 32, np.float32), np.int32(64)),
       reference=_math_api_float_ref, expect="ok", rtol=2e-5, atol=2e-5,

@@ -250,3 +250,81 @@ def test_integer_intrinsics():
         [(int(x) * int(y)) >> 64 for x, y in zip(big, big[::-1])]
     assert run_expr("__clzll(a)", "long long", big, out_t="int").tolist() == [1, 0, 64 - int(big[2]).bit_length()]
     assert run_expr("__dp4a((int)a, (int)b, 5)", "unsigned", a, b, out_t="int")[3] == 7 * 9 + 5
+
+
+# ------------------------------------------------------------------ memcpy / memset
+MEM = r'''
+struct P { float x; int k; };
+__global__ void k(float *out, const float *in, int *iout, unsigned char *bytes, struct P *ps, int n)
+{
+    __shared__ float tile[64];
+    int t = threadIdx.x;
+    float loc[4];
+    memcpy(loc, in + 4 * t, sizeof(loc));              // global -> local array
+    tile[t] = loc[0] + loc[3];
+    __syncthreads();
+    if (t == 0) memcpy(out, tile, 64 * sizeof(float));   // shared -> global
+    int li[3];
+    memset(li, 0, sizeof(li));
+    li[1] += t;
+    memset(iout + 2 * t, -1, 2 * sizeof(int));
+    if (t == 1) __builtin_memset(bytes, 7, n);           // a count known at run time
+    if (t == 2) __builtin_memcpy(bytes + 100, in, 10);   // bytes of floats
+    struct P p;
+    memcpy(&p, ps + t, sizeof(p));                       // a struct
+    out[64 + t] = p.x + p.k + li[1];
+    float f[2];
+    memset(f, 0, sizeof(f));
+    out[128 + t] = f[0] + f[1];
+}'''
+
+
+def mem_args(n=13):
+    ps = np.zeros(64, dtype=[("x", np.float32), ("k", np.int32)])
+    ps["x"], ps["k"] = 0.5, np.arange(64)
+    return (np.full(192, 9, np.float32), np.arange(256, dtype=np.float32), np.zeros(128, np.int32),
+            np.zeros(200, np.uint8), ps, np.int32(n))
+
+
+def test_memcpy_and_memset_on_local_shared_and_global_memory():
+    args = mem_args()
+    simcore.RawModule(code=MEM).get_function("k")((1,), (64,), args)
+    out, inp, iout, by, ps, _ = args
+    t = np.arange(64)
+    np.testing.assert_array_equal(out[:64], inp[4 * t] + inp[4 * t + 3])
+    np.testing.assert_array_equal(out[64:128], 0.5 + t + t)
+    np.testing.assert_array_equal(out[128:], 0)
+    assert (iout == -1).all()
+    assert (by[:13] == 7).all() and (by[13:100] == 0).all()
+    assert bytes(by[100:110]) == inp[:3].tobytes()[:10] and (by[110:] == 0).all()
+
+
+def test_memcpy_past_the_end_is_out_of_bounds_at_its_line():
+    src = "__global__ void k(float *out, const float *in)\n{\n    memcpy(out, in, 65 * sizeof(float));\n}"
+    with pytest.raises(simcore.KernelFault) as e:
+        simcore.RawModule(code=src).get_function("k")((1,), (1,), (np.zeros(64, np.float32),
+                                                                  np.zeros(64, np.float32)))
+    assert e.value.kind == "out_of_bounds" and e.value.report["line"] == 3
+
+
+def test_the_race_checker_sees_memset():
+    src = ("__global__ void k(int *out)\n{\n    __shared__ int s[64];\n    s[threadIdx.x] = 1;\n"
+           "    if (threadIdx.x == 0) memset(s, 0, sizeof(s));\n    __syncthreads();\n"
+           "    out[threadIdx.x] = s[threadIdx.x];\n}")
+    with pytest.raises(simcore.KernelFault) as e:
+        simcore.RawModule(code=src).get_function("k")((1,), (64,), (np.zeros(64, np.int32),))
+    assert e.value.kind == "race"
+
+
+@pytest.mark.parametrize("call,what", [
+    ("memcpy(loc, p++, 8);", "side effects"),
+    ("memcpy(loc, (int *)p, 8);", "local variable"),
+    ("memset(loc, 1, 6);", "local variable"),
+    ("memcpy(loc, p, 8.0f);", "integer"),
+    ("memcpy(loc, 3, 8);", "pointers"),
+])
+def test_memcpy_misuse_is_a_compile_error_at_its_line(call, what):
+    src = f"__global__ void k(float *p)\n{{\n    float loc[2];\n    {call}\n    p[0] = loc[0];\n}}"
+    with pytest.raises(simcore.CompileError, match=what) as e:
+        simcore.RawModule(code=src).get_function("k")
+    assert e.value.line == 4
