@@ -41,7 +41,7 @@ HERE = Path(__file__).resolve().parent
 FAULT_KINDS = (
     "divergent_barrier", "deadlock", "race", "invalid_mask", "undefined_value",
     "uninitialized", "named_barrier", "out_of_bounds", "step_limit", "misaligned",
-    "division_by_zero",
+    "division_by_zero", "undefined_shift",
 )
 VERDICTS = ("ok", "warning") + FAULT_KINDS
 
@@ -338,6 +338,18 @@ entry("memcpy_memset", grid=(1,), block=(64,),
                          np.int32(13)),
       reference=_memcpy_ref, expect="ok",
       why="memcpy/memset and the __builtin_ forms: element copies of local, shared and global arrays, bytes")
+
+entry("shift_count_width", grid=(1,), block=(64,),
+      make_args=lambda: (np.arange(64, dtype=np.int32) % 33, zeros(64, np.uint32)),
+      intended=lambda a: {1: np.array([(1 << int(n)) - 1 for n in a[0]], np.uint32)},
+      expect="undefined_shift",
+      why="(1u << lanes) - 1 with lanes == 32 (threads 32): C leaves a shift by the width undefined")
+
+entry("signed_mul_overflow", grid=(1,), block=(64,),
+      make_args=lambda: (np.arange(64, dtype=np.int32) * 1000, zeros(64)),
+      reference=lambda a: {1: (a[0].astype(np.int64) * 1000003).astype(np.int32)},
+      expect="warning",
+      why="x * 1000003 overflows int for x >= 2148 (undefined in C): a warning; the GPU wraps, as simcore does")
 
 entry("math_api_float", grid=(1,), block=(64,),
       make_args=lambda: (f32(64, 0.1, 3.0, seed=41), zeros(64 * 32, np.float32), np.int32(64)),

@@ -162,6 +162,41 @@ class Context(LaneIndexing):
             return a % b
         return np.fmod(a, b).astype(a.dtype)
 
+    def smul(self, a, b, L, site):
+        """a * b of signed integers, wrapping as a GPU does; an overflow (undefined in C) is a
+        warning, once per site (never a fault: what a GPU computes is the wrapped product)."""
+        a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
+        r = a * b
+        if a.dtype.itemsize < 8:
+            over = (a.astype(np.int64) * b) != r
+        else:
+            with np.errstate(all="ignore"):
+                near = np.abs(a.astype(np.float64)) * np.abs(b.astype(np.float64)) >= 2.0 ** 62
+            over = np.zeros(a.shape, bool)
+            for k in np.flatnonzero(near):
+                p = int(a.flat[k]) * int(b.flat[k])
+                over.flat[k] = not -2 ** 63 <= p < 2 ** 63
+        if over.any():
+            self.report.signed_overflow(over, a, b, L, site)
+        return r
+
+    def shl(self, a, b, L, site):
+        """a << b, with a count outside 0..width-1 a fault (C: undefined)."""
+        return self._shift(np.left_shift, a, b, L, site)
+
+    def shr(self, a, b, L, site):
+        return self._shift(np.right_shift, a, b, L, site)
+
+    def _shift(self, fn, a, b, L, site):
+        a = np.asarray(a)
+        bits = a.dtype.itemsize * 8
+        b = np.asarray(b)
+        bad = (b < 0) | (b >= bits)
+        if bad.any():
+            self.report.bad_shift(np.broadcast_to(bad, np.broadcast_shapes(a.shape, b.shape, (self.nlanes(L),))),
+                                  b, bits, L, site)
+        return fn(a, b.astype(a.dtype))
+
     @staticmethod
     def f2i(x, dtype):
         """float -> integer: truncate toward zero, saturate, NaN -> 0 (what cvt.rzi does)."""

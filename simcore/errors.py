@@ -82,11 +82,14 @@ OutOfBounds = _fault("OutOfBounds", "out_of_bounds", "An access fell outside its
 StepLimit = _fault("StepLimit", "step_limit", "The kernel ran too long (probably an endless loop).")
 MisalignedAccess = _fault("MisalignedAccess", "misaligned", "An access was not aligned to its size.")
 DivisionByZero = _fault("DivisionByZero", "division_by_zero", "An integer division by zero.")
+UndefinedShift = _fault("UndefinedShift", "undefined_shift",
+                        "A shift by a count that is negative or not less than the width of its operand.")
 ReadOnlyWrite = _fault("ReadOnlyWrite", "read_only", "A write to an array that was passed read-only.")
 
 FAULT_CLASSES = {cls.kind: cls for cls in (
     DivergentBarrier, Deadlock, DataRace, InvalidMask, UndefinedValue, UninitializedRead,
-    NamedBarrierError, OutOfBounds, StepLimit, MisalignedAccess, DivisionByZero, ReadOnlyWrite)}
+    NamedBarrierError, OutOfBounds, StepLimit, MisalignedAccess, DivisionByZero, UndefinedShift,
+    ReadOnlyWrite)}
 
 
 def make_fault(kind, **report):

@@ -26,7 +26,8 @@ import pytest
 import simcore
 
 GCC = shutil.which("gcc") or shutil.which("cc")
-pytestmark = pytest.mark.skipif(GCC is None, reason="needs a C compiler (gcc) as the reference")
+pytestmark = [pytest.mark.skipif(GCC is None, reason="needs a C compiler (gcc) as the reference"),
+              pytest.mark.filterwarnings("ignore::simcore.SimWarning")]   # -fwrapv programs overflow
 
 # C spelling -> (bits, signed); the typedefs are the ones CUDA code uses most
 TYPES = {

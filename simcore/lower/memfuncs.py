@@ -17,7 +17,7 @@ from .groups import _snippet
 from .values import Val
 from .. import ctype as T
 
-MEMORY_FUNCTIONS = {"memcpy": "copy", "__builtin_memcpy": "copy", "memmove": "copy",
+MEMORY_FUNCTIONS = {"memcpy": "copy", "__builtin_memcpy": "copy",
                     "memset": "set", "__builtin_memset": "set"}
 UNROLL = 64
 _REPEATED = {1: "0x01u", 2: "0x0101u", 4: "0x01010101u", 8: "0x0101010101010101ull"}
