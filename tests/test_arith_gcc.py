@@ -60,13 +60,19 @@ class Program:
     def __init__(self, rng):
         self.rng = rng
         self.types = [rng.choice(NAMES) for _ in range(NVARS)]
+        # where each variable lives: a register, a local array, shared memory (one element per
+        # thread), so loads, stores and compound assignments of memory are exercised too
+        self.store = [rng.choice(["reg", "reg", "local", "shared"]) for _ in range(NVARS)]
+
+    def ref(self, k):
+        return {"reg": f"v{k}", "local": f"v{k}[1]", "shared": f"v{k}[t]"}[self.store[k]]
 
     # expressions are (text, C type name of the result or None when unknown-but-integer)
     def leaf(self):
         if self.rng.random() < 0.3:
             return self.rng.choice(LITERALS), None
         k = self.rng.randrange(NVARS)
-        return f"v{k}", self.types[k]
+        return self.ref(k), self.types[k]
 
     def expr(self, depth):
         r = self.rng
@@ -103,7 +109,7 @@ class Program:
     def statement(self):
         r = self.rng
         k = r.randrange(NVARS)
-        v = f"v{k}"
+        v = self.ref(k)
         kind = r.random()
         if kind < 0.2:
             return r.choice([f"{v}++;", f"{v}--;", f"++{v};", f"--{v};"])
@@ -111,7 +117,7 @@ class Program:
             # the value of an increment used in an expression of other variables
             j = (k + 1 + r.randrange(NVARS - 1)) % NVARS
             inc = r.choice([f'{v}++', f'{v}--', f'++{v}', f'--{v}'])
-            return f"v{j} = v{j} {r.choice(['+', '-', '*', '^'])} ({inc});"
+            return f"{self.ref(j)} = {self.ref(j)} {r.choice(['+', '-', '*', '^'])} ({inc});"
         e, _ = self.expr(3)
         if kind < 0.6:
             op = r.choice(COMPOUND)
@@ -123,10 +129,18 @@ class Program:
         return f"{v} = {e};"
 
     def body(self):
-        decl = [f"    {t} v{k} = ({t})in[t * {NVARS} + {k}];" for k, t in enumerate(self.types)]
+        decl = []
+        for k, t in enumerate(self.types):
+            init = f"({t})in[t * {NVARS} + {k}]"
+            if self.store[k] == "reg":
+                decl.append(f"    {t} v{k} = {init};")
+            elif self.store[k] == "local":
+                decl.append(f"    {t} v{k}[3];\n    v{k}[1] = {init};")
+            else:
+                decl.append(f"    __shared__ {t} v{k}[64];\n    v{k}[t] = {init};")
         stmts = [self.statement() for _ in range(NSTMTS)]
         loop = "    for (int rep = 0; rep < reps; rep++) {\n" + "".join(f"        {s}\n" for s in stmts) + "    }"
-        outs = [f"    out[t * {NVARS} + {k}] = (unsigned long long)v{k};" for k in range(NVARS)]
+        outs = [f"    out[t * {NVARS} + {k}] = (unsigned long long){self.ref(k)};" for k in range(NVARS)]
         return "\n".join(decl + [loop] + outs)
 
 
@@ -159,7 +173,7 @@ def inputs(rng, nthreads):
 
 def run_gcc(cases, workdir):
     """cases: [(body, inputs, nthreads, reps)] -> one uint64 array of outputs per case."""
-    parts = ["#include <stdio.h>\n#include <stdint.h>\n#include <stddef.h>\n"]
+    parts = ["#include <stdio.h>\n#include <stdint.h>\n#include <stddef.h>\n#define __shared__ static\n"]
     calls = []
     for i, (body, ins, nthreads, reps) in enumerate(cases):
         parts.append(c_function(i, body))
