@@ -165,11 +165,15 @@ class Context(LaneIndexing):
     def smul(self, a, b, L, site):
         """a * b of signed integers, wrapping as a GPU does; an overflow (undefined in C) is a
         warning, once per site (never a fault: what a GPU computes is the wrapped product)."""
-        a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
         r = a * b
-        if a.dtype.itemsize < 8:
-            over = (a.astype(np.int64) * b) != r
+        if r.dtype.itemsize < 8:
+            over = (np.asarray(a).astype(np.int64) * b) != r
+            if not over.any():
+                return r
+            a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
+            over = np.broadcast_to(over, a.shape)
         else:
+            a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
             with np.errstate(all="ignore"):
                 near = np.abs(a.astype(np.float64)) * np.abs(b.astype(np.float64)) >= 2.0 ** 62
             over = np.zeros(a.shape, bool)
@@ -195,7 +199,7 @@ class Context(LaneIndexing):
         if bad.any():
             self.report.bad_shift(np.broadcast_to(bad, np.broadcast_shapes(a.shape, b.shape, (self.nlanes(L),))),
                                   b, bits, L, site)
-        return fn(a, b.astype(a.dtype))
+        return fn(a, b)             # lowering gave both operands the promoted type
 
     @staticmethod
     def f2i(x, dtype):

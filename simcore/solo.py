@@ -97,26 +97,26 @@ def scalar_imod(X, lanes, a, b, L, site):
 
 
 def scalar_shl(X, lanes, a, b, L, site):
-    """Context.shl for one lane's numpy scalars: a count outside 0..width-1 goes the context's
-    way (the same fault)."""
-    if not 0 <= b < a.dtype.itemsize * 8:
-        return X.shl(np.atleast_1d(a), np.atleast_1d(b), lanes, site)[0]
-    return a << b.astype(a.dtype)
+    """Context.shl for one lane's numpy scalars (of one dtype, as lowering casts them): a count
+    outside 0..width-1 goes the context's way (the same fault)."""
+    if 0 <= int(b) < a.itemsize << 3:
+        return a << b
+    return X.shl(np.atleast_1d(a), np.atleast_1d(b), lanes, site)[0]
 
 
 def scalar_shr(X, lanes, a, b, L, site):
-    if not 0 <= b < a.dtype.itemsize * 8:
-        return X.shr(np.atleast_1d(a), np.atleast_1d(b), lanes, site)[0]
-    return a >> b.astype(a.dtype)
+    if 0 <= int(b) < a.itemsize << 3:
+        return a >> b
+    return X.shr(np.atleast_1d(a), np.atleast_1d(b), lanes, site)[0]
 
 
 def scalar_smul(X, lanes, a, b, L, site):
-    """Context.smul for one lane's numpy scalars: an overflow goes the context's way (the warning)."""
-    p = int(a) * int(b)
-    bits = a.dtype.itemsize * 8
-    if not -(1 << (bits - 1)) <= p < 1 << (bits - 1):
+    """Context.smul for one lane's numpy scalars: the wrapped product; an overflow goes the
+    context's way (the warning)."""
+    r = a * b
+    if int(r) != int(a) * int(b):
         return X.smul(np.atleast_1d(a), np.atleast_1d(b), lanes, site)[0]
-    return a.dtype.type(p)
+    return r
 
 
 _SHIFTS = {"left_shift": ast.LShift, "right_shift": ast.RShift}
