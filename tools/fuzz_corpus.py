@@ -4,7 +4,9 @@
 
 Each mutant is one conformance kernel (conformance/*.cu) with 1 to 3 mutations chosen by a
 seeded generator: delete, duplicate or swap statements, change a constant or an operator, move
-a barrier into a branch (or wrap a statement in one), truncate the file, insert a token. It is
+a barrier into a branch (or wrap a statement in one), insert a statement of a list (barriers,
+early returns, unsigned wrap-around, undefined shifts, the clock, math intrinsics, memcpy...),
+truncate the file, insert or delete a token. It is
 compiled and, when that works, launched with its corpus entry's configuration and arguments
 (a generic set when the mutation changed the parameters), every check on, a step budget and a
 grader's time limit. The outcome must be one of:
@@ -55,6 +57,14 @@ INSERTS = ["__syncthreads();", "__syncwarp();", "return;", "break;", "continue;"
            "[", "]", "*", "&", "int", "unsigned", "float", "__shared__", "if", "else", "for", "while",
            "threadIdx.x", "0", "-", "=", "__shfl_sync(0xffffffff, 1, 0)", "goto", "\"", "'", "#", "...", "::",
            "template", "struct", "sizeof", "void", "const", "static", "extern", "asm", "__global__", "->"]
+SNIPPETS = ["__syncthreads();", "if (threadIdx.x & 1) return;", "for (int q = 0; q < 3; ++q) __syncthreads();",
+            "unsigned u = 7; u--; u >>= threadIdx.x;", "int z = 5 / (int)(threadIdx.x % 2);",
+            "long long c0 = clock64(); while (clock64() - c0 < 100) { }", "__nanosleep(100);",
+            "float m = erfinvf(0.5f) + __exp10f(1.0f) + j0f(2.0f);", "int loc[4]; memset(loc, 0, sizeof(loc));",
+            "int loc2[2]; memcpy(loc2, loc2, 8);", "size_t s = 0; s--;", "int big = 2147483647 * (int)threadIdx.x;",
+            "unsigned mask = (1u << (threadIdx.x & 63)) - 1u;", "float sv, cv; sincosf(1.0f, &sv, &cv);",
+            "__shared__ int q[4]; q[threadIdx.x] = 1;", "int w = __shfl_down_sync(0xffffffff, 1, 40);",
+            "unsigned b = __byte_perm(1u, 2u, 0x3210u) + __funnelshift_l(1u, 2u, 40u);"]
 BRANCH_CONDITIONS = ["threadIdx.x % 2", "threadIdx.x < 16", "threadIdx.x == 0", "blockIdx.x > 0",
                      "(threadIdx.x & 32) != 0"]
 
@@ -64,10 +74,10 @@ def statement_lines(lines):
     return [i for i, s in enumerate(lines) if s.strip().endswith(";") and not s.strip().startswith("//")]
 
 
-KINDS = ("delete", "duplicate", "swap", "constant", "operator", "barrier_branch", "wrap_branch", "truncate",
-         "insert_token", "delete_token")
+KINDS = ("delete", "duplicate", "swap", "constant", "operator", "barrier_branch", "wrap_branch", "insert_snippet",
+         "truncate", "insert_token", "delete_token")
 # the mutations that keep the text C (mostly): their mutants compile and run more often
-SEMANTIC = ("delete", "duplicate", "swap", "constant", "operator", "barrier_branch", "wrap_branch")
+SEMANTIC = ("delete", "duplicate", "swap", "constant", "operator", "barrier_branch", "wrap_branch", "insert_snippet")
 
 
 def mutate(src, rng, kinds=KINDS):
@@ -102,6 +112,8 @@ def mutate(src, rng, kinds=KINDS):
     elif kind == "wrap_branch":
         i = rng.choice(stmts)
         lines[i] = f"if ({rng.choice(BRANCH_CONDITIONS)}) {{ {lines[i].strip()} }}"
+    elif kind == "insert_snippet":
+        lines.insert(rng.choice(stmts) + 1, rng.choice(SNIPPETS))
     elif kind == "truncate":
         return src[:rng.randrange(len(src) + 1)], kind
     else:
