@@ -264,6 +264,15 @@ def frexp(x):
     return m.astype(xa.dtype), e.astype(np.int32)
 
 
+def modf(x):
+    """-> (fractional part, integral part), both with the sign of x (modf(inf) = (+-0, inf))."""
+    xa = np.asarray(x)
+    whole = np.trunc(xa)
+    with np.errstate(all="ignore"):
+        frac = np.where(np.isinf(xa), np.copysign(0.0, xa), np.copysign(xa - whole, xa))
+    return frac.astype(xa.dtype), whole.astype(xa.dtype)
+
+
 def round_half_away(x):
     xa = np.asarray(x)
     with np.errstate(all="ignore"):

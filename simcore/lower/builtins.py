@@ -374,7 +374,7 @@ BUILTINS = {
     **{name + suffix: OutParams(params, outs, result, code, single=bool(suffix))
        for suffix in ("", "f") for name, (params, outs, result, code) in {
            "frexp": (("x",), (I,), "x", "X.M.frexp({0})"),
-           "modf": (("x",), ("x",), "x", "(({0}) - np.trunc({0}), np.trunc({0}))"),
+           "modf": (("x",), ("x",), "x", "X.M.modf({0})"),
            "remquo": (("x", "x"), (I,), "x", "(X.M.remainder({0}, {1}), X.M.remquo_quotient({0}, {1}))"),
            "sincos": (("x",), ("x", "x"), T.VOID, "(np.sin({0}).astype({T}), np.cos({0}).astype({T}))"),
            "sincospi": (("x",), ("x", "x"), T.VOID, "(X.M.sinpi({0}), X.M.cospi({0}))"),
