@@ -466,3 +466,13 @@ def test_a_void_parameter_is_a_compile_error_naming_it():
     assert "'n'" in str(e) and "void" in str(e) and e.line == 1
     e = compile_error('__device__ int f(int a, void b) { return a; }\n__global__ void k(int *p) {\n p[0] = f(1, 2);\n}')
     assert "'b'" in str(e) and "void" in str(e) and e.line == 1
+
+
+@pytest.mark.parametrize("use", ["o[0] = __syncwarp();", "if (__nanosleep(3)) o[0] = 1;", "o[0] = (void)0;",
+                                 "o[0] = __syncwarp() ? 1 : 2;", "int q = !__syncwarp();",
+                                 "o[(int)__syncwarp()] = 1;", "o[0] = f();", "__syncwarp() == 1;",
+                                 "float c = sincosf(1.0f, &a, &b);"])
+def test_a_void_value_used_as_a_value_is_a_compile_error_at_its_line(use):
+    """(found by tools/fuzz_corpus.py: `out[i] = __syncwarp(); ...` was an internal error)"""
+    e = compile_error("__device__ void f() {}\n__global__ void k(float *o)\n{\n    float a, b;\n    " + use + "\n}")
+    assert e.line == 5 and "void" in str(e)

@@ -130,6 +130,8 @@ class ExpressionLowering:
         v = self.value(self.expr(node.expr))
         if to.is_void:
             return Val("None", T.VOID)
+        if v.ctype.is_void:
+            raise self.error(node, f"an expression of type void has no value to convert to {to}", construct="void")
         if v.ref is not None:
             if not (to.is_pointer and (to.base == v.ctype.base or to.base == v.ref.ctype)):
                 raise self.error(node, f"a pointer to a local variable cannot be cast to {to} in simcore",
@@ -357,6 +359,9 @@ class ExpressionLowering:
         return Val(f"({a.code} {op} {b.code})", t, taint, regs=regs)
 
     def compare(self, op, a, b, node):
+        if a.ctype.is_void or b.ctype.is_void:
+            raise self.error(node, f"operator {op} needs values: one side has type void (a call of a function "
+                                   "that returns nothing)", construct=op)
         if a.ctype.is_pointer or b.ctype.is_pointer:
             if a.ctype.is_scalar and a.const != 0 or b.ctype.is_scalar and b.const != 0:
                 raise self.error(node, "cannot compare a pointer with a number", construct=op)

@@ -114,6 +114,9 @@ class TypeLowering:
             raise self.error(node, "a pointer to a local variable can be passed to a __device__ function or "
                                    "kept in a pointer declared with it (int *p = &x;), not stored elsewhere "
                                    "(simcore keeps such pointers at compile time)", construct="&")
+        if val.ctype.is_void and not to.is_void:
+            raise self.error(node, "this expression has no value (its type is void: a call of a function that "
+                                   "returns nothing), so it cannot be assigned or passed", construct="void")
         if to.is_struct or val.ctype.is_struct:
             return self.same_struct(val, to, node)
         if val.local_var is not None:
@@ -130,8 +133,13 @@ class TypeLowering:
         """A value as a C truth value (bool per lane)."""
         if v.ctype == T.BOOL:
             return v
-        if v.ctype.is_struct or v.ref is not None:
-            raise CompileError(f"a {v.ctype} cannot be used as a condition")
+        if v.ctype.is_struct or v.ref is not None or v.ctype.is_void:
+            # (no node here: the statement's line)
+            line = self.stmt_line or None
+            what = "an expression of type void (a call of a function that returns nothing)" if v.ctype.is_void \
+                else f"a {v.ctype}"
+            raise CompileError(f"{what} cannot be used as a condition", line=line, construct="condition",
+                               source_line=self.source_line(line))
         if v.const is not None:
             return self.const(bool(v.const), T.BOOL)
         return Val(f"({v.code} != 0)", T.BOOL, v.taint, regs=v.regs)
