@@ -69,9 +69,9 @@ from fractions import Fraction  # noqa: E402
 from simcore.lower.builtins import BUILTINS  # noqa: E402
 
 # The CUDA Math API reference's lists (CUDA 12/13): single- and double-precision functions,
-# single- and double-precision intrinsics, integer and type-casting intrinsics. Not here:
-# norm/rnorm/normf/rnormf (an array argument), the SIMD intrinsics (__vadd2 & co), __fns,
-# the half/bfloat16 types.
+# single- and double-precision intrinsics, integer and type-casting intrinsics (norm, rnorm,
+# normf, rnormf take an array: lower/memfuncs.py). Not here: the SIMD intrinsics (__vadd2 &
+# co), __fns, the half/bfloat16 types.
 FUNCTIONS = """acos acosh asin asinh atan atan2 atanh cbrt ceil copysign cos cosh cospi cyl_bessel_i0
 cyl_bessel_i1 erf erfc erfcinv erfcx erfinv exp exp10 exp2 expm1 fabs fdim floor fma fmax fmin fmod frexp
 hypot ilogb isfinite isinf isnan j0 j1 jn ldexp lgamma llrint llround log log10 log1p log2 logb lrint lround
@@ -106,7 +106,9 @@ __ull2double_ru __ull2double_rz __ull2float_rd __ull2float_rn __ull2float_ru __u
 def test_every_function_and_intrinsic_of_the_math_api_is_a_table_row():
     names = set(INTRINSICS) | set(FUNCTIONS) | {f + "f" for f in FUNCTIONS if f not in NO_FLOAT_FORM}
     names -= {"maxf", "minf"}
-    missing = sorted(n for n in names if n not in BUILTINS)
+    from simcore.lower.memfuncs import ARRAY_FUNCTIONS
+    missing = sorted(n for n in names | {"norm", "rnorm", "normf", "rnormf"}
+                     if n not in BUILTINS and n not in ARRAY_FUNCTIONS)
     assert not missing, missing
 
 
@@ -328,3 +330,19 @@ def test_memcpy_misuse_is_a_compile_error_at_its_line(call, what):
     with pytest.raises(simcore.CompileError, match=what) as e:
         simcore.RawModule(code=src).get_function("k")
     assert e.value.line == 4
+
+
+def test_norm_and_rnorm_over_local_and_global_arrays():
+    src = r'''__global__ void k(float *o, const float *p, double *d)
+    {
+        int t = threadIdx.x;
+        float loc[3] = {3.0f, 4.0f, 12.0f};
+        o[t] = normf(3, loc) + rnormf(2, p + 2 * t);
+        double dl[2] = {6.0, 8.0};
+        d[t] = norm(2, dl) + rnorm(t % 2 + 1, dl);
+    }'''
+    o, p, d = np.zeros(4, np.float32), np.arange(1, 9, dtype=np.float32), np.zeros(4)
+    simcore.RawModule(code=src).get_function("k")((1,), (4,), (o, p, d))
+    pairs = p.reshape(4, 2).astype(np.float64)
+    np.testing.assert_allclose(o, 13 + 1 / np.sqrt((pairs ** 2).sum(axis=1)), rtol=1e-6)
+    np.testing.assert_allclose(d, [10 + 1 / 6, 10.1, 10 + 1 / 6, 10.1], rtol=1e-12)

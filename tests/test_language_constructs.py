@@ -476,3 +476,10 @@ def test_a_void_value_used_as_a_value_is_a_compile_error_at_its_line(use):
     """(found by tools/fuzz_corpus.py: `out[i] = __syncwarp(); ...` was an internal error)"""
     e = compile_error("__device__ void f() {}\n__global__ void k(float *o)\n{\n    float a, b;\n    " + use + "\n}")
     assert e.line == 5 and "void" in str(e)
+
+
+def test_choosing_between_local_arrays_with_the_conditional_operator_is_a_compile_error():
+    """(was an internal error: numpy could not broadcast the two arrays)"""
+    e = compile_error("__global__ void k(double *d)\n{\n    double a[2] = {6.0, 8.0}, b[2] = {1.0, 2.0};\n"
+                      "    d[threadIdx.x] = (threadIdx.x > 1 ? a : b)[1];\n}")
+    assert e.line == 4 and "local arrays" in str(e)

@@ -5,7 +5,7 @@ from .. import ctype as T
 from ..program import Var
 from .aggregates import is_vector_maker
 from .builtins import BUILTINS
-from .memfuncs import MEMORY_FUNCTIONS
+from .memfuncs import ARRAY_FUNCTIONS, MEMORY_FUNCTIONS
 from .purity import has_boundary
 from .sync_points import SYNC_POINTS
 from .values import Sym, Val
@@ -27,6 +27,8 @@ class CallLowering:
             return self.make_vector(name, args, node)
         if name in MEMORY_FUNCTIONS:
             return self.memory_function(name, args, node)       # memfuncs.py
+        if name in ARRAY_FUNCTIONS:
+            return self.array_function(name, args, node)
         row = SYNC_POINTS.get(name)
         if row is not None and id(node) in self.sync_call_names:
             name = self.sync_call_names[id(node)][1]   # lowered from a group's method: named as written

@@ -437,6 +437,9 @@ class ExpressionLowering:
         return self.read(result)
 
     def result_type(self, a, b, node):
+        if a.local_var is not None or b.local_var is not None:
+            raise self.error(node, "?: cannot choose between local arrays in simcore (they live in registers): "
+                                   "use an if, or index each array in its own arm", construct="?:")
         if a.ref is not None or b.ref is not None:
             raise self.error(node, "?: cannot choose between pointers to local variables in simcore (they are "
                                    "fixed at compile time): use an if", construct="?:")

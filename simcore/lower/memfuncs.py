@@ -1,5 +1,6 @@
-"""`memcpy`, `memset` and their `__builtin_` spellings in device code, as C text over the
-arguments' own elements.
+"""`memcpy`, `memset` and their `__builtin_` spellings in device code, and the math API's
+functions over an array (`norm`, `rnorm`, `normf`, `rnormf`), as C text over the arguments'
+own elements.
 
 `memcpy(dst, src, n)` becomes a copy element by element of the pointee type both sides share
 (`float` for two `float *`), so every access is an ordinary load and store: bounds-checked,
@@ -19,11 +20,32 @@ from .. import ctype as T
 
 MEMORY_FUNCTIONS = {"memcpy": "copy", "__builtin_memcpy": "copy",
                     "memset": "set", "__builtin_memset": "set"}
+ARRAY_FUNCTIONS = {"norm": (False, False), "rnorm": (False, True), "normf": (True, False), "rnormf": (True, True)}
 UNROLL = 64
 _REPEATED = {1: "0x01u", 2: "0x0101u", 4: "0x01010101u", 8: "0x0101010101010101ull"}
 
 
 class MemoryFunctionLowering:
+    def array_function(self, name, args, node):
+        """norm(dim, p) = sqrt(p[0]^2 + ... + p[dim-1]^2) (rnorm: its reciprocal), summed in double."""
+        self.nargs(name, args, 2, node)
+        single, reciprocal = ARRAY_FUNCTIONS[name]
+        if has_effects(args[1]):
+            raise self.error(args[1], f"the array argument of {name} may not have side effects in simcore",
+                             construct=name)
+        self._memory_operand(name, args[1], node)
+        uid = self.fresh("nrm")
+        total, i = f"__nrm_s{uid}", f"__nrm_i{uid}"
+        text = (f"double {total} = 0.0; for (int {i} = 0; {i} < (__mem_n); {i}++) "
+                f"{total} += (double)(__mem_d)[{i}] * (double)(__mem_d)[{i}];")
+        body = self._at(_snippet("{ " + text + " }"), node, {"__mem_n": args[0], "__mem_d": args[1]})
+        for item in body.block_items:         # in the current scope: the sum is read below
+            self.stmt(item)
+        value = f"sqrt({total})" if not reciprocal else f"rsqrt({total})"
+        if single:
+            value = f"(float){value}"
+        return self.expr(self._at(_snippet(value), node))
+
     def memory_function(self, name, args, node):
         self.nargs(name, args, 3, node)
         for k in (0, 1) if MEMORY_FUNCTIONS[name] == "copy" else (0,):
