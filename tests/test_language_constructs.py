@@ -483,3 +483,13 @@ def test_choosing_between_local_arrays_with_the_conditional_operator_is_a_compil
     e = compile_error("__global__ void k(double *d)\n{\n    double a[2] = {6.0, 8.0}, b[2] = {1.0, 2.0};\n"
                       "    d[threadIdx.x] = (threadIdx.x > 1 ? a : b)[1];\n}")
     assert e.line == 4 and "local arrays" in str(e)
+
+
+def test_float_constants_beyond_float_range_fold_to_infinity_without_numpy_warnings():
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")          # a RuntimeWarning from numpy would be an internal error
+        o = np.zeros(2, np.float32)
+        launch("__global__ void k(float *o) { o[threadIdx.x] = 1e39f + (float)1e300 - (float)(1e300 * 1e10); }",
+               "k", 1, 2, (o,))
+    assert np.isnan(o).all()
