@@ -493,3 +493,15 @@ def test_float_constants_beyond_float_range_fold_to_infinity_without_numpy_warni
         launch("__global__ void k(float *o) { o[threadIdx.x] = 1e39f + (float)1e300 - (float)(1e300 * 1e10); }",
                "k", 1, 2, (o,))
     assert np.isnan(o).all()
+
+
+@pytest.mark.parametrize("decl,words", [
+    ("__constant__ float mask[0xffffffffu * 2 + 1] = {0.1f};", "64 KB"),
+    ("__constant__ float no[16385];", "64 KB"),
+    ("__device__ float big[0xffffffffu];", "1 GB"),
+])
+def test_a_module_variable_too_large_is_a_compile_error_not_a_hang(decl, words):
+    """(found by tools/fuzz_corpus.py: a mutated __constant__ size of 2^32 floats hung the compiler)"""
+    e = compile_error(decl + "\n__global__ void k(float *o) { o[0] = 1; }")
+    assert e.line == 1 and words in str(e)
+    simcore.RawModule(code="__constant__ float ok[16384] = {1.0f};\n__global__ void k(float *o) { o[0] = ok[0]; }")
