@@ -212,7 +212,8 @@ def run_mutant(entry, src):
             except simcore.KernelFault as e:
                 return ("fault" if e.report.get("line") or e.report.get("lines") else "fault_without_line"), e
             except Exception as e:      # noqa: BLE001 - simcore's own errors, and raw Python ones
-                return "internal", e
+                # simcore wraps what escapes its compiler, the harness's Hang too
+                return ("hang" if "Hang:" in str(e) else "internal"), e
 
 
 def _file_level(e):
