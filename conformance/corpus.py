@@ -32,6 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+import math
+
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
@@ -39,7 +41,7 @@ HERE = Path(__file__).resolve().parent
 FAULT_KINDS = (
     "divergent_barrier", "deadlock", "race", "invalid_mask", "undefined_value",
     "uninitialized", "named_barrier", "out_of_bounds", "step_limit", "misaligned",
-    "division_by_zero",
+    "division_by_zero", "undefined_shift",
 )
 VERDICTS = ("ok", "warning") + FAULT_KINDS
 
@@ -260,6 +262,106 @@ def _double_ref(a):
                     v.astype(np.float32).astype(np.float64) - v], axis=1)
     return {1: out.ravel()}
 
+
+def _math_api_float_ref(a):
+    """True values in float64 (Python's math, and simcore.cmath for what math lacks: its
+    Bessel, erfinv/erfcinv/normcdfinv and erfcx are checked against tables in
+    tests/test_builtins_added.py), rounded to float."""
+    from simcore import cmath as cm
+    v = a[0].astype(np.float64)
+    w = v - 1.5
+    vf = np.vectorize
+    cols = [np.arcsinh(w), np.arccosh(v + 1), np.arctanh(w / 2), np.cbrt(w), 10.0 ** w, np.expm1(w), np.log1p(v),
+            np.sin(np.pi * w), np.cos(np.pi * w), vf(math.erf)(w), vf(math.erfc)(w), cm.erfinv(w / 2),
+            cm.erfcinv(v / 2), vf(lambda z: 0.5 * math.erfc(-z / math.sqrt(2)))(w), cm.normcdfinv(v / 4),
+            vf(math.gamma)(v), vf(math.lgamma)(v), cm.bessel_j(0, v), cm.bessel_j(1, v), cm.bessel_y(0, v),
+            cm.bessel_y(1, v), cm.bessel_j(2, v), 1 / np.cbrt(v), 1 / np.hypot(v, w), np.sqrt(v * v + w * w + 1),
+            10.0 ** w, np.log2(v), v ** w, np.tan(w), cm.erfcx(v), cm.bessel_i(0, w),
+            np.sin(np.pi * w) + 2 * np.cos(np.pi * w)]
+    return {1: np.stack(cols, axis=1).astype(np.float32).ravel()}
+
+
+def _math_api_double_ref(a):
+    from fractions import Fraction
+
+    from simcore import cmath as cm
+    v = a[0]
+    w = v - 1.5
+    t = np.arange(len(v))
+    vf = np.vectorize
+    e = np.frexp(v)
+    f = v.astype(np.float32)
+    cols = [vf(math.gamma)(v), vf(math.lgamma)(v), cm.erfinv(w / 2), cm.erfcx(v), cm.bessel_j(0, v),
+            cm.bessel_y(1, v), cm.bessel_y(3, v), np.sin(np.pi * w), vf(math.remainder)(v * 7.0, 1.25),
+            np.maximum(v - 1.0, 0.0), np.floor(np.log2(v * 100.0)), v / 8,
+            cm.rounded("add", "rd", np.float64, v, 1e-17), cm.rounded("add", "ru", np.float64, v, 1e-17),
+            cm.rounded("div", "rz", np.float64, 1.0, v), cm.rounded("sqrt", "ru", np.float64, v),
+            cm.rounded("fma", "rd", np.float64, v, w, 0.1),
+            cm.rounded("add", "ru", np.float32, f, np.float32(1e-9)).astype(np.float64),
+            cm.rounded("div", "rd", np.float32, np.float32(1), f).astype(np.float64),
+            cm.rounded("rcp", "ru", np.float32, f).astype(np.float64),
+            np.array([float(cm.round_exact(Fraction(16777217 + k), np.float32, "rd")) for k in t]),
+            np.array([float(cm.round_exact(Fraction(float(x)), np.float32, "ru")) for x in v]),
+            e[0] + e[1], np.floor(np.log2(v * 1000.0)) + np.rint(w * 3.0)]
+    u = (v * 1e9).astype(np.uint64).astype(np.uint32)
+    bits = []
+    for k, x in enumerate(u.tolist()):
+        pool = (0x12345678 << 32) | x
+        perm = sum(((pool >> (8 * ((0x7531 >> (4 * n)) & 7))) & 0xFF) << (8 * n) for n in range(4))
+        fl = ((((0xdeadbeef << 32) | x) << (k & 31)) >> 32) & 0xFFFFFFFF
+        fr = (((0xdeadbeef << 32) | x) >> min(k + 20, 32)) & 0xFFFFFFFF
+        sx = x - 2 ** 32 if x >= 2 ** 31 else x
+        hi = (((x << 30) & (2 ** 64 - 1)) * 0x9e3779b97f4a7c15) >> 64
+        by = [(x >> (8 * n)) & 0xFF for n in range(4)]
+        by = [b - 256 if b >= 128 else b for b in by]
+        cb = [0x80, 0x7f, 0xff, 0x01]
+        cb = [b - 256 if b >= 128 else b for b in cb]
+        dp = (sum(p * q for p, q in zip(by, cb)) + 3) & 0xFFFFFFFF
+        bits.append([perm, fl, fr, (x + 0xffffffff + 1) >> 1, ((sx - 7) >> 1) & 0xFFFFFFFF,
+                     64 - ((x << 20).bit_length()), hi & 0xFFFFFFFF, dp])
+    return {1: np.stack(cols, axis=1).ravel(), 2: np.array(bits, np.uint32).ravel()}
+
+
+def _memcpy_ref(a):
+    out, inp = a[0].copy(), a[1]
+    t = np.arange(64)
+    out[:64] = inp[4 * t] + inp[4 * t + 3]
+    out[64:128] = t
+    by = a[3].copy()
+    by[:13] = 7
+    by[100:110] = np.frombuffer(inp[:3].tobytes()[:10], np.uint8)
+    return {0: out, 2: np.full(128, -1, np.int32), 3: by}
+
+
+entry("memcpy_memset", grid=(1,), block=(64,),
+      make_args=lambda: (full(128, 9, np.float32), np.arange(256, dtype=np.float32), zeros(128), zeros(200, np.uint8),
+                         np.int32(13)),
+      reference=_memcpy_ref, expect="ok",
+      why="memcpy/memset and the __builtin_ forms: element copies of local, shared and global arrays, bytes")
+
+entry("shift_count_width", grid=(1,), block=(64,),
+      make_args=lambda: (np.arange(64, dtype=np.int32) % 33, zeros(64, np.uint32)),
+      intended=lambda a: {1: np.array([(1 << int(n)) - 1 for n in a[0]], np.uint32)},
+      expect="undefined_shift",
+      why="(1u << lanes) - 1 with lanes == 32 (threads 32): C leaves a shift by the width undefined")
+
+entry("signed_mul_overflow", grid=(1,), block=(64,),
+      make_args=lambda: (np.arange(64, dtype=np.int32) * 1000, zeros(64)),
+      reference=lambda a: {1: (a[0].astype(np.int64) * 1000003).astype(np.int32)},
+      expect="warning",
+      why="x * 1000003 overflows int for x >= 2148 (undefined in C): a warning; the GPU wraps, as simcore does")
+
+entry("math_api_float", grid=(1,), block=(64,),
+      make_args=lambda: (f32(64, 0.1, 3.0, seed=41), zeros(64 * 32, np.float32), np.int32(64)),
+      reference=_math_api_float_ref, expect="ok", rtol=2e-5, atol=2e-5,
+      why="the float functions and fast intrinsics added for issue 19; a GPU's are within their documented "
+          "ulp errors (the fast __exp10f/__powf/__tanf/__log2f and j0f/y0f's absolute error the loosest)")
+
+entry("math_api_double", grid=(1,), block=(64,),
+      make_args=lambda: (rng(42).uniform(0.1, 3.0, 64), zeros(64 * 24, np.float64), zeros(64 * 8, np.uint32),
+                         np.int32(64)),
+      reference=_math_api_double_ref, expect="ok", rtol=1e-12, atol=1e-13,
+      why="double functions, rounding-mode and conversion intrinsics (exact), integer intrinsics (exact)")
 
 entry("double_math", grid=(1,), block=(64,),
       make_args=lambda: (rng(9).uniform(0.5, 5.0, 64), zeros(256, np.float64), np.int32(64)),
@@ -878,6 +980,11 @@ def _dbz_args():
     x[20] = 3
     return zeros(64), x, np.int32(64)
 
+
+entry("clock_spin_backoff", grid=(1,), block=(64,),
+      make_args=lambda: (zeros(64), zeros(1), np.int32(2000)),
+      reference=lambda a: {0: np.full(64, 7, np.int32), 1: np.ones(1, np.int32)}, expect="ok",
+      why="clock64()/clock()/__nanosleep: the spin and the back-off loop end, the clock is monotone per thread")
 
 entry("div_by_zero", grid=(1,), block=(64,), make_args=_dbz_args,
       expect="division_by_zero", why="in[20] == 3, so thread 20 divides by zero")

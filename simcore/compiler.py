@@ -119,11 +119,8 @@ class _TopLevel:
                 if isinstance(ext.type, (c_ast.Struct, c_ast.Union)):
                     self.types.append(ext)       # struct S { ... };
                 return
-            storage = ext.storage or []
-            if not ({"_Thread_local", "auto", "register"} & set(storage)) and "const" not in (ext.quals or []):
-                raise self.error(f"'{ext.name}' is a host variable: kernels cannot use it (declare it __device__, "
-                                 "or __constant__ for values the kernels only read; or pass it as a kernel "
-                                 "argument)", ext.coord, "global variable")
+            # a host variable (`int gB = 200;`) too: nvcc compiles the file, and only a kernel that
+            # uses it is refused (lower/kernel.py)
             self.variables[ext.name] = ext
         elif isinstance(ext, c_ast.Typedef):
             self.types.append(ext)
@@ -169,8 +166,20 @@ def _check_braces(pre):
 def _parse_error(msg, lines):
     # pycparser: "kernel.cu:12:5: before: x"
     m = re.match(r"[^:]*:(\d+):(\d+): (.*)", msg)
+    if not m and "end of input" in msg.lower():
+        # the text stops in the middle of something: name its last line
+        line = max((k + 1 for k, text in enumerate(lines) if text.strip()), default=None)
+        return CompileError("syntax error: the code ends in the middle of a declaration or statement (is a "
+                            "'}', ')' or ';' missing, or the end of the file cut off?)", line=line,
+                            construct="syntax", source_line=lines[line - 1] if line else None)
     if not m:
-        return CompileError(f"syntax error: {msg}", construct="syntax")
+        # pycparser gave no position ("Invalid declaration" of a cut-off declaration): name
+        # the last line, where the text stops making sense
+        line = max((k + 1 for k, text in enumerate(lines) if text.strip()), default=None)
+        what = re.sub(r"^[^:]*:\s*", "", msg).strip().lower() or "not valid C"
+        return CompileError(f"syntax error ({what}) at the end of the code: is a declaration cut off, or a "
+                            "'}' or ';' missing?", line=line, construct="syntax",
+                            source_line=lines[line - 1] if line else None)
     line, col, rest = int(m.group(1)), int(m.group(2)), m.group(3)
     text = lines[line - 1] if 0 < line <= len(lines) else None
     what, _, token = rest.partition("before: ")

@@ -9,6 +9,7 @@ import re
 
 import numpy as np
 
+from . import cmath
 from .activemask import ActiveMask
 from .livelock import CasWatch
 from .memory import UNDEF_LOCAL, run_starts
@@ -17,6 +18,10 @@ WARP = 32
 # A slot's state (see engine.py): runnable, waiting at a sync point, waiting to reconverge,
 # exited, parked behind the other side of a branch (stack model).
 RUN, BAR, JOIN, EXIT, PARK = range(5)
+# The simulated clock (clock64): nominal figures, not an H200's (docs/simcore-api.md, The CUDA subset)
+CLOCK_PER_STEP = 32         # cycles per simulated step (one basic block run by one lane group)
+NOMINAL_GHZ = 2             # cycles per nanosecond of __nanosleep
+MAX_NANOSLEEP_NS = 1_000_000
 
 
 class LaneIndexing:
@@ -36,6 +41,7 @@ class LaneIndexing:
 
 
 class Context(LaneIndexing):
+    M = cmath               # the CUDA math functions numpy lacks (X.M.sinpi, X.M.rounded, ...)
     DEFINED = np.uint8(0)
     UNSET = np.uint8(UNDEF_LOCAL)
 
@@ -62,6 +68,8 @@ class Context(LaneIndexing):
         self._all = np.arange(wave.S)
         self.activemask_split = wave.activemask_split
         self.activemask_second = wave.activemask_second
+        self.wave = wave
+        self.slept = np.zeros(wave.S, np.int64)     # cycles each slot's __nanosleep calls added
 
     def subset(self, L, keep):
         return self.lane_index(L)[keep]
@@ -153,6 +161,45 @@ class Context(LaneIndexing):
         if a.dtype.kind == "u":
             return a % b
         return np.fmod(a, b).astype(a.dtype)
+
+    def smul(self, a, b, L, site):
+        """a * b of signed integers, wrapping as a GPU does; an overflow (undefined in C) is a
+        warning, once per site (never a fault: what a GPU computes is the wrapped product)."""
+        r = a * b
+        if r.dtype.itemsize < 8:
+            over = (np.asarray(a).astype(np.int64) * b) != r
+            if not over.any():
+                return r
+            a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
+            over = np.broadcast_to(over, a.shape)
+        else:
+            a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
+            with np.errstate(all="ignore"):
+                near = np.abs(a.astype(np.float64)) * np.abs(b.astype(np.float64)) >= 2.0 ** 62
+            over = np.zeros(a.shape, bool)
+            for k in np.flatnonzero(near):
+                p = int(a.flat[k]) * int(b.flat[k])
+                over.flat[k] = not -2 ** 63 <= p < 2 ** 63
+        if over.any():
+            self.report.signed_overflow(over, a, b, L, site)
+        return r
+
+    def shl(self, a, b, L, site):
+        """a << b, with a count outside 0..width-1 a fault (C: undefined)."""
+        return self._shift(np.left_shift, a, b, L, site)
+
+    def shr(self, a, b, L, site):
+        return self._shift(np.right_shift, a, b, L, site)
+
+    def _shift(self, fn, a, b, L, site):
+        a = np.asarray(a)
+        bits = a.dtype.itemsize * 8
+        b = np.asarray(b)
+        bad = (b < 0) | (b >= bits)
+        if bad.any():
+            self.report.bad_shift(np.broadcast_to(bad, np.broadcast_shapes(a.shape, b.shape, (self.nlanes(L),))),
+                                  b, bits, L, site)
+        return fn(a, b)             # lowering gave both operands the promoted type
 
     @staticmethod
     def f2i(x, dtype):
@@ -282,6 +329,27 @@ class Context(LaneIndexing):
         detector) care."""
         for hook in self.plugins.fence:
             hook(self.lane_index(L))
+
+    # ---- the simulated clock: clock(), clock64(), __nanosleep
+    def clock64(self, L):
+        """clock64(): simulated cycles, never an H200's. Every step the launch has run counts
+        CLOCK_PER_STEP cycles (the same for every thread: each thread's clock moves on with the
+        simulated work, however its loop is scheduled), plus what the thread's own __nanosleep
+        calls added; so it never goes back for a thread, and a "spin for N cycles" loop ends."""
+        idx = self.lane_index(L)
+        return np.int64(self.wave.steps) * np.int64(CLOCK_PER_STEP) + self.slept[idx]
+
+    def clock32(self, L):
+        """clock(): the low 32 bits of the same counter, sign-extended to clock_t (`long`), as
+        CUDA's clock() reads the 32-bit %clock register."""
+        return self.clock64(L).astype(np.int32).astype(np.int64)
+
+    def nanosleep(self, ns, L):
+        """__nanosleep(ns): the thread's clock moves on by ns nanoseconds (CUDA caps a sleep at
+        about a millisecond), at NOMINAL_GHZ cycles per nanosecond; nothing else waits."""
+        idx = self.lane_index(L)
+        ns = np.broadcast_to(np.asarray(ns).astype(np.int64), idx.shape)
+        self.slept[idx] += np.clip(ns, 0, MAX_NANOSLEEP_NS) * NOMINAL_GHZ
 
     # ---- device printf
     MAX_PRINTF_LINES = 4096

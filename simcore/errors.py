@@ -85,11 +85,14 @@ TimeLimit = type("TimeLimit", (StepLimit,), {
     "__doc__": "The simulator's time limit stopped the launch: no verdict on the kernel (it protects the caller)."})
 MisalignedAccess = _fault("MisalignedAccess", "misaligned", "An access was not aligned to its size.")
 DivisionByZero = _fault("DivisionByZero", "division_by_zero", "An integer division by zero.")
+UndefinedShift = _fault("UndefinedShift", "undefined_shift",
+                        "A shift by a count that is negative or not less than the width of its operand.")
 ReadOnlyWrite = _fault("ReadOnlyWrite", "read_only", "A write to an array that was passed read-only.")
 
 FAULT_CLASSES = {cls.kind: cls for cls in (
     DivergentBarrier, Deadlock, DataRace, InvalidMask, UndefinedValue, UninitializedRead,
-    NamedBarrierError, OutOfBounds, StepLimit, TimeLimit, MisalignedAccess, DivisionByZero, ReadOnlyWrite)}
+    NamedBarrierError, OutOfBounds, StepLimit, TimeLimit, MisalignedAccess, DivisionByZero, UndefinedShift,
+    ReadOnlyWrite)}
 
 
 def make_fault(kind, **report):

@@ -23,7 +23,7 @@ TOKEN = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|[A-Za-z_]\w*|\d[\w.]
 # measured on the GPU: bool, size_t, ptrdiff_t and the vector types; not int32_t & co, which need
 # a header NVRTC does not have, nor uint)
 PRELUDE = """typedef _Bool bool; typedef unsigned long size_t; typedef long ptrdiff_t;
-typedef int _aut;
+typedef int _aut; typedef long clock_t;
 """ + "".join(f"typedef struct __cuda_{v} {v}; " for v in ALL_VECTOR_NAMES + ("dim3",)) + "\n"
 # (vector types: the tag __cuda_<name> stands for ctype.VECTOR_TYPES[name] in lowering)
 

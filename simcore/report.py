@@ -302,6 +302,33 @@ class Reporter:
             self.shuffle_origin_bits[id(site)] = bit
         return UNDEF_SHUFFLE | bit
 
+    def bad_shift(self, bad, count, bits, L, site):
+        lanes = self.wave.lane_index(L)
+        k = int(np.flatnonzero(bad)[0])
+        n = int(np.broadcast_to(count, bad.shape)[k])
+        self.raise_("undefined_shift", "Shift count out of range",
+                    f"{int(bad.sum())} thread(s) shifted a {bits}-bit value by {n}; C leaves a shift by a negative "
+                    f"count or by {bits} or more undefined (a GPU's shift instruction clamps the count, but the "
+                    "compiler may assume it never happens and compute anything).",
+                    f"keep the count between 0 and {bits - 1}: e.g. a mask of n low bits is "
+                    f"(n >= {bits} ? ~0u : (1u << n) - 1).",
+                    [self.site_loc(site, "shift")], self.who(lanes[k]))
+
+    def signed_overflow(self, over, a, b, L, site):
+        """A warning, once per site: a signed multiplication overflowed (undefined in C)."""
+        if ("signed_overflow", site) in self._warned:
+            return
+        lanes = self.wave.lane_index(L)
+        k = int(np.flatnonzero(over)[0])
+        s = self.prog.sites[site]
+        bits = a.dtype.itemsize * 8
+        who = self.who(lanes[k]) if over.shape == np.shape(lanes) else "a thread"
+        self.warn(("signed_overflow", site),
+                  f"line {s.line}: signed integer overflow: {int(a.flat[k])} * {int(b.flat[k])} does not fit in "
+                  f"a {bits}-bit signed integer ({who}; {int(over.sum())} thread(s) at this step). C leaves signed "
+                  "overflow undefined: a GPU wraps the product, but the compiler may assume it never happens. "
+                  "Use a wider type (long long), or unsigned arithmetic if wrapping is what you mean.")
+
     def note_undefined_shuffle(self, site, lanes, src, masks=None):
         """Lanes (slots) of a shuffle read lanes `src` that were not taking part; masks: each
         reading lane's group of participants."""

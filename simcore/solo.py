@@ -65,7 +65,7 @@ def cast_via(buf, value):
     return buf[0]
 
 
-_SCALAR_HELPER = re.compile(r"\bX\.(idiv|imod)\(")
+_SCALAR_HELPER = re.compile(r"\bX\.(idiv|imod|shl|shr|smul)\(")
 _OTHER_CONTEXT = re.compile(r"\bX\.(?!(?:DEFINED|UNSET|[bg]dim_[xyz])\b)")    # as engine.scalar_blocks
 
 
@@ -94,6 +94,29 @@ def scalar_imod(X, lanes, a, b, L, site):
     if a.dtype.kind != "u" and r != 0 and (r < 0) != (a < 0):
         r = r - b
     return r if r.dtype == a.dtype else r.astype(a.dtype)
+
+
+def scalar_shl(X, lanes, a, b, L, site):
+    """Context.shl for one lane's numpy scalars (of one dtype, as lowering casts them): a count
+    outside 0..width-1 goes the context's way (the same fault)."""
+    if 0 <= int(b) < a.itemsize << 3:
+        return a << b
+    return X.shl(np.atleast_1d(a), np.atleast_1d(b), lanes, site)[0]
+
+
+def scalar_shr(X, lanes, a, b, L, site):
+    if 0 <= int(b) < a.itemsize << 3:
+        return a >> b
+    return X.shr(np.atleast_1d(a), np.atleast_1d(b), lanes, site)[0]
+
+
+def scalar_smul(X, lanes, a, b, L, site):
+    """Context.smul for one lane's numpy scalars: the wrapped product; an overflow goes the
+    context's way (the warning)."""
+    r = a * b
+    if int(r) != int(a) * int(b):
+        return X.smul(np.atleast_1d(a), np.atleast_1d(b), lanes, site)[0]
+    return r
 
 
 _SHIFTS = {"left_shift": ast.LShift, "right_shift": ast.RShift}
@@ -334,6 +357,7 @@ def _build(prog, scalar_ok):
     ns = dict(namespace)
     ns["_cast"] = cast_via
     ns["_s_idiv"], ns["_s_imod"] = scalar_idiv, scalar_imod
+    ns["_s_shl"], ns["_s_shr"], ns["_s_smul"] = scalar_shl, scalar_shr, scalar_smul
     exec(compile(tree_, f"<simcore serial loop of {prog.name}>", "exec"), ns)
     enter = [b.id in heads for b in blocks]
     return ns["solo_loop"], enter, source

@@ -282,7 +282,7 @@ def test_writing_a_constant_array_element_is_a_fault_when_it_runs():
 
 def test_host_variable_is_refused_and_file_scope_const_is_a_constant():
     e = compile_error('int table[4];\nextern "C" __global__ void k(int *o) { o[0] = table[0]; }')
-    assert "host variable" in str(e) and e.line == 1
+    assert 'identifier "table" is undefined in device code' in str(e) and e.line == 2
     src = 'const int N = 4;\nextern "C" __global__ void k(int *o) { int a[N]; a[0] = N; o[threadIdx.x] = a[0]; }'
     o = np.zeros(4, np.int32)
     launch(src, "k", 1, 4, (o,))
@@ -478,3 +478,63 @@ def test_whole_struct_copies_with_array_members():
     want = b.copy()
     want[1::2, 3] += 100
     assert np.array_equal(out["bins"], want) and np.allclose(out["total"], 0.5)
+
+
+def test_unused_host_variables_are_accepted_and_a_use_is_refused_at_its_line():
+    """nvcc compiles a file with host variables; only device code that names one is an error."""
+    src = ('int gB = 200;\nstatic float gA[4] = {1, 2, 3, 4};\nconst float gW[2] = {1, 2};\nextern int gE;\n'
+           'extern "C" __global__ void k(int *o) { int gB = 3; o[threadIdx.x] = gB; }')
+    o = np.zeros(4, np.int32)
+    launch(src, "k", 1, 4, (o,))
+    assert (o == 3).all()
+    host = src.split('extern "C"')[0]
+    for use in ("gB", "gA[1]", "gW[0]", "gE"):
+        e = compile_error(host + 'extern "C" __global__ void k(int *o)\n{\n    o[0] = ' + use + ';\n}')
+        name = use.split("[")[0]
+        assert f'identifier "{name}" is undefined in device code' in str(e) and e.line == 7, (use, e.line, str(e))
+
+
+def test_a_void_parameter_is_a_compile_error_naming_it():
+    e = compile_error('__global__ void k(int *p, void n) { p[0] = 1; }')
+    assert "'n'" in str(e) and "void" in str(e) and e.line == 1
+    e = compile_error('__device__ int f(int a, void b) { return a; }\n__global__ void k(int *p) {\n p[0] = f(1, 2);\n}')
+    assert "'b'" in str(e) and "void" in str(e) and e.line == 1
+
+
+@pytest.mark.parametrize("use", ["o[0] = __syncwarp();", "if (__nanosleep(3)) o[0] = 1;", "o[0] = (void)0;",
+                                 "o[0] = __syncwarp() ? 1 : 2;", "int q = !__syncwarp();",
+                                 "o[(int)__syncwarp()] = 1;", "o[0] = f();", "__syncwarp() == 1;",
+                                 "float c = sincosf(1.0f, &a, &b);"])
+def test_a_void_value_used_as_a_value_is_a_compile_error_at_its_line(use):
+    """(found by tools/fuzz_corpus.py: `out[i] = __syncwarp(); ...` was an internal error)"""
+    e = compile_error("__device__ void f() {}\n__global__ void k(float *o)\n{\n    float a, b;\n    " + use + "\n}")
+    assert e.line == 5 and "void" in str(e)
+
+
+def test_choosing_between_local_arrays_with_the_conditional_operator_is_a_compile_error():
+    """(was an internal error: numpy could not broadcast the two arrays)"""
+    e = compile_error("__global__ void k(double *d)\n{\n    double a[2] = {6.0, 8.0}, b[2] = {1.0, 2.0};\n"
+                      "    d[threadIdx.x] = (threadIdx.x > 1 ? a : b)[1];\n}")
+    assert e.line == 4 and "local arrays" in str(e)
+
+
+def test_float_constants_beyond_float_range_fold_to_infinity_without_numpy_warnings():
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")          # a RuntimeWarning from numpy would be an internal error
+        o = np.zeros(2, np.float32)
+        launch("__global__ void k(float *o) { o[threadIdx.x] = 1e39f + (float)1e300 - (float)(1e300 * 1e10); }",
+               "k", 1, 2, (o,))
+    assert np.isnan(o).all()
+
+
+@pytest.mark.parametrize("decl,words", [
+    ("__constant__ float mask[0xffffffffu * 2 + 1] = {0.1f};", "64 KB"),
+    ("__constant__ float no[16385];", "64 KB"),
+    ("__device__ float big[0xffffffffu];", "1 GB"),
+])
+def test_a_module_variable_too_large_is_a_compile_error_not_a_hang(decl, words):
+    """(found by tools/fuzz_corpus.py: a mutated __constant__ size of 2^32 floats hung the compiler)"""
+    e = compile_error(decl + "\n__global__ void k(float *o) { o[0] = 1; }")
+    assert e.line == 1 and words in str(e)
+    simcore.RawModule(code="__constant__ float ok[16384] = {1.0f};\n__global__ void k(float *o) { o[0] = ok[0]; }")

@@ -341,6 +341,10 @@ def explain(row):
         if outcome == "completed":
             notes.append("The GPU does not trap on integer division by zero; it returns a "
                          "meaningless value.")
+    elif exp == "undefined_shift":
+        if outcome == "completed":
+            notes.append("The GPU's shift instruction clamps the count (no trap): compare with the "
+                         "intended values to see what this build computed.")
     elif exp == "step_limit":
         if outcome != "hung":
             notes.append(f"Expected a hang on the GPU, got {outcome}.")

@@ -22,6 +22,7 @@ program):
     expressions    operators, constants, names, ?:
     calls          built-in calls by table, __device__ functions inlined
     groups         Cooperative Groups: methods as tables of C text over the intrinsics
+    memfuncs       memcpy/memset as C text over the arguments' elements
     declarations   scalars, local arrays, __shared__
     control        statements: if, loops, switch, break, continue, return
     dataflow       the register-tracking fixed point
@@ -38,13 +39,14 @@ from .declarations import DeclarationLowering
 from .expressions import ExpressionLowering
 from .groups import GroupLowering
 from .kernel import lower_kernel
+from .memfuncs import MemoryFunctionLowering
 from .sync_points import SyncPointLowering
 from .types import TypeLowering
 from .values import DT
 
 
-class Lowerer(ControlFlowLowering, DeclarationLowering, ExpressionLowering, CallLowering, GroupLowering,
-              SyncPointLowering, AggregateLowering, AccessLowering, TypeLowering, Builder):
+class Lowerer(ControlFlowLowering, DeclarationLowering, ExpressionLowering, CallLowering, MemoryFunctionLowering,
+              GroupLowering, SyncPointLowering, AggregateLowering, AccessLowering, TypeLowering, Builder):
     """The visitor: state from Builder, one mixin per kind of construct."""
 
 

@@ -17,6 +17,8 @@ from .code import ALIGNED, MisalignedHole, TaintHole, always, select_taint, tain
 from .values import (DT, LocalElementTarget, LocalStructElementTarget, LocalStructTarget, MemoryTarget, RegisterTarget, Sym, Val,
                      convert_const, local_pointer, regs_of, struct_value)
 
+CONSTANT_MEMORY = 64 * 1024          # bytes of __constant__ data a module may have (CUDA's limit)
+MAX_DEVICE_VARIABLE = 1 << 30         # bytes of one __device__ variable (simcore's: host memory)
 # __device__ and __constant__ variables: regions 128.. (shared arrays count up from 1, the
 # kernel's array arguments from memory.FIRST_GLOBAL_REGION = 256)
 FIRST_MODULE_REGION = 128
@@ -571,6 +573,12 @@ class AggregateLowering:
         if ctype.is_void or ctype.is_pointer:
             raise self.error(decl, f"{kind} variables of type {ctype} are not in simcore's subset "
                                    "(numbers, arrays and structs are)", construct=kind)
+        limit = CONSTANT_MEMORY if constant else MAX_DEVICE_VARIABLE
+        if ctype.size > limit:
+            where = ("a GPU's constant memory holds 64 KB (nvcc: 'uses too much global constant data')" if constant
+                     else "simcore keeps a __device__ variable in host memory, up to 1 GB")
+            raise self.error(decl, f"the {kind} variable '{decl.name}' takes {ctype.size:,} bytes: {where}",
+                             construct=kind)
         init = np.zeros(ctype.size, np.uint8)
         if decl.init is not None:
             self.constant_bytes(init, 0, ctype, decl.init, decl)
@@ -584,9 +592,9 @@ class AggregateLowering:
             if not isinstance(init, c_ast.InitList):
                 raise self.error(node, "initialise an array or struct with { ... }", construct="initializer")
             if ctype.is_array:
-                items = [(offset + k * ctype.base.size, ctype.base) for k in range(ctype.length)]
-                if len(init.exprs) > len(items):
+                if len(init.exprs) > ctype.length:
                     raise self.error(init, "too many initializers", construct="initializer")
+                items = [(offset + k * ctype.base.size, ctype.base) for k in range(len(init.exprs))]
                 for (off, t), e in zip(items, init.exprs):
                     self.constant_bytes(out, off, t, e, node)
             else:
@@ -615,9 +623,7 @@ class AggregateLowering:
         constant expression)."""
         ctype = self.ctype_of(decl.type)
         if not ctype.is_scalar or decl.init is None or isinstance(decl.init, c_ast.InitList):
-            raise self.error(decl, f"'{decl.name}' is a host variable: kernels cannot use it (declare it "
-                                   "__device__, or __constant__ for values the kernels only read)",
-                             construct="global variable")
+            return Sym("host_var", None)     # `const float w[3] = {...};` is the host's: refused where used
         v = self.constant_value(decl.init)
         return Sym("constant", ctype, ref=self.const(convert_const(v, ctype), ctype))
 

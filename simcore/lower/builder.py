@@ -3,7 +3,7 @@ report sites, and the facts the dataflow pass needs (which values flow into whic
 from ..errors import CompileError
 from ..program import Block, Goto, Site, Var
 from .code import MISALIGNED, NO_READS, Alignment, Stmt, Taint, TaintHole, TaintTerm, add_lines
-from .values import Val, struct_value
+from .values import Val, convert_const, struct_value
 
 
 class EscapingLocal(Exception):
@@ -191,6 +191,10 @@ class Builder:
         return Val(name, val.ctype, val.taint, space=val.space)
 
     def const(self, value, ctype):
+        if ctype.is_scalar:
+            # every constant holds a value of its type: `i--` of an unsigned adds the constant
+            # -1 converted to that type (2**32 - 1), as C's conversion rules say
+            value = convert_const(value, ctype)
         key = (repr(value), ctype.name)
         if key not in self.consts:
             self.consts[key] = (f"K{len(self.consts)}", value, ctype)
@@ -233,5 +237,10 @@ class Builder:
             if name in scope:
                 return scope[name]
         if name in self.globals:
-            return self.globals[name]
+            sym = self.globals[name]
+            if sym.kind == "host_var":
+                raise self.error(node, f'identifier "{name}" is undefined in device code: it is a host variable '
+                                       "(declare it __device__, or __constant__ for values the kernels only read; "
+                                       "or pass it as a kernel argument)", construct="host variable")
+            return sym
         raise self.error(node, f"'{name}' is not declared", construct=name)

@@ -5,6 +5,7 @@ from .. import ctype as T
 from ..program import Var
 from .aggregates import is_vector_maker
 from .builtins import BUILTINS
+from .memfuncs import ARRAY_FUNCTIONS, MEMORY_FUNCTIONS
 from .purity import has_boundary
 from .sync_points import SYNC_POINTS
 from .values import Sym, Val
@@ -36,6 +37,10 @@ class CallLowering:
             return self.group_call(node, name)
         if is_vector_maker(name):
             return self.make_vector(name, args, node)
+        if name in MEMORY_FUNCTIONS:
+            return self.memory_function(name, args, node)       # memfuncs.py
+        if name in ARRAY_FUNCTIONS:
+            return self.array_function(name, args, node)
         row = SYNC_POINTS.get(name)
         if row is not None and id(node) in self.sync_call_names:
             name = self.sync_call_names[id(node)][1]   # lowered from a group's method: named as written
@@ -192,6 +197,9 @@ class CallLowering:
         ret_type = self.ctype_of(fdecl.type)
         for p, v in zip(params, vals):
             pt = self.ctype_of(p.type)
+            if pt.is_void:
+                raise self.error(p, f"parameter '{p.name}' of {name} has type void: a parameter cannot be void "
+                                    "(only f(void) means no parameters)", construct="parameter")
             if pt.is_array:
                 pt = T.decay(pt)
             if v.ref is not None:            # &x: the parameter is the caller's variable

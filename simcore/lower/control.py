@@ -51,6 +51,10 @@ class ControlFlowLowering:
 
     def condition(self, node):
         v = self.value(self.expr(node))
+        if v.ctype.is_void or v.ctype.is_struct:
+            what = "an expression of type void (a call of a function that returns nothing)" if v.ctype.is_void \
+                else f"a {v.ctype}"
+            raise self.error(node, f"{what} cannot be used as a condition", construct="condition")
         if v.ctype.is_pointer:
             return Val(f"({v.code} != 0)", T.BOOL, v.taint, regs=v.regs)
         if v.ctype == T.BOOL:

@@ -132,6 +132,8 @@ class ExpressionLowering:
         v = self.value(self.expr(node.expr))
         if to.is_void:
             return Val("None", T.VOID)
+        if v.ctype.is_void:
+            raise self.error(node, f"an expression of type void has no value to convert to {to}", construct="void")
         if v.ref is not None:
             if not (to.is_pointer and (to.base == v.ctype.base or to.base == v.ref.ctype)):
                 self.escape(v.ref, self.error(node, f"a pointer to a local variable cannot be cast to {to} in "
@@ -314,11 +316,18 @@ class ExpressionLowering:
             if not (a.ctype.is_integer and b.ctype.is_integer):
                 raise self.error(node, f"operator {op} needs integers", construct=op)
             t = T.promote(a.ctype)
+            in_range = b.const is not None and 0 <= b.const < 8 * t.size
             a, b = self.cast(a, t), self.cast(b, t)
-            if a.const is not None and b.const is not None:
+            if a.const is not None and in_range:
                 return self.const(convert_const(shift(op, a.const, b.const, t), t), t)
-            fn = "np.left_shift" if op == "<<" else "np.right_shift"
-            return Val(f"{fn}({a.code}, {b.code})", t, taint_of(a, b), regs=regs_of(a, b))
+            if in_range:
+                fn = "np.left_shift" if op == "<<" else "np.right_shift"
+                return Val(f"{fn}({a.code}, {b.code})", t, taint_of(a, b), regs=regs_of(a, b))
+            # a count known only at run time (or a constant out of range): C leaves a count
+            # outside 0..width-1 undefined, so the context checks it (an undefined_shift fault)
+            s = self.site(node, "shift")
+            fn = "X.shl" if op == "<<" else "X.shr"
+            return Val(f"{fn}({a.code}, {b.code}, L, {s})", t, taint_of(a, b), regs=regs_of(a, b))
         t = T.common_type(a.ctype, b.ctype)
         a, b = self.cast(a, t), self.cast(b, t)
         return self.binary_arith(op, a, b, node)
@@ -348,9 +357,17 @@ class ExpressionLowering:
             return Val(f"{fn}({a.code}, {b.code}, L, {s})", t, taint, regs=regs)
         if op not in ("+", "-", "*", "/", "&", "|", "^"):
             raise self.error(node, f"operator {op} is not in simcore's subset", construct=op)
+        if op == "*" and t.kind == "i" and t.size >= 4 and not (a.const is not None and -1 <= a.const <= 1
+                                                                  or b.const is not None and -1 <= b.const <= 1):
+            # a signed product that may overflow (undefined in C): the context warns when it does
+            s = self.site(node, "multiplication")
+            return Val(f"X.smul({a.code}, {b.code}, L, {s})", t, taint, regs=regs)
         return Val(f"({a.code} {op} {b.code})", t, taint, regs=regs)
 
     def compare(self, op, a, b, node):
+        if a.ctype.is_void or b.ctype.is_void:
+            raise self.error(node, f"operator {op} needs values: one side has type void (a call of a function "
+                                   "that returns nothing)", construct=op)
         if a.ctype.is_pointer or b.ctype.is_pointer:
             if a.ctype.is_scalar and a.const != 0 or b.ctype.is_scalar and b.const != 0:
                 raise self.error(node, "cannot compare a pointer with a number", construct=op)
@@ -432,6 +449,9 @@ class ExpressionLowering:
         return local_pointer(LocalElementTarget(v.local_var, self.const(0, T.INT)), T.Pointer(v.ctype.base))
 
     def result_type(self, a, b, node):
+        if a.local_var is not None or b.local_var is not None:
+            raise self.error(node, "?: cannot choose between local arrays in simcore (they live in registers): "
+                                   "use an if, or index each array in its own arm", construct="?:")
         if a.ref is not None or b.ref is not None:
             self.escape(a.ref if a.ref is not None else b.ref, self.error(
                 node, "?: cannot choose between pointers to local variables in simcore (they are fixed at "

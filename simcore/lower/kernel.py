@@ -21,8 +21,10 @@ def lower_kernel(lowerer, pre, fdef, global_decls):
             var, sym = low.declare_module_var(decl, len(low.module_vars))
             low.module_vars.append(var)
             low.globals[name] = sym
-        else:                                                   # const int N = 256;
+        elif "const" in (decl.quals or []):                     # const int N = 256;
             low.globals[name] = low.file_constant(decl)
+        else:                                                   # int gB = 200; (the host's)
+            low.globals[name] = Sym("host_var", None)
     params = kernel_params(low, fdef)
     low.stmt(fdef.body)
     low.close(Exit())
@@ -59,6 +61,9 @@ def kernel_params(low, fdef):
         if isinstance(p, c_ast.EllipsisParam):
             raise low.error(p, "variadic kernels are not supported", construct="...")
         t = low.ctype_of(p.type)
+        if t.is_void:
+            raise low.error(p, f"parameter '{p.name}' has type void: a parameter cannot be void (only f(void) "
+                               "means no parameters)", construct="parameter")
         if t.is_array:
             t = T.decay(t)
         if t.is_struct:

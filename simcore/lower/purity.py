@@ -28,6 +28,8 @@ def is_pure(node):
     if isinstance(node, c_ast.BinaryOp):
         if node.op in ("/", "%"):
             return False
+        if node.op in ("<<", ">>") and not isinstance(node.right, c_ast.Constant):
+            return False      # its count is checked (0..width-1): only on the lanes that evaluate it
         return is_pure(node.left) and is_pure(node.right)
     if isinstance(node, c_ast.UnaryOp):
         if node.op in ("++", "--", "p++", "p--", "*"):

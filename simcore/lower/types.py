@@ -117,6 +117,9 @@ class TypeLowering:
                                                   "function or kept in a pointer declared with it (int *p = &x;), "
                                                   "not stored elsewhere (simcore keeps such pointers at compile "
                                                   "time)", construct="&"))
+        if val.ctype.is_void and not to.is_void:
+            raise self.error(node, "this expression has no value (its type is void: a call of a function that "
+                                   "returns nothing), so it cannot be assigned or passed", construct="void")
         if to.is_struct or val.ctype.is_struct:
             return self.same_struct(val, to, node)
         if val.local_var is not None:
@@ -134,10 +137,15 @@ class TypeLowering:
         """A value as a C truth value (bool per lane)."""
         if v.ctype == T.BOOL:
             return v
+        line = self.stmt_line or None      # (no node here: the statement's line)
         if v.ref is not None:
-            self.escape(v.ref, CompileError(f"a {v.ctype} cannot be used as a condition"))
-        if v.ctype.is_struct:
-            raise CompileError(f"a {v.ctype} cannot be used as a condition")
+            self.escape(v.ref, CompileError(f"a {v.ctype} cannot be used as a condition", line=line,
+                                            construct="condition", source_line=self.source_line(line)))
+        if v.ctype.is_struct or v.ctype.is_void:
+            what = "an expression of type void (a call of a function that returns nothing)" if v.ctype.is_void \
+                else f"a {v.ctype}"
+            raise CompileError(f"{what} cannot be used as a condition", line=line, construct="condition",
+                               source_line=self.source_line(line))
         if v.const is not None:
             return self.const(bool(v.const), T.BOOL)
         return Val(f"({v.code} != 0)", T.BOOL, v.taint, regs=v.regs)

@@ -135,7 +135,8 @@ def convert_const(value, t):
     if t == T.BOOL:
         return bool(value)
     if t.is_float:
-        return float(np.dtype(t.dtype).type(value))
+        with np.errstate(all="ignore"):          # 1e39 is inf as a float, in C too: no numpy warning
+            return float(np.dtype(t.dtype).type(value))
     value = int(value)       # C truncates toward zero, as int() does
     bits = 8 * t.size
     value &= (1 << bits) - 1
@@ -146,8 +147,8 @@ def convert_const(value, t):
 
 def fold(op, a, b, t):
     if t.is_float:
-        x, y = np.dtype(t.dtype).type(a), np.dtype(t.dtype).type(b)
         with np.errstate(all="ignore"):
+            x, y = np.dtype(t.dtype).type(a), np.dtype(t.dtype).type(b)
             return float({"+": x + y, "-": x - y, "*": x * y, "/": x / y}[op])
     if op == "/":
         q = abs(a) // abs(b)
