@@ -277,11 +277,11 @@ class Context(LaneIndexing):
             rank += inside
         return out
 
-    def threadfence(self, L):
-        """__threadfence(): memory is sequentially consistent here; only plugins (the race
-        detector) care."""
+    def threadfence(self, L, device_wide=True):
+        """__threadfence() (device_wide) or __threadfence_block(): memory is sequentially
+        consistent here; only plugins (the race detector) care."""
         for hook in self.plugins.fence:
-            hook(self.lane_index(L))
+            hook(self.lane_index(L), device_wide)
 
     # ---- device printf
     MAX_PRINTF_LINES = 4096

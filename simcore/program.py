@@ -67,6 +67,7 @@ class Site:
     text: str            # the source line
     what: str = ""       # e.g. "read of tile[...]"
     memory: bool = False  # a memory access (load, store, atomic): the race shadow numbers these densely
+    volatile: bool = False  # a load or store through a volatile pointer (strong, as PTX's ld/st.volatile)
 
 
 @dataclass
@@ -159,6 +160,7 @@ class Program:
     global_access_size: int = 4  # smallest access size to global memory (race shadow granule)
     shared_access_size: int = 4
     uses_taint: bool = False
+    fence_scopes: frozenset = frozenset()   # "block", "device": the kernel calls __threadfence_block / __threadfence
     python_source: str = ""
     module_vars: list = field(default_factory=list)   # ModuleVariable, the same list for every kernel
 

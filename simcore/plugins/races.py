@@ -83,6 +83,7 @@ import numpy as np
 
 from ..context import EXIT
 from .base import Plugin
+from .release_acquire import DENSE_LIMIT, ReleaseAcquire
 
 NONE = -1
 MAX_LAG = 3                    # 2 bits: barrier epochs a thread passed by bar.arrive, not waiting
@@ -229,9 +230,15 @@ class Shadow:
     1 byte for the writer's fence count once a kernel fences; plus the site arrays (1 or 2 bytes
     a record) where the layout keeps the sites apart."""
 
-    def __init__(self, n, lay, lane_clocks=False):
+    def __init__(self, n, lay, lane_clocks=False, release_acquire=False):
         self.n = n
         self.lay = lay
+        # Kernels that fence (release_acquire.py): the accessing thread's own clock beside each
+        # record, whether the last write was a release, and the granules releases published to
+        self.w_sync = np.zeros(n, np.int32) if release_acquire else None
+        self.w_release = np.zeros(n, bool) if release_acquire else None
+        self.r_sync = None
+        self.flags = {} if release_acquire else None
         self.w_fence = None                      # global memory: the writer's fence count at the write
         self.w = np.full(n, NONE, lay.dtype)    # last writer's record
         self.r = None                            # readers' record, from the first read on
@@ -257,6 +264,8 @@ class Shadow:
                 self.r_site = np.zeros(self.n, self.lay.site_dtype)
             if self.lane_clocks:
                 self.r_clock = np.zeros(self.n, np.int32)
+            if self.w_sync is not None:
+                self.r_sync = np.zeros(self.n, np.int32)
         return self.r
 
     def reader_rows(self, key):
@@ -307,7 +316,8 @@ class Shadow:
     @property
     def nbytes(self):
         return sum(a.nbytes for a in (self.w_fence, self.w, self.w_site, self.r, self.r_site, self.w_clock,
-                                      self.r_clock, self.row_of, self.rows) if a is not None)
+                                      self.r_clock, self.row_of, self.rows, self.w_sync, self.w_release,
+                                      self.r_sync) if a is not None)
 
 
 class Stamps:
@@ -391,11 +401,24 @@ class RaceDetector(Plugin):
                                for s in program.sync_sites)
         self.own = self.know = None
         self._lanes = None          # 0, 1, 2, ...: lane positions, for _reader_groups
+        # Release/acquire (release_acquire.py): vector clocks, only in kernels that fence
+        self.sync = None
+        self.volatile = np.array([program.sites[i].volatile for i in self.memory_sites], bool)
 
     def on_wave_start(self, wave):
         if self.global_layout is None:
             self.shared_layout = Layout.for_launch(True, wave.spb, self.program)
             self.global_layout = Layout.for_launch(False, self.launch.num_blocks * wave.spb, self.program)
+            if self.program.fence_scopes:
+                n = self.launch.num_blocks * wave.spb
+                if n <= DENSE_LIMIT:
+                    self.sync = ReleaseAcquire(n, wave.spb)
+                else:
+                    self.report.warn("release_acquire", (
+                        f"this launch has {n} threads and the kernel fences: hand-offs through fences and "
+                        f"flags are checked in launches of up to {DENSE_LIMIT} threads; here only the "
+                        "last-block ticket orders blocks, so a race reported between a flag's writer "
+                        "and its reader may be a false alarm: check it with a smaller grid"))
         self.shared_shadows = {}
         self._stamps = {}
         self.acquired = None
@@ -406,11 +429,16 @@ class RaceDetector(Plugin):
             self.own = np.zeros(wave.S, np.int32)               # per slot: the warp syncs it took part in
             self.know = np.zeros((wave.S, 32), np.int32)        # per slot: the clocks of its warp it knows
 
-    def on_fence(self, lanes):
+    def on_fence(self, lanes, device_wide=True):
         """__threadfence() then an atomic (a ticket, a flag) publishes a thread's earlier global
         writes to a block whose own atomic comes later: CUDA's threadFenceReduction protocol.
-        A fence alone makes nobody wait, so it publishes nothing by itself."""
+        A fence alone makes nobody wait, so it publishes nothing by itself. Every fence is also
+        one side of a release/acquire hand-off (release_acquire.py)."""
         e = self.wave
+        if self.sync is not None:
+            self.sync.fence(lanes + e.gslot_base, device_wide)
+        if not device_wide:
+            return
         if self.fences is None:
             n = self.launch.num_blocks * e.spb
             self.fences = np.zeros(n, np.uint8)             # fences run, per launch-wide thread
@@ -444,6 +472,8 @@ class RaceDetector(Plugin):
             # cg::this_grid().sync(): every global access before it happens before every one after
             self.global_shadows = {}
         e = self.wave
+        if self.sync is not None and getattr(sync, "mode", None) != "arrive":
+            self._join_sync_clocks(sync, e.lane_index(lanes))
         passed = epochs[lanes]
         if passed.size == 0:
             return
@@ -462,6 +492,17 @@ class RaceDetector(Plugin):
             self._sweep("warp")
             self._wep_swept = e.warp_epoch.reshape(e.nwarps, 32).max(axis=1).astype(np.int64)
             self._wep_due = int(self._wep_swept.min()) + SWEEP_EVERY
+
+    def _join_sync_clocks(self, sync, lanes):
+        """Release/acquire clocks: a barrier orders the threads of each block it completed for, a
+        __syncwarp those of one warp and mask (a bar.arrive waits for nobody: it joins nothing)."""
+        e = self.wave
+        if sync.op == "syncwarp":
+            masks = e.R[sync.operands["mask"]][lanes].astype(np.int64) & FULL
+            group = e.slot_warp[lanes].astype(np.int64) << 32 | masks
+        else:
+            group = e.slot_block[lanes].astype(np.int64)
+        self.sync.barrier(lanes + e.gslot_base, group)
 
     def _join_clocks(self, sync, lanes):
         """A __syncwarp (or tile.sync()) completed for `lanes`, in groups of one warp and one mask:
@@ -618,8 +659,9 @@ class RaceDetector(Plugin):
         sh = table.get(region.id)
         if sh is None:
             per = max(1, region.nbytes // granule)
-            sh = table[region.id] = (Shadow(e.nblk * per, self.shared_layout, self.lane_clocks)
-                                     if region.kind == "shared" else Shadow(per, self.global_layout, self.lane_clocks))
+            ra = self.sync is not None
+            sh = table[region.id] = (Shadow(e.nblk * per, self.shared_layout, self.lane_clocks, ra)
+                                     if region.kind == "shared" else Shadow(per, self.global_layout, self.lane_clocks, ra))
         return sh
 
     def _check(self, region, gran, granule, kind, L, site):
@@ -638,7 +680,8 @@ class RaceDetector(Plugin):
         atomic = kind in ("atomic", "cas")
         # lanes sharing granules (a broadcast read): found once, for the writer check and the record
         repeats = kind == "read" and len(key) > 1 and not _increasing(key)
-        shared_reads = self._reader_groups(sh, key, st, L) if repeats and not self.lane_clocks else None
+        shared_reads = self._reader_groups(sh, key, st, L) if repeats and not self.lane_clocks \
+            and self.sync is None else None
         if shared_reads is not None and not self._writer_may_conflict(sh, key, st, shared_reads, is_global):
             self._record_read(sh, key, st, L, curbar, number, is_global, repeats, shared_reads)
             return
@@ -652,7 +695,12 @@ class RaceDetector(Plugin):
         if self.lane_clocks:
             def ordered():
                 return self._lane_ordered(sh, key, w, sh.w_clock[key], L, readers=False)
-        w_conf = self._unordered(w, st, L, curbar, is_global, published, ordered)
+        synced = None
+        strong = atomic or bool(self.volatile[number])
+        if self.sync is not None:
+            def synced():
+                return self._synced(sh, key, w, L, sh.w_sync)
+        w_conf = self._unordered(w, st, L, curbar, is_global, published, ordered, synced)
         if w_conf.any():
             codes = sh.w_codes(key, w)
             if atomic:
@@ -661,6 +709,9 @@ class RaceDetector(Plugin):
                 # A plain read of what an atomicCAS writes is the CAS loop's first guess (the CAS
                 # checks it): the Programming Guide's own idiom, not a race.
                 w_conf &= (codes & 2) == 0
+            if strong and self.sync is not None:
+                # a strong read (volatile, atomic) of a release's flag is the hand-off itself
+                w_conf &= ~sh.w_release[key]
         if w_conf.any():
             k = int(np.flatnonzero(w_conf)[0])
             ws = int(codes[k])
@@ -671,6 +722,33 @@ class RaceDetector(Plugin):
             self._record_read(sh, key, st, L, curbar, number, is_global, repeats, shared_reads)
         else:
             self._record_write(sh, key, st, L, curbar, site, number, region, gran, granule, kind, is_global)
+        if self.sync is not None:
+            self._hand_off(sh, key, L, kind, strong)
+
+    def _synced(self, sh, key, rec, L, clocks):
+        """Release/acquire: per lane of L, whether the recorded access `rec` (its thread's clock
+        in `clocks`) happens before this lane's access (a record of several readers: never)."""
+        e, lay = self.wave, sh.lay
+        field = lay.field(rec).astype(np.int64)
+        slots = e.lane_index(L)
+        writer = field + (e.gslot_base + e.slot_block[slots].astype(np.int64) * e.spb) if lay.shared else field
+        writer = np.where((rec < 0) | ((field & lay.SEVERAL) != 0), -1, writer)
+        return self.sync.happened_before(slots + e.gslot_base, writer, clocks[key])
+
+    def _hand_off(self, sh, key, L, kind, strong):
+        """What an access does to the release/acquire state: a strong read observes what a release
+        published to its location, a strong write publishes (after a fence) or ends it, an atomic
+        does both in lane order, a plain write ends it."""
+        threads = self.wave.lane_index(L) + self.wave.gslot_base
+        if kind in ("atomic", "cas"):
+            self.sync.atomic(sh.flags, key, threads)
+        elif kind == "read":
+            if strong and sh.flags:
+                self.sync.strong_read(sh.flags, key, threads)
+        elif strong:
+            self.sync.strong_write(sh.flags, key, threads, rmw=False)
+        elif sh.flags:
+            self.sync.plain_write(sh.flags, key)
 
     def _thread(self, stamps, st, L, k):
         """The thread (its launch-wide number, or its slot in the wave for shared memory) of the
@@ -682,7 +760,7 @@ class RaceDetector(Plugin):
             return field + int(self.wave.slot_block[L][k]) * self.wave.spb
         return field
 
-    def _unordered(self, other, st, L, curbar, is_global, published=None, ordered=None):
+    def _unordered(self, other, st, L, curbar, is_global, published=None, ordered=None, synced=None):
         """Which recorded accesses `other` (stamps, one per lane) nothing orders before this
         lane's access: in this block, the same barrier interval by another thread (not ordered by
         __syncwarp); in global memory, also any access by a thread of another block (unless that
@@ -709,6 +787,8 @@ class RaceDetector(Plugin):
             if published is not None:
                 cross &= ~published(otid)
             hit = (hit & same_block) | cross
+        if synced is not None and hit.any():
+            hit &= ~synced()        # a release/acquire hand-off orders them
         return hit
 
     def _record_write(self, sh, key, st, L, curbar, site, number, region, gran, granule, kind, is_global):
@@ -725,7 +805,17 @@ class RaceDetector(Plugin):
             if self.lane_clocks:
                 def ordered():
                     return self._lane_ordered(sh, key, r, sh.r_clock[key], L, readers=True)
-            r_conf = self._unordered(r, st, L, curbar, is_global, ordered=ordered)
+            synced = None
+            if self.sync is not None:
+                def synced():
+                    return self._synced(sh, key, r, L, sh.r_sync)
+            r_conf = self._unordered(r, st, L, curbar, is_global, ordered=ordered, synced=synced)
+            if self.sync is not None and r_conf.any() and (atomic or self.volatile[number]):
+                # a release's strong write after strong reads of its flag (waiters that read it
+                # before it was set): the hand-off itself
+                codes = r & st.lay.SITE_MASK if st.lay.packed_sites else sh.r_site[key]
+                releases = self.sync.releases(e.lane_index(L) + e.gslot_base)
+                r_conf &= ~(releases & self.volatile[codes.astype(np.int64) >> 2])
         if r_conf is not None and r_conf.any():
             k = int(np.flatnonzero(r_conf)[0])
             other = st.lay.field(r[k])
@@ -736,6 +826,10 @@ class RaceDetector(Plugin):
         sh.write(key, cur, number * 4 + (1 if atomic else 0) + (2 if kind == "cas" else 0))
         if self.lane_clocks:
             sh.w_clock[key] = self.own[L]
+        if self.sync is not None:
+            threads = e.lane_index(L) + e.gslot_base
+            sh.w_sync[key] = self.sync.own(threads)
+            sh.w_release[key] = self.sync.releases(threads) if (atomic or self.volatile[number]) else False
         if len(key) > 1 and not atomic and not _increasing(key):
             # two lanes of this very instruction writing one location: scatter, then read back
             # (one site: the records differ in their threads only)
@@ -763,8 +857,12 @@ class RaceDetector(Plugin):
         code = number * 4
         if shared_reads is not None and self._record_broadcast_read(sh, key, st, shared_reads, code, is_global):
             return
-        new = self._fold_reader(sh.readers()[key], st, L, curbar, is_global)
+        old = sh.readers()[key]
+        synced = None if self.sync is None else self._synced(sh, key, old, L, sh.r_sync)
+        new = self._fold_reader(old, st, L, curbar, is_global, synced=synced)
         sh.read(key, new, code)
+        if self.sync is not None:
+            sh.r_sync[key] = self.sync.own(self.wave.lane_index(L) + self.wave.gslot_base)
         if repeats:
             # lanes of this very instruction reading one location: scatter, then fold the losers in
             back = sh.r[key]
@@ -892,10 +990,13 @@ class RaceDetector(Plugin):
         e, lay = self.wave, st.lay
         old = sh.readers()[key]
         old_clock = sh.r_clock[key]
+        synced = None if self.sync is None else self._synced(sh, key, old, L, sh.r_sync)
         new = self._fold_reader(old, st, L, curbar, is_global,
-                                self._lane_ordered(sh, key, old, old_clock, L, readers=True))
+                                self._lane_ordered(sh, key, old, old_clock, L, readers=True), synced)
         code = number * 4
         sh.read(key, new, code)
+        if self.sync is not None:
+            sh.r_sync[key] = self.sync.own(e.lane_index(L) + e.gslot_base)
         sh.r_clock[key] = self.own[L]
         if len(key) > 1 and not _increasing(key):
             # lanes of this very instruction reading one location: fold the losers in (no lane is
@@ -927,9 +1028,11 @@ class RaceDetector(Plugin):
         sh.rows[rows, e.slot_lane[slots]] = self.own[slots]
 
     @staticmethod
-    def _fold_reader(r, st, L, curbar, is_global, ordered=None):
+    def _fold_reader(r, st, L, curbar, is_global, ordered=None, synced=None):
         """The reader record after lanes L read, given the record `r` (one per lane). ordered:
-        with lane clocks, per lane whether a record of its warp is ordered before it."""
+        with lane clocks, per lane whether a record of its warp is ordered before it; synced:
+        in kernels that fence, per lane whether the recorded read happens before it by a
+        release/acquire hand-off (then it is over, in any block)."""
         cur, lay = st.stamp[L], st.lay
         same_bar = same_interval(lay, r, curbar, st.lag_of(L))
         otid = lay.field(r)
@@ -939,12 +1042,16 @@ class RaceDetector(Plugin):
             other_block = (r >= 0) & (block_of(lay, otid, st.spb) != st.block[L])
         else:
             other_block = np.zeros(len(r), bool)
+        if synced is not None:
+            other_block &= ~synced
         if not (same_bar.any() or other_block.any()):
             return cur
         same_warp = warp_of(lay, otid) == st.warp[L]
         if ordered is None:
             ordered = (r >> lay.WEP_SHIFT) != st.wep[L]          # by __syncwarp (the warp epochs)
         over = (otid == st.tid[L]) | (same_warp & ordered)      # the old read is over
+        if synced is not None:
+            over |= synced
         folded = np.where(same_warp, st.several[L], st.several_warps[L])
         new = np.where(~same_bar | over, cur, folded)
         return np.where(other_block, st.many_blocks[L], new)
