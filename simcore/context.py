@@ -280,8 +280,8 @@ class Context(LaneIndexing):
     def threadfence(self, L, device_wide=True):
         """__threadfence() (device_wide) or __threadfence_block(): memory is sequentially
         consistent here; only plugins (the race detector) care."""
-        for hook in self.plugins.fence:
-            hook(self.lane_index(L), device_wide)
+        for hook in (self.plugins.fence if device_wide else self.plugins.block_fence):
+            hook(self.lane_index(L))
 
     # ---- device printf
     MAX_PRINTF_LINES = 4096

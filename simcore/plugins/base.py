@@ -67,9 +67,11 @@ class Plugin:
         row is the block of each lane (`wave.slot_block[lanes]`). Lanes out of bounds are
         already left out."""
 
-    def on_fence(self, lanes, device_wide):
-        """__threadfence() or __threadfence_system() (device_wide), or __threadfence_block(), by
-        `lanes` (an int array)."""
+    def on_fence(self, lanes):
+        """__threadfence() or __threadfence_system() by `lanes` (an int array)."""
+
+    def on_block_fence(self, lanes):
+        """__threadfence_block() by `lanes` (an int array)."""
 
     # ---------------------------------------------------------------- sync points
     def on_sync_arrive(self, sync, lanes):

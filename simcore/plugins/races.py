@@ -429,16 +429,19 @@ class RaceDetector(Plugin):
             self.own = np.zeros(wave.S, np.int32)               # per slot: the warp syncs it took part in
             self.know = np.zeros((wave.S, 32), np.int32)        # per slot: the clocks of its warp it knows
 
-    def on_fence(self, lanes, device_wide=True):
+    def on_block_fence(self, lanes):
+        """__threadfence_block(): one side of a release/acquire hand-off inside a block."""
+        if self.sync is not None:
+            self.sync.fence(lanes + self.wave.gslot_base, False)
+
+    def on_fence(self, lanes):
         """__threadfence() then an atomic (a ticket, a flag) publishes a thread's earlier global
         writes to a block whose own atomic comes later: CUDA's threadFenceReduction protocol.
         A fence alone makes nobody wait, so it publishes nothing by itself. Every fence is also
         one side of a release/acquire hand-off (release_acquire.py)."""
         e = self.wave
         if self.sync is not None:
-            self.sync.fence(lanes + e.gslot_base, device_wide)
-        if not device_wide:
-            return
+            self.sync.fence(lanes + e.gslot_base, True)
         if self.fences is None:
             n = self.launch.num_blocks * e.spb
             self.fences = np.zeros(n, np.uint8)             # fences run, per launch-wide thread
