@@ -405,3 +405,36 @@ def test_a_launch_too_large_for_the_clocks_warns_and_keeps_the_ticket_rule():
         kern((blocks,), (256,), (np.zeros(n, np.int32), np.zeros(1, np.uint32), out))
     assert out[0] == n - 1
 
+
+
+def test_a_hand_off_orders_readers_folded_together():
+    """Every thread of block 1 reads one word (their reads fold into one record of several
+    readers), then block 1 hands off to block 0, which overwrites the word: ordered."""
+    src = r"""
+    extern "C" __global__ void k(int* word, int* done, int* out)
+    {
+        int t = threadIdx.x;
+        if (blockIdx.x == 1) {
+            out[t] = word[0] + t;
+            __syncthreads();
+            if (t == 0) { __threadfence(); atomicExch(done, 1); }
+            return;
+        }
+        __syncthreads();
+        if (t == 0) {
+            while (atomicAdd(done, 0) == 0) { }
+            __threadfence();
+            word[0] = -5;
+        }
+    }
+    """
+    word, out = np.array([40], np.int32), np.zeros(64, np.int32)
+    simcore.RawKernel(src, "k")((2,), (64,), (word, np.zeros(1, np.int32), out))
+    assert word[0] == -5 and (out == 40 + np.arange(64)).all()
+    # thread 63 reads after the hand-off was released: its read is not ordered before the write
+    late = src.replace("out[t] = word[0] + t;\n            __syncthreads();",
+                       "if (t < 63) out[t] = word[0] + t;\n            __syncthreads();\n"
+                       "            if (t == 63) out[t] = word[0] + t;")
+    with pytest.raises(simcore.DataRace):
+        simcore.RawKernel(late, "k")((2,), (64,), (np.array([40], np.int32), np.zeros(1, np.int32),
+                                                   np.zeros(64, np.int32)))

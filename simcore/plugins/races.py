@@ -728,15 +728,47 @@ class RaceDetector(Plugin):
         if self.sync is not None:
             self._hand_off(sh, key, L, kind, strong)
 
-    def _synced(self, sh, key, rec, L, clocks):
+    def _synced(self, sh, key, rec, L, clocks, groups=True):
         """Release/acquire: per lane of L, whether the recorded access `rec` (its thread's clock
-        in `clocks`) happens before this lane's access (a record of several readers: never)."""
+        in `clocks`; for readers folded together the newest of theirs) happens before this
+        lane's access. groups: whether to decide folded records too (each thread of the group
+        they name, the warp, the block or the launch, must be ordered), else never ordered."""
         e, lay = self.wave, sh.lay
         field = lay.field(rec).astype(np.int64)
         slots = e.lane_index(L)
-        writer = field + (e.gslot_base + e.slot_block[slots].astype(np.int64) * e.spb) if lay.shared else field
-        writer = np.where((rec < 0) | ((field & lay.SEVERAL) != 0), -1, writer)
-        return self.sync.happened_before(slots + e.gslot_base, writer, clocks[key])
+        threads = slots + e.gslot_base
+        base = (e.gslot_base + e.slot_block[slots].astype(np.int64) * e.spb) if lay.shared else np.zeros(len(slots), np.int64)
+        several = (rec >= 0) & ((field & lay.SEVERAL) != 0)
+        clock = clocks[key]
+        ordered = self.sync.happened_before(threads, np.where((rec < 0) | several, -1, field + base), clock)
+        if groups and several.any():
+            for i in np.flatnonzero(several):
+                lo, hi = self._reader_group(lay, int(field[i]), int(base[i]))
+                ordered[i] = self.sync.group_before(int(threads[i]), lo, hi, clock[i])
+        return ordered
+
+    def _reader_group(self, lay, field, base):
+        """The launch-wide threads [lo, hi) a record of several readers names: one warp, the
+        warps of one block, or every thread (base: shared memory's block's first thread)."""
+        spb = self.wave.spb
+        if field == lay.MANY_TID:
+            return 0, self.sync.n
+        if field & lay.WARPS:
+            first = base if lay.shared else (field & lay.BLOCK_MASK) * spb
+            return first, first + spb
+        first = base + warp_of(lay, field) * 32
+        return first, min(first + 32, (first // spb + 1) * spb if not lay.shared else base + spb)
+
+    def _note_read_clocks(self, sh, key, L, before):
+        """Release/acquire: the clock beside each readers' record: its reader's own, or for
+        readers folded together the newest of theirs (`before`: the clocks the records had)."""
+        own = self.sync.own(self.wave.lane_index(L) + self.wave.gslot_base)
+        several = (sh.lay.field(sh.r[key]) & sh.lay.SEVERAL) != 0
+        sh.r_sync[key[~several]] = own[~several]
+        if several.any():
+            k = key[several]
+            sh.r_sync[k] = before[several]
+            np.maximum.at(sh.r_sync, k, own[several])
 
     def _hand_off(self, sh, key, L, kind, strong):
         """What an access does to the release/acquire state: a strong read observes what a release
@@ -861,11 +893,12 @@ class RaceDetector(Plugin):
         if shared_reads is not None and self._record_broadcast_read(sh, key, st, shared_reads, code, is_global):
             return
         old = sh.readers()[key]
-        synced = None if self.sync is None else self._synced(sh, key, old, L, sh.r_sync)
+        synced = before = None
+        if self.sync is not None:
+            before = sh.r_sync[key]
+            synced = self._synced(sh, key, old, L, sh.r_sync, groups=False)
         new = self._fold_reader(old, st, L, curbar, is_global, synced=synced)
         sh.read(key, new, code)
-        if self.sync is not None:
-            sh.r_sync[key] = self.sync.own(self.wave.lane_index(L) + self.wave.gslot_base)
         if repeats:
             # lanes of this very instruction reading one location: scatter, then fold the losers in
             back = sh.r[key]
@@ -888,6 +921,8 @@ class RaceDetector(Plugin):
                 else:
                     for w in np.unique(width):
                         sh.read(key[clash][width == w], folded[width == w], code)
+        if self.sync is not None:
+            self._note_read_clocks(sh, key, L, before)
 
     def _reader_groups(self, sh, key, st, L):
         """Lanes L reading granules `key`, some of them the same (a broadcast read: As[ty][k],
@@ -993,13 +1028,14 @@ class RaceDetector(Plugin):
         e, lay = self.wave, st.lay
         old = sh.readers()[key]
         old_clock = sh.r_clock[key]
-        synced = None if self.sync is None else self._synced(sh, key, old, L, sh.r_sync)
+        synced = before = None
+        if self.sync is not None:
+            before = sh.r_sync[key]
+            synced = self._synced(sh, key, old, L, sh.r_sync, groups=False)
         new = self._fold_reader(old, st, L, curbar, is_global,
                                 self._lane_ordered(sh, key, old, old_clock, L, readers=True), synced)
         code = number * 4
         sh.read(key, new, code)
-        if self.sync is not None:
-            sh.r_sync[key] = self.sync.own(e.lane_index(L) + e.gslot_base)
         sh.r_clock[key] = self.own[L]
         if len(key) > 1 and not _increasing(key):
             # lanes of this very instruction reading one location: fold the losers in (no lane is
@@ -1014,6 +1050,8 @@ class RaceDetector(Plugin):
                 width = (f & lay.SEVERAL != 0).astype(np.int8) + (f & lay.WARPS != 0) + (f == lay.MANY_TID)
                 for w in np.unique(width):
                     sh.read(key[clash][width == w], folded[width == w], code)
+        if self.sync is not None:
+            self._note_read_clocks(sh, key, L, before)
         field = lay.field(sh.r[key])
         one_warp = np.flatnonzero((field & (lay.SEVERAL | lay.WARPS)) == lay.SEVERAL)
         if len(one_warp) == 0:

@@ -87,6 +87,15 @@ class ReleaseAcquire:
         known = self.clock[threads, np.maximum(writers, 0)]
         return (writers >= 0) & (known > clocks)
 
+    def group_before(self, thread, lo, hi, clock):
+        """Whether accesses by threads lo..hi-1 (readers folded into one record, `clock` the
+        newest of their clocks) all happen before `thread`'s next access: it has heard of each
+        of them (but itself: program order) past that clock."""
+        known = self.clock[thread, lo:hi] > clock
+        if lo <= thread < hi:
+            known[thread - lo] = True
+        return bool(known.all())
+
     # ---- what moves the clocks
     def fence(self, threads, device_wide):
         """Fences by `threads`: first each acquires what its strong reads observed (a device fence
