@@ -117,6 +117,16 @@ def test_broken_hand_offs_stay_races(broken, cfg):
     assert "different blocks" in str(info.value)
 
 
+def test_reports_say_what_a_hand_off_needs():
+    with pytest.raises(simcore.DataRace) as info:
+        hand_off(release_fence=None)
+    assert "no release/acquire hand-off orders them" in str(info.value)
+    with pytest.raises(simcore.DataRace) as info:
+        hand_off(**dict(VOLATILE, acquire_load="*flag"))
+    text = str(info.value)
+    assert "on the flag flag[0]" in text and "plain load" in text and "volatile load" in text
+
+
 def test_the_fence_on_the_wrong_side_orders_nothing():
     """A fence after the flag (the writer's side): nothing before the flag is released."""
     for flag in ({}, VOLATILE):

@@ -718,9 +718,10 @@ class RaceDetector(Plugin):
         if w_conf.any():
             k = int(np.flatnonzero(w_conf)[0])
             ws = int(codes[k])
+            plain_flag = self.sync is not None and kind == "read" and not strong and bool(sh.w_release[key[k]])
             self._report("RAW" if kind == "read" else "WAW", region, gran[k], granule, self._thread(w, st, L, k),
                          self.memory_sites[ws >> 2], "atomic" if ws & 1 else "write", self._thread(cur, st, L, k), site,
-                         "atomic" if atomic else kind)
+                         "atomic" if atomic else kind, plain_flag=plain_flag)
         if kind == "read":
             self._record_read(sh, key, st, L, curbar, number, is_global, repeats, shared_reads)
         else:
@@ -1101,7 +1102,8 @@ class RaceDetector(Plugin):
         """Bytes the shadows of the current wave hold (global memory's and this wave's shared)."""
         return sum(sh.nbytes for table in (self.global_shadows, self.shared_shadows) for sh in table.values())
 
-    def _report(self, hazard, region, gran, granule, other_tid, other_site, other_kind, tid, site, kind, cross=None):
+    def _report(self, hazard, region, gran, granule, other_tid, other_site, other_kind, tid, site, kind, cross=None,
+                plain_flag=False):
         e = self.wave
         elem = int(gran) * granule // max(1, region.dtype.itemsize)
         first = {"slot": other_tid, "site": other_site, "kind": other_kind,
@@ -1113,7 +1115,9 @@ class RaceDetector(Plugin):
         partial = None
         if self.lane_clocks and other_tid >= 0 and other_tid // 32 == tid // 32:
             partial = tid if region.kind == "shared" else tid - e.gslot_base
-        self.report.race(hazard, region, elem, first, second, cross_block=cross, partial_warp_sync=partial)
+        hand_off = None if self.sync is None else ("plain_flag" if plain_flag else "fences")
+        self.report.race(hazard, region, elem, first, second, cross_block=cross, partial_warp_sync=partial,
+                         hand_off=hand_off)
 
     def _who(self, tid, region):
         e = self.wave
