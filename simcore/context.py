@@ -277,10 +277,15 @@ class Context(LaneIndexing):
             rank += inside
         return out
 
-    def threadfence(self, L, device_wide=True):
-        """__threadfence() (device_wide) or __threadfence_block(): memory is sequentially
-        consistent here; only plugins (the race detector) care."""
-        for hook in (self.plugins.fence if device_wide else self.plugins.block_fence):
+    def threadfence(self, L):
+        """__threadfence(), __threadfence_system(): memory is sequentially consistent here; only
+        plugins (the race detector) care."""
+        for hook in self.plugins.fence:
+            hook(self.lane_index(L))
+
+    def threadfence_block(self, L):
+        """__threadfence_block(): the same, at block scope."""
+        for hook in self.plugins.block_fence:
             hook(self.lane_index(L))
 
     # ---- device printf

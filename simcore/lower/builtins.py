@@ -121,7 +121,7 @@ class Fence:
         # the race detector's release/acquire rule (and the last-block ticket, device-wide only)
         scope = "device" if self.device_wide else "block"
         low.fence_scopes.add(scope)
-        low.emit(f"X.threadfence(L, {self.device_wide})")
+        low.emit("X.threadfence(L)" if self.device_wide else "X.threadfence_block(L)")
         return Val("None", T.VOID)
 
 
