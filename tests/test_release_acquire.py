@@ -448,3 +448,25 @@ def test_a_hand_off_orders_readers_folded_together():
     with pytest.raises(simcore.DataRace):
         simcore.RawKernel(late, "k")((2,), (64,), (np.array([40], np.int32), np.zeros(1, np.int32),
                                                    np.zeros(64, np.int32)))
+
+
+def test_a_large_launch_without_any_release_does_not_warn():
+    """Over DENSE_LIMIT threads a fence with no strong write after it cannot be half of a
+    hand-off: the race is certain, and nothing is said about hand-offs."""
+    src = r"""
+    extern "C" __global__ void k(float* y, float* d, int n)
+    {
+        int i = blockIdx.x * blockDim.x + threadIdx.x;
+        y[i] = i;
+        __threadfence();
+        __syncthreads();
+        if (i + 1 < n) d[i] = y[i + 1] - y[i];
+    }
+    """
+    import warnings
+    n = 4096 + 512
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", simcore.SimWarning)
+        with pytest.raises(simcore.DataRace):
+            simcore.RawKernel(src, "k")((n // 512,), (512,), (np.zeros(n, np.float32), np.zeros(n, np.float32),
+                                                             np.int32(n)))

@@ -404,6 +404,8 @@ class RaceDetector(Plugin):
         # Release/acquire (release_acquire.py): vector clocks, only in kernels that fence
         self.sync = None
         self.volatile = np.array([program.sites[i].volatile for i in self.memory_sites], bool)
+        self.untracked_threads = 0      # a launch too large for the clocks: its thread count
+        self.fenced_any = False
 
     def on_wave_start(self, wave):
         if self.global_layout is None:
@@ -414,11 +416,7 @@ class RaceDetector(Plugin):
                 if n <= DENSE_LIMIT:
                     self.sync = ReleaseAcquire(n, wave.spb)
                 else:
-                    self.report.warn("release_acquire", (
-                        f"this launch has {n} threads and the kernel fences: hand-offs through fences and "
-                        f"flags are checked in launches of up to {DENSE_LIMIT} threads; here only the "
-                        "last-block ticket orders blocks, so a race reported between a flag's writer "
-                        "and its reader may be a false alarm: check it with a smaller grid"))
+                    self.untracked_threads = n      # warned at the first strong write after a fence
         self.shared_shadows = {}
         self._stamps = {}
         self.acquired = None
@@ -431,6 +429,7 @@ class RaceDetector(Plugin):
 
     def on_block_fence(self, lanes):
         """__threadfence_block(): one side of a release/acquire hand-off inside a block."""
+        self.fenced_any = True
         if self.sync is not None:
             self.sync.fence(lanes + self.wave.gslot_base, False)
 
@@ -440,6 +439,7 @@ class RaceDetector(Plugin):
         A fence alone makes nobody wait, so it publishes nothing by itself. Every fence is also
         one side of a release/acquire hand-off (release_acquire.py)."""
         e = self.wave
+        self.fenced_any = True
         if self.sync is not None:
             self.sync.fence(lanes + e.gslot_base, True)
         if self.fences is None:
@@ -728,6 +728,19 @@ class RaceDetector(Plugin):
             self._record_write(sh, key, st, L, curbar, site, number, region, gran, granule, kind, is_global)
         if self.sync is not None:
             self._hand_off(sh, key, L, kind, strong)
+        elif self.untracked_threads and self.fenced_any and strong and kind != "read":
+            self._warn_untracked()
+
+    def _warn_untracked(self):
+        """A strong write after a fence (a release, maybe) in a launch too large for the clocks:
+        races reported from here on may be between a hand-off's two sides. Said once."""
+        self.report.warn("release_acquire", (
+            f"this launch has {self.untracked_threads} threads, and a thread wrote with an atomic or a "
+            f"volatile store after a fence: hand-offs through fences and flags are checked in launches "
+            f"of up to {DENSE_LIMIT} threads, here only the last-block ticket orders blocks, so a race "
+            "reported between a flag's writer and its reader may be a false alarm: check it with a "
+            "smaller grid"))
+        self.untracked_threads = 0
 
     def _synced(self, sh, key, rec, L, clocks, groups=True):
         """Release/acquire: per lane of L, whether the recorded access `rec` (its thread's clock
