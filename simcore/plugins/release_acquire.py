@@ -57,6 +57,11 @@ class RowTable:
         return None if i < 0 else self.rows[i]
 
 
+def _published(flags, key):
+    """Which granules of `key` a release published to (flags: granule -> rows)."""
+    return np.isin(key, np.fromiter(flags, np.int64, len(flags)))
+
+
 def _join(old, new):
     if old is None:
         return None if new is None else new.copy()
@@ -149,12 +154,13 @@ class ReleaseAcquire:
 
     def plain_write(self, flags, key):
         """A plain write ends what the granules published."""
-        for k in key.tolist():
+        for k in key[_published(flags, key)].tolist():
             flags.pop(k, None)
 
     def strong_read(self, flags, key, threads):
         """A strong read: its thread observes what the granule published (acquired at its next fence)."""
-        for k, g in zip(key.tolist(), threads.tolist()):
+        hit = _published(flags, key)
+        for k, g in zip(key[hit].tolist(), threads[hit].tolist()):
             self._observe(flags.get(k), g)
 
     def atomic(self, flags, key, threads):
