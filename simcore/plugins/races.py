@@ -72,7 +72,16 @@ ordered after each reader but itself; a later reader ordered after all of them r
 record, as before. Between warps, and across barriers, nothing changes; the warp epochs in the
 records are then not read (nor swept). Shuffles, votes and __activemask() order no memory, with
 or without lane clocks. Kernels without a partial sync keep the records, the size and the speed
-they had (no clock arrays, one extra test per access). With lane clocks: 128 bytes per slot of
+they had (no clock arrays, one extra test per access).
+
+Kernels that fence: release/acquire hand-offs (release_acquire.py) order accesses too. Each
+record then has its thread's own clock beside it (Shadow.w_sync / r_sync; for readers folded
+into one record the newest of theirs), each writer's record whether it was a release (a strong
+write after a fence: Shadow.w_release), each shadow the granules releases published to
+(Shadow.flags). An access is ordered after a record when its thread has heard of a newer
+clock of the record's thread (of every thread of a folded record's group); a strong read of a
+release's location, and a release's strong write after strong reads, are the hand-off itself.
+Kernels without a fence keep their records, sizes and speed (self.sync is None). With lane clocks: 128 bytes per slot of
 the wave (know; at most 8 MB), 4 more a record, and a 16-thread tile reduction at 2^16 threads
 takes 1.4x the CPU time (its 9 tile syncs: one max over each tile's rows, a view when the tiles
 are whole).
