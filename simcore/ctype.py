@@ -218,6 +218,12 @@ def unsigned_of(t):
     return {CHAR: UCHAR, SHORT: USHORT, INT: UINT, LLONG: ULLONG}.get(t, t)
 
 
+def volatile_array(t):
+    """`volatile T a[n][m]` (a __shared__ or __device__ array): the array and its rows, marked volatile."""
+    base = volatile_array(t.base) if t.base.is_array else t.base
+    return Array(base, t.length, volatile=True)
+
+
 def decay(t):
     """Arrays used as values become pointers to their first element."""
     if t.is_array:

@@ -43,6 +43,7 @@ class ModuleVariable:
     constant: bool       # __constant__: read-only for kernels
     init: bytes          # its bytes at module load (the initializer, or zeros)
     line: int = 0
+    volatile: bool = False  # `__device__ volatile int flag;`: its loads and stores are strong
 
     @property
     def nbytes(self):

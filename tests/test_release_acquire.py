@@ -478,3 +478,32 @@ def test_a_large_launch_without_any_release_does_not_warn():
         with pytest.raises(simcore.DataRace):
             simcore.RawKernel(src, "k")((n // 512,), (512,), (np.zeros(n, np.float32), np.zeros(n, np.float32),
                                                              np.int32(n)))
+
+
+@pytest.mark.parametrize("decl,flag", [("__device__ volatile int flag;", "flag"),
+                                       ("__device__ volatile int flags[3];", "flags[2]")])
+def test_a_volatile_device_variable_is_a_flag(decl, flag):
+    src = r"""
+    DECL
+    extern "C" __global__ void k(int* data, int* out)
+    {
+        int t = threadIdx.x;
+        data[blockIdx.x * 32 + t] = 3 * t;
+        __syncthreads();
+        if (blockIdx.x == 0) {
+            if (t == 0) { __threadfence(); FLAG = 1; }
+            return;
+        }
+        if (t == 0) {
+            while (FLAG == 0) { }
+            __threadfence();
+        }
+        __syncthreads();
+        out[t] = data[t];
+    }
+    """.replace("DECL", decl).replace("FLAG", flag)
+    out = np.zeros(32, np.int32)
+    simcore.RawKernel(src, "k")((2,), (32,), (np.zeros(64, np.int32), out))
+    assert (out == 3 * np.arange(32)).all()
+    with pytest.raises(simcore.DataRace):          # the same flag, not volatile: a plain load
+        simcore.RawKernel(src.replace("volatile ", ""), "k")((2,), (32,), (np.zeros(64, np.int32), out))

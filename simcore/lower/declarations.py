@@ -119,11 +119,5 @@ class DeclarationLowering:
                 arr.scalar = True
         self.shared.append(arr)
         if "volatile" in (node.quals or []):     # its loads and stores are strong (the race checks)
-            ctype = volatile_array(ctype)
+            ctype = T.volatile_array(ctype)
         return Sym("shared", ctype, shared=arr, scalar=not isinstance(node.type, c_ast.ArrayDecl))
-
-
-def volatile_array(ctype):
-    """`__shared__ volatile T s[n][m]`: the array and its rows, marked volatile."""
-    base = volatile_array(ctype.base) if ctype.base.is_array else ctype.base
-    return T.Array(base, ctype.length, volatile=True)
