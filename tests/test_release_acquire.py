@@ -507,3 +507,33 @@ def test_a_volatile_device_variable_is_a_flag(decl, flag):
     assert (out == 3 * np.arange(32)).all()
     with pytest.raises(simcore.DataRace):          # the same flag, not volatile: a plain load
         simcore.RawKernel(src.replace("volatile ", ""), "k")((2,), (32,), (np.zeros(64, np.int32), out))
+
+
+PER_THREAD_FLAGS = r"""
+extern "C" __global__ void k(int* data, int* flags, int* out)
+{
+    int t = threadIdx.x;
+    __syncthreads();
+    if (blockIdx.x == 0) {
+        data[t] = t * 7;
+        __threadfence();
+        atomicExch(&flags[t], 1);
+        return;
+    }
+    while (atomicAdd(&flags[WAIT], 0) == 0) { }
+    __threadfence();
+    out[t] = data[63 - t];
+}
+"""
+
+
+@pytest.mark.parametrize("cfg", SCHEDULES[:3], ids=_id)
+def test_a_hand_off_orders_only_what_its_own_flag_released(cfg):
+    """Thread t of block 1 reads data[63 - t]: legal when it waited for flags[63 - t] (the
+    writer of that element released it), a race when it waited for another thread's flag."""
+    args = lambda: (np.zeros(64, np.int32), np.zeros(64, np.int32), np.zeros(64, np.int32))
+    a = args()
+    simcore.RawKernel(PER_THREAD_FLAGS.replace("WAIT", "63 - t"), "k")((2,), (64,), a, **cfg)
+    assert (a[2] == 7 * (63 - np.arange(64))).all()
+    with pytest.raises(simcore.DataRace):
+        simcore.RawKernel(PER_THREAD_FLAGS.replace("WAIT", "t"), "k")((2,), (64,), args(), **cfg)

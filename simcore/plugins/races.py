@@ -699,7 +699,8 @@ class RaceDetector(Plugin):
             return
         w = sh.w[key]
         published = None
-        if is_global and self.fences is not None:
+        if is_global and self.fences is not None and self.sync is None:
+            # the location-blind ticket rule, only where the clocks are not kept (a large launch)
             def published(otid):
                 writer = np.minimum(otid, len(self.fences) - 1)
                 return self._published(writer, st.tid[L], sh.fence_counts()[key])
@@ -799,7 +800,7 @@ class RaceDetector(Plugin):
         does both in lane order, a plain write ends it."""
         threads = self.wave.lane_index(L) + self.wave.gslot_base
         if kind in ("atomic", "cas"):
-            self.sync.atomic(sh.flags, key, threads)
+            self.sync.atomic(sh.flags, key, threads, ticket=kind == "atomic")
         elif kind == "read":
             if strong and sh.flags:
                 self.sync.strong_read(sh.flags, key, threads)

@@ -107,11 +107,7 @@ class ReleaseAcquire:
         every release it saw; a block fence only releases its own block's threads can acquire),
         then its own clock moves on and its row is what its later strong writes release."""
         for g in threads.tolist():
-            seen = self.observed.pop(g, None)
-            if seen is not None:
-                for row in (seen[0] if device_wide else None, seen[1]):
-                    if row is not None:
-                        np.maximum(self.clock[g], row, out=self.clock[g])
+            self._acquire(g, device_wide)
         self.clock[threads, threads] += 1
         rows = self.clock[threads]
         self.released[BLOCK].put(threads, rows)
@@ -163,12 +159,27 @@ class ReleaseAcquire:
         for k, g in zip(key[hit].tolist(), threads[hit].tolist()):
             self._observe(flags.get(k), g)
 
-    def atomic(self, flags, key, threads):
+    def atomic(self, flags, key, threads, ticket):
         """An atomic read-modify-write per lane, in lane order (each reads what the lanes before it
-        in the instruction wrote): a strong read, then a strong write."""
+        in the instruction wrote): a strong read, then a strong write. ticket (an atomic other
+        than atomicCAS): the read acquires what it saw at once, as if a fence followed, because
+        the Guide's own threadFenceReduction example (the last block's atomicInc, a barrier, then
+        its reads of every block's partial sum) has no fence after the ticket. (A lock's
+        atomicCAS still needs its fence.)"""
         for k, g in zip(key.tolist(), threads.tolist()):
             self._observe(flags.get(k), g)
+            if ticket:
+                self._acquire(g, True)
             self.strong_write(flags, np.array([k]), np.array([g]), rmw=True)
+
+    def _acquire(self, g, device_wide):
+        """Thread g acquires what its strong reads observed (a block-scope fence: only what its
+        own block released)."""
+        seen = self.observed.pop(g, None)
+        if seen is not None:
+            for row in (seen[0] if device_wide else None, seen[1]):
+                if row is not None:
+                    np.maximum(self.clock[g], row, out=self.clock[g])
 
     def _observe(self, entry, g):
         if entry is None:
