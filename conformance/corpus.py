@@ -2964,6 +2964,85 @@ entry("progress_flag_between_blocks", grid=(2,), block=(64,), make_args=lambda: 
 entry("progress_flag_between_blocks_circular", grid=(2,), block=(64,), make_args=lambda: (zeros(2), zeros(1)),
       intended=lambda a: {1: np.array([2], np.int32)}, expect="step_limit",
       why="each block waits for the other's flag before setting its own: both wait forever")
+# ---- release and acquire (docs/semantics.md, "Fences and flags"): a legal twin and broken twins
+# per pattern. compute-sanitizer's racecheck does not model fences (it checks shared memory
+# only, by barrier intervals), so on the GPU only the outputs of the legal twins are evidence;
+# the verdicts of the broken twins come from the PTX memory model's rules, not from the GPU.
+NO_REFEREE = (" (racecheck does not model fences or flags: the GPU run checks the outputs only, "
+              "the verdict follows PTX's memory model)")
+
+
+def _handoff_args():
+    return i32(128, seed=260), zeros(128), zeros(1), zeros(64)
+
+
+def _handoff_ref(add=0, mul=1):
+    return lambda a: {1: a[0] * mul + add, 3: (a[0][:64] * mul + add)[::-1].copy()}
+
+
+entry("ra_fence_atomic_flag", grid=(2,), block=(64,), make_args=_handoff_args,
+      reference=_handoff_ref(mul=3), expect="ok",
+      why="__threadfence() then atomicExch is a release, the atomic read that saw 1 then "
+          "__threadfence() an acquire; the barriers pass the order on to every thread of both "
+          "blocks" + NO_REFEREE)
+
+entry("ra_flag_without_fence", grid=(2,), block=(64,), make_args=_handoff_args,
+      intended=_handoff_ref(mul=3), expect="race",
+      why="the atomics alone are no release and no acquire: block 1's reads of data are "
+          "unordered with block 0's writes" + NO_REFEREE)
+
+entry("ra_fence_after_flag", grid=(2,), block=(64,), make_args=_handoff_args,
+      intended=_handoff_ref(mul=3), expect="race",
+      why="the writer's fence comes after the flag: nothing before the flag is released" + NO_REFEREE)
+
+entry("ra_block_fence_between_blocks", grid=(2,), block=(64,), make_args=_handoff_args,
+      intended=_handoff_ref(mul=3), expect="race",
+      why="__threadfence_block() orders memory for its own block only: a hand-off between "
+          "blocks needs __threadfence() on both sides" + NO_REFEREE)
+
+entry("ra_volatile_flag", grid=(2,), block=(64,), make_args=_handoff_args,
+      reference=_handoff_ref(add=7), expect="ok",
+      why="__threadfence() then a volatile store releases, a volatile load that saw 1 then "
+          "__threadfence() acquires" + NO_REFEREE)
+
+entry("ra_volatile_flag_fence_before_wait", grid=(2,), block=(64,), make_args=_handoff_args,
+      intended=_handoff_ref(add=7), expect="race",
+      why="the reader's fence comes before its wait: it acquires nothing" + NO_REFEREE)
+
+entry("ra_plain_load_flag", grid=(2,), block=(64,), make_args=_handoff_args,
+      intended=_handoff_ref(add=7), expect="race",
+      why="the reader spins on a plain load: no strong read, so no acquire, and the compiler may "
+          "hoist the load out of the loop (the plain read of the flag races with its volatile "
+          "store)" + NO_REFEREE)
+
+
+def _lock_args():
+    return i32(8, lo=1, hi=100, seed=261), zeros(1), zeros(2), full(8, -1)
+
+
+entry("ra_spin_lock", grid=(8,), block=(32,), make_args=_lock_args,
+      reference=lambda a: {2: np.array([a[0].sum(), 8], np.int32)}, expect="ok",
+      why="atomicCAS then __threadfence() acquires the lock, __threadfence() then atomicExch "
+          "releases it: every critical section is ordered after the one before (the order in "
+          "which blocks take the lock varies: only the sum and the count are compared)" + NO_REFEREE)
+
+entry("ra_spin_lock_without_fence", grid=(8,), block=(32,), make_args=_lock_args,
+      intended=lambda a: {2: np.array([a[0].sum(), 8], np.int32)}, expect="race",
+      why="without the fences the lock's atomics order only themselves: one holder's plain "
+          "writes of total race with the next holder's reads" + NO_REFEREE)
+
+entry("ra_block_fence_shared", grid=(2,), block=(64,),
+      make_args=lambda: (i32(32, seed=262), zeros(2)),
+      reference=lambda a: {1: np.full(2, 2 * a[0].sum(), np.int32)}, expect="ok",
+      why="inside one block, __threadfence_block() then a volatile store of a shared flag "
+          "releases the tile, a volatile load that saw it then __threadfence_block() acquires it "
+          "(block scope holds both threads)" + NO_REFEREE)
+
+entry("ra_block_flag_shared_no_fence", grid=(2,), block=(64,),
+      make_args=lambda: (i32(32, seed=262), zeros(2)),
+      intended=lambda a: {1: np.full(2, 2 * a[0].sum(), np.int32)}, expect="race",
+      why="volatile alone orders nothing but the flag's own accesses: thread 32's reads of the "
+          "tile are unordered with thread 0's writes" + NO_REFEREE)
 
 # every entry is defined above this line
 BY_NAME = {e.name: e for e in ENTRIES}

@@ -325,9 +325,14 @@ class Context(LaneIndexing):
         return out
 
     def threadfence(self, L):
-        """__threadfence(): memory is sequentially consistent here; only plugins (the race
-        detector) care."""
+        """__threadfence(), __threadfence_system(): memory is sequentially consistent here; only
+        plugins (the race detector) care."""
         for hook in self.plugins.fence:
+            hook(self.lane_index(L))
+
+    def threadfence_block(self, L):
+        """__threadfence_block(): the same, at block scope."""
+        for hook in self.plugins.block_fence:
             hook(self.lane_index(L))
 
     # ---- the simulated clock: clock(), clock64(), __nanosleep

@@ -3,7 +3,7 @@
 A value in the simulator is a numpy array with one element per lane; its C type decides the
 numpy dtype and how operators behave (32-bit wrap, unsigned arithmetic, float32 in float32).
 """
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -45,6 +45,9 @@ class Scalar(CType):
 class Pointer(CType):
     base: CType
     const: bool = False
+    # `volatile T *`: its loads and stores are strong (PTX ld.volatile: relaxed, system scope),
+    # which the race checker's release/acquire rule needs; not part of the type's identity
+    volatile: bool = field(default=False, compare=False)
     is_pointer = True
     size = align = 8
     dtype = np.dtype(np.int64)   # an address
@@ -57,6 +60,7 @@ class Pointer(CType):
 class Array(CType):
     base: CType
     length: object   # int, or None for `extern __shared__ float s[]`
+    volatile: bool = field(default=False, compare=False)    # `__shared__ volatile int s[n]`
     is_array = True
 
     @property
@@ -230,10 +234,16 @@ def unsigned_of(t):
     return {CHAR: UCHAR, SHORT: USHORT, INT: UINT, LLONG: ULLONG}.get(t, t)
 
 
+def volatile_array(t):
+    """`volatile T a[n][m]` (a __shared__ or __device__ array): the array and its rows, marked volatile."""
+    base = volatile_array(t.base) if t.base.is_array else t.base
+    return Array(base, t.length, volatile=True)
+
+
 def decay(t):
     """Arrays used as values become pointers to their first element."""
     if t.is_array:
-        return Pointer(t.base)
+        return Pointer(t.base, volatile=t.volatile)
     return t
 
 

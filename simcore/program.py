@@ -43,6 +43,7 @@ class ModuleVariable:
     constant: bool       # __constant__: read-only for kernels
     init: bytes          # its bytes at module load (the initializer, or zeros)
     line: int = 0
+    volatile: bool = False  # `__device__ volatile int flag;`: its loads and stores are strong
 
     @property
     def nbytes(self):
@@ -100,6 +101,7 @@ class Site:
     text: str            # the source line
     what: str = ""       # e.g. "read of tile[...]"
     memory: bool = False  # a memory access (load, store, atomic): the race shadow numbers these densely
+    volatile: bool = False  # a load or store through a volatile pointer (strong, as PTX's ld/st.volatile)
 
 
 @dataclass
@@ -192,6 +194,7 @@ class Program:
     global_access_size: int = 4  # smallest access size to global memory (race shadow granule)
     shared_access_size: int = 4
     uses_taint: bool = False
+    fence_scopes: frozenset = frozenset()   # "block", "device": the kernel calls __threadfence_block / __threadfence
     python_source: str = ""
     module_vars: list = field(default_factory=list)   # ModuleVariable, the same list for every kernel
     local_vars: list = field(default_factory=list)    # LocalVariable: locals whose address escapes

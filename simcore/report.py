@@ -696,11 +696,14 @@ class Reporter:
                     "while (assumed != old);",
                     [{"line": line, "text": self.prog.line_text(line), "what": "the CAS that always fails"}], None)
 
-    def race(self, hazard, region, elem, first, second, cross_block=False, partial_warp_sync=None):
+    def race(self, hazard, region, elem, first, second, cross_block=False, partial_warp_sync=None,
+             hand_off=None):
         """first/second: dicts with slot, site, kind ('read'/'write'/'atomic'), plus block.
         partial_warp_sync: when both threads are in one warp, and some __syncwarp of the kernel may
         name only part of it (a mask, a tile's sync()), the wave slot of the second: the fix then
-        says what such a sync orders."""
+        says what such a sync orders. hand_off: in a kernel that fences, "fences" (the text says
+        what a release/acquire hand-off needs) or "plain_flag" (the second access is a plain load
+        of a flag that a release wrote: no acquire, and it may be hoisted out of its loop)."""
         w = self.wave
         names = {"RAW": "read-after-write", "WAR": "write-after-read", "WAW": "write-after-write"}
         space = "shared memory" if region.kind == "shared" else "global memory"
@@ -708,6 +711,31 @@ class Reporter:
         l2 = self.prog.sites[second["site"]].line
         locs = [self.site_loc(first["site"], f"{first['kind']} by {first['who']}"),
                 self.site_loc(second["site"], f"{second['kind']} by {second['who']}")]
+        if hand_off == "plain_flag":
+            between = " between blocks" if cross_block else ""
+            self.raise_("race", f"Data race{between} ({names[hazard]} hazard) on the flag {region.name}[{elem}]",
+                        f"{first['who']} {_past(first['kind'])} {region.name}[{elem}] at line {l1} with a strong "
+                        f"write after a fence (a release), and {second['who']} read it at line {l2} with a plain "
+                        f"load{' (they are in different blocks)' if cross_block else ''}. A plain load is not a strong read, so it acquires nothing, and the compiler may "
+                        "keep the flag in a register: a loop that waits on it may never see it change.",
+                        f"read the flag with a volatile load (*(volatile int*)&...) or an atomic (atomicAdd(p, 0)), "
+                        f"then __threadfence(), before using what the writer published.",
+                        locs, second["who"], hazard=hazard, array=region.name, index=elem,
+                        cross_block=cross_block, at_line=l2)
+        if cross_block and hand_off:
+            self.raise_("race", f"Data race between blocks ({names[hazard]} hazard) on {region.name}[{elem}]",
+                        f"{first['who']} {_past(first['kind'])} {region.name}[{elem}] at line {l1}, and "
+                        f"{second['who']} {_past(second['kind'])} it at line {l2}. They are in different "
+                        "blocks, and no release/acquire hand-off orders them: __syncthreads() only waits for "
+                        "the threads of its own block, and a fence orders another block's view of memory only "
+                        "as part of a hand-off: a __threadfence() then a flag written by an atomic or a "
+                        "volatile store, read by the other block with an atomic or a volatile load that sees "
+                        "the value, then its own __threadfence(). On a GPU the result changes from run to run.",
+                        "hand the data over that way (fence, flag; wait for the flag, fence; a __syncthreads() "
+                        "on each side passes it on to the other threads of the block), or split the work into "
+                        "two kernel launches: the end of a launch orders every block.",
+                        locs, second["who"], hazard=hazard, array=region.name, index=elem, cross_block=True,
+                        at_line=l2)
         if cross_block:
             self.raise_("race", f"Data race between blocks ({names[hazard]} hazard) on {region.name}[{elem}]",
                         f"{first['who']} {_past(first['kind'])} {region.name}[{elem}] at line {l1}, and "

@@ -7,12 +7,18 @@ from .code import ALIGNED, MisalignedHole, TaintHole, Taint, TaintTerm, always, 
 from .values import (LocalElementTarget, LocalStructElementTarget, LocalStructTarget, MemoryTarget, RegisterTarget, Val, memory_dtype,
                      regs_of)
 
+def is_volatile(addr):
+    """Whether an access through `addr` is volatile (`volatile T *`): a strong access."""
+    return addr.ctype.is_pointer and addr.ctype.volatile
+
+
 SPECIALS = {"threadIdx": "tid", "blockIdx": "bid", "blockDim": "bdim", "gridDim": "gdim"}
 
 
 class AccessLowering:
     def shared_scalar_address(self, sym):
-        return Val(self.const(region_base(sym.shared.region), T.LLONG).code, T.Pointer(sym.ctype.base),
+        return Val(self.const(region_base(sym.shared.region), T.LLONG).code,
+                   T.Pointer(sym.ctype.base, volatile=sym.ctype.volatile),
                    space="shared", aligned=ALIGNED)
 
     def lvalue(self, node, for_member=False):
@@ -79,7 +85,8 @@ class AccessLowering:
         if elem.is_void:
             raise self.error(node, "cannot index a void pointer", construct="[]")
         const = base.ctype.is_pointer and base.ctype.const
-        addr = self.pointer_add(Val(base.code, T.Pointer(elem, const), base.taint, space=space,
+        volatile = (base.ctype.is_pointer or base.ctype.is_array) and base.ctype.volatile
+        addr = self.pointer_add(Val(base.code, T.Pointer(elem, const, volatile), base.taint, space=space,
                                     aligned=base.aligned, regs=base.regs), i, node)
         if elem.is_array:   # a row of a 2-D array: stays an lvalue array
             return Val(addr.code, elem, addr.taint, space=space, aligned=addr.aligned, regs=addr.regs), elem, space
@@ -115,7 +122,7 @@ class AccessLowering:
         if not (elem.is_scalar or elem.is_pointer):      # a pointer kept in memory (`__shared__ int *p;`)
             raise self.error(node, f"cannot load a value of type {elem}", construct="load")
         self.address_check(addr, node)
-        s = self.site(node, "read", memory=True)
+        s = self.site(node, "read", memory=True, volatile=is_volatile(addr))
         self.note_access_size(space, elem.size)
         name = self.fresh("_t")
         misaligned = MisalignedHole(addr.aligned)
@@ -128,7 +135,7 @@ class AccessLowering:
 
     def store(self, addr, elem, space, val, node):
         self.address_check(addr, node)
-        s = self.site(node, "write", memory=True)
+        s = self.site(node, "write", memory=True, volatile=is_volatile(addr))
         self.note_access_size(space, elem.size)
         self.emit(f"X.st({addr.code}, {val.code}, {memory_dtype(elem)}, L, {s}, ", TaintHole(val.taint, "None"), ", ",
                   MisalignedHole(addr.aligned), ")", reads=regs_of(addr, val))

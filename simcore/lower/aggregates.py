@@ -582,8 +582,11 @@ class AggregateLowering:
         init = np.zeros(ctype.size, np.uint8)
         if decl.init is not None:
             self.constant_bytes(init, 0, ctype, decl.init, decl)
+        volatile = "volatile" in (decl.quals or [])     # its accesses are strong (the race checks)
+        if volatile and ctype.is_array:
+            ctype = T.volatile_array(ctype)
         var = ModuleVariable(decl.name, ctype, FIRST_MODULE_REGION + index, constant, init.tobytes(),
-                             decl.coord.line if decl.coord else 0)
+                             decl.coord.line if decl.coord else 0, volatile)
         return var, Sym("module_var", ctype, shared=var, scalar=not ctype.is_array)
 
     def constant_bytes(self, out, offset, ctype, init, node):
@@ -631,7 +634,8 @@ class AggregateLowering:
         var = sym.shared
         space = getattr(var, "space", None) or ("constant" if var.constant else "global")
         return Val(self.const(region_base(var.region), T.LLONG).code, T.Pointer(sym.ctype if not sym.ctype.is_array
-                                                                                else sym.ctype.base, var.constant),
+                                                                                else sym.ctype.base, var.constant,
+                                                                                var.volatile),
                    space=space, aligned=ALIGNED)
 
     def module_var_value(self, sym, node):

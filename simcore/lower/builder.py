@@ -50,6 +50,7 @@ class Builder:
         self.shared_sizes = set()
         self.mixed_spaces = False   # a pointer variable was given pointers into both spaces
         self.uses_taint = False
+        self.fence_scopes = set()        # "block", "device": the fences the kernel calls
         # for the dataflow pass: (register, Taint written to it) and (register, Alignment)
         self.taint_flows = []
         self.alignment_flows = []
@@ -66,11 +67,12 @@ class Builder:
     def source_line(self, line):
         return self.pre.lines[line - 1] if line and 0 < line <= len(self.pre.lines) else None
 
-    def site(self, node, what="", note=True, memory=False):
-        """A new report site; memory: it is a load, store or atomic (memory.py's hooks see it)."""
+    def site(self, node, what="", note=True, memory=False, volatile=False):
+        """A new report site; memory: it is a load, store or atomic (memory.py's hooks see it);
+        volatile: a load or store through a volatile pointer."""
         line = node.coord.line if node is not None and node.coord else 0
         col = node.coord.column if node is not None and node.coord else 0
-        self.sites.append(Site(line, col, self.source_line(line) or "", what, memory))
+        self.sites.append(Site(line, col, self.source_line(line) or "", what, memory, volatile))
         if note:
             self.note_line(node)
         return len(self.sites) - 1

@@ -123,9 +123,10 @@ class Fence:
 
     def lower(self, low, name, args, node):
         low.nargs(name, args, 0, node)
-        if self.device_wide:
-            # the race detector lets other blocks see this thread's earlier writes
-            low.emit("X.threadfence(L)")
+        # the race detector's release/acquire rule (and the last-block ticket, device-wide only)
+        scope = "device" if self.device_wide else "block"
+        low.fence_scopes.add(scope)
+        low.emit("X.threadfence(L)" if self.device_wide else "X.threadfence_block(L)")
         return Val("None", T.VOID)
 
 

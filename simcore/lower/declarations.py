@@ -177,4 +177,6 @@ class DeclarationLowering:
                 ctype = T.Array(ctype, 1)
                 arr.scalar = True
         self.shared.append(arr)
+        if "volatile" in (node.quals or []):     # its loads and stores are strong (the race checks)
+            ctype = T.volatile_array(ctype)
         return Sym("shared", ctype, shared=arr, scalar=not isinstance(node.type, c_ast.ArrayDecl))

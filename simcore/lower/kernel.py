@@ -44,6 +44,7 @@ def lower_kernel(lowerer, pre, fdef, global_decls):
     prog.global_access_size = min(low.global_sizes) if low.global_sizes else 4
     prog.shared_access_size = min(low.shared_sizes) if low.shared_sizes else 4
     prog.uses_taint = bool(tracked) or low.uses_taint
+    prog.fence_scopes = frozenset(low.fence_scopes)
     prog.module_vars = low.module_vars
     prog.local_vars = low.local_vars
     number_blocks(prog)

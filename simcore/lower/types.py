@@ -26,8 +26,8 @@ class TypeLowering:
         if isinstance(node, c_ast.PtrDecl):
             base = self.ctype_of(node.type)
             pointee = node.type       # `const float *p`: the qualifier is on the pointee's declarator
-            const = isinstance(pointee, (c_ast.TypeDecl, c_ast.PtrDecl)) and "const" in (pointee.quals or [])
-            return T.Pointer(base, const)
+            quals = (pointee.quals or []) if isinstance(pointee, (c_ast.TypeDecl, c_ast.PtrDecl)) else []
+            return T.Pointer(base, "const" in quals, "volatile" in quals)
         if isinstance(node, c_ast.ArrayDecl):
             base = self.ctype_of(node.type)
             length = None

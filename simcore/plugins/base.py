@@ -68,7 +68,10 @@ class Plugin:
         already left out."""
 
     def on_fence(self, lanes):
-        """__threadfence() by `lanes` (an int array)."""
+        """__threadfence() or __threadfence_system() by `lanes` (an int array)."""
+
+    def on_block_fence(self, lanes):
+        """__threadfence_block() by `lanes` (an int array)."""
 
     # ---------------------------------------------------------------- sync points
     def on_sync_arrive(self, sync, lanes):

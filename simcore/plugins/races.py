@@ -72,7 +72,16 @@ ordered after each reader but itself; a later reader ordered after all of them r
 record, as before. Between warps, and across barriers, nothing changes; the warp epochs in the
 records are then not read (nor swept). Shuffles, votes and __activemask() order no memory, with
 or without lane clocks. Kernels without a partial sync keep the records, the size and the speed
-they had (no clock arrays, one extra test per access). With lane clocks: 128 bytes per slot of
+they had (no clock arrays, one extra test per access).
+
+Kernels that fence: release/acquire hand-offs (release_acquire.py) order accesses too. Each
+record then has its thread's own clock beside it (Shadow.w_sync / r_sync; for readers folded
+into one record the newest of theirs), each writer's record whether it was a release (a strong
+write after a fence: Shadow.w_release), each shadow the granules releases published to
+(Shadow.flags). An access is ordered after a record when its thread has heard of a newer
+clock of the record's thread (of every thread of a folded record's group); a strong read of a
+release's location, and a release's strong write after strong reads, are the hand-off itself.
+Kernels without a fence keep their records, sizes and speed (self.sync is None). With lane clocks: 128 bytes per slot of
 the wave (know; at most 8 MB), 4 more a record, and a 16-thread tile reduction at 2^16 threads
 takes 1.4x the CPU time (its 9 tile syncs: one max over each tile's rows, a view when the tiles
 are whole).
@@ -83,6 +92,7 @@ import numpy as np
 
 from ..context import EXIT
 from .base import Plugin
+from .release_acquire import DENSE_LIMIT, ReleaseAcquire
 
 NONE = -1
 MAX_LAG = 3                    # 2 bits: barrier epochs a thread passed by bar.arrive, not waiting
@@ -229,9 +239,15 @@ class Shadow:
     1 byte for the writer's fence count once a kernel fences; plus the site arrays (1 or 2 bytes
     a record) where the layout keeps the sites apart."""
 
-    def __init__(self, n, lay, lane_clocks=False):
+    def __init__(self, n, lay, lane_clocks=False, release_acquire=False):
         self.n = n
         self.lay = lay
+        # Kernels that fence (release_acquire.py): the accessing thread's own clock beside each
+        # record, whether the last write was a release, and the granules releases published to
+        self.w_sync = np.zeros(n, np.int32) if release_acquire else None
+        self.w_release = np.zeros(n, bool) if release_acquire else None
+        self.r_sync = None
+        self.flags = {} if release_acquire else None
         self.w_fence = None                      # global memory: the writer's fence count at the write
         self.w = np.full(n, NONE, lay.dtype)    # last writer's record
         self.r = None                            # readers' record, from the first read on
@@ -257,6 +273,8 @@ class Shadow:
                 self.r_site = np.zeros(self.n, self.lay.site_dtype)
             if self.lane_clocks:
                 self.r_clock = np.zeros(self.n, np.int32)
+            if self.w_sync is not None:
+                self.r_sync = np.zeros(self.n, np.int32)
         return self.r
 
     def reader_rows(self, key):
@@ -307,7 +325,8 @@ class Shadow:
     @property
     def nbytes(self):
         return sum(a.nbytes for a in (self.w_fence, self.w, self.w_site, self.r, self.r_site, self.w_clock,
-                                      self.r_clock, self.row_of, self.rows) if a is not None)
+                                      self.r_clock, self.row_of, self.rows, self.w_sync, self.w_release,
+                                      self.r_sync) if a is not None)
 
 
 class Stamps:
@@ -391,11 +410,22 @@ class RaceDetector(Plugin):
                                for s in program.sync_sites)
         self.own = self.know = None
         self._lanes = None          # 0, 1, 2, ...: lane positions, for _reader_groups
+        # Release/acquire (release_acquire.py): vector clocks, only in kernels that fence
+        self.sync = None
+        self.volatile = np.array([program.sites[i].volatile for i in self.memory_sites], bool)
+        self.untracked_threads = 0      # a launch too large for the clocks: its thread count
+        self.fenced_any = False
 
     def on_wave_start(self, wave):
         if self.global_layout is None:
             self.shared_layout = Layout.for_launch(True, wave.spb, self.program)
             self.global_layout = Layout.for_launch(False, self.launch.num_blocks * wave.spb, self.program)
+            if self.program.fence_scopes:
+                n = self.launch.num_blocks * wave.spb
+                if n <= DENSE_LIMIT:
+                    self.sync = ReleaseAcquire(n, wave.spb)
+                else:
+                    self.untracked_threads = n      # warned at the first strong write after a fence
         self.shared_shadows = {}
         self._stamps = {}
         self.acquired = None
@@ -406,11 +436,21 @@ class RaceDetector(Plugin):
             self.own = np.zeros(wave.S, np.int32)               # per slot: the warp syncs it took part in
             self.know = np.zeros((wave.S, 32), np.int32)        # per slot: the clocks of its warp it knows
 
+    def on_block_fence(self, lanes):
+        """__threadfence_block(): one side of a release/acquire hand-off inside a block."""
+        self.fenced_any = True
+        if self.sync is not None:
+            self.sync.fence(lanes + self.wave.gslot_base, False)
+
     def on_fence(self, lanes):
         """__threadfence() then an atomic (a ticket, a flag) publishes a thread's earlier global
         writes to a block whose own atomic comes later: CUDA's threadFenceReduction protocol.
-        A fence alone makes nobody wait, so it publishes nothing by itself."""
+        A fence alone makes nobody wait, so it publishes nothing by itself. Every fence is also
+        one side of a release/acquire hand-off (release_acquire.py)."""
         e = self.wave
+        self.fenced_any = True
+        if self.sync is not None:
+            self.sync.fence(lanes + e.gslot_base, True)
         if self.fences is None:
             n = self.launch.num_blocks * e.spb
             self.fences = np.zeros(n, np.uint8)             # fences run, per launch-wide thread
@@ -444,6 +484,8 @@ class RaceDetector(Plugin):
             # cg::this_grid().sync(): every global access before it happens before every one after
             self.global_shadows = {}
         e = self.wave
+        if self.sync is not None and getattr(sync, "mode", None) != "arrive":
+            self._join_sync_clocks(sync, e.lane_index(lanes))
         passed = epochs[lanes]
         if passed.size == 0:
             return
@@ -462,6 +504,17 @@ class RaceDetector(Plugin):
             self._sweep("warp")
             self._wep_swept = e.warp_epoch.reshape(e.nwarps, 32).max(axis=1).astype(np.int64)
             self._wep_due = int(self._wep_swept.min()) + SWEEP_EVERY
+
+    def _join_sync_clocks(self, sync, lanes):
+        """Release/acquire clocks: a barrier orders the threads of each block it completed for, a
+        __syncwarp those of one warp and mask (a bar.arrive waits for nobody: it joins nothing)."""
+        e = self.wave
+        if sync.op == "syncwarp":
+            masks = e.R[sync.operands["mask"]][lanes].astype(np.int64) & FULL
+            group = e.slot_warp[lanes].astype(np.int64) << 32 | masks
+        else:
+            group = e.slot_block[lanes].astype(np.int64)
+        self.sync.barrier(lanes + e.gslot_base, group)
 
     def _join_clocks(self, sync, lanes):
         """A __syncwarp (or tile.sync()) completed for `lanes`, in groups of one warp and one mask:
@@ -618,8 +671,9 @@ class RaceDetector(Plugin):
         sh = table.get(region.id)
         if sh is None:
             per = max(1, region.nbytes // granule)
-            sh = table[region.id] = (Shadow(e.nblk * per, self.shared_layout, self.lane_clocks)
-                                     if region.kind == "shared" else Shadow(per, self.global_layout, self.lane_clocks))
+            ra = self.sync is not None
+            sh = table[region.id] = (Shadow(e.nblk * per, self.shared_layout, self.lane_clocks, ra)
+                                     if region.kind == "shared" else Shadow(per, self.global_layout, self.lane_clocks, ra))
         return sh
 
     def _check(self, region, gran, granule, kind, L, site):
@@ -638,13 +692,15 @@ class RaceDetector(Plugin):
         atomic = kind in ("atomic", "cas")
         # lanes sharing granules (a broadcast read): found once, for the writer check and the record
         repeats = kind == "read" and len(key) > 1 and not _increasing(key)
-        shared_reads = self._reader_groups(sh, key, st, L) if repeats and not self.lane_clocks else None
+        shared_reads = self._reader_groups(sh, key, st, L) if repeats and not self.lane_clocks \
+            and self.sync is None else None
         if shared_reads is not None and not self._writer_may_conflict(sh, key, st, shared_reads, is_global):
             self._record_read(sh, key, st, L, curbar, number, is_global, repeats, shared_reads)
             return
         w = sh.w[key]
         published = None
-        if is_global and self.fences is not None:
+        if is_global and self.fences is not None and self.sync is None:
+            # the location-blind ticket rule, only where the clocks are not kept (a large launch)
             def published(otid):
                 writer = np.minimum(otid, len(self.fences) - 1)
                 return self._published(writer, st.tid[L], sh.fence_counts()[key])
@@ -652,7 +708,12 @@ class RaceDetector(Plugin):
         if self.lane_clocks:
             def ordered():
                 return self._lane_ordered(sh, key, w, sh.w_clock[key], L, readers=False)
-        w_conf = self._unordered(w, st, L, curbar, is_global, published, ordered)
+        synced = None
+        strong = atomic or bool(self.volatile[number])
+        if self.sync is not None:
+            def synced():
+                return self._synced(sh, key, w, L, sh.w_sync)
+        w_conf = self._unordered(w, st, L, curbar, is_global, published, ordered, synced)
         if w_conf.any():
             codes = sh.w_codes(key, w)
             if atomic:
@@ -661,16 +722,92 @@ class RaceDetector(Plugin):
                 # A plain read of what an atomicCAS writes is the CAS loop's first guess (the CAS
                 # checks it): the Programming Guide's own idiom, not a race.
                 w_conf &= (codes & 2) == 0
+            if strong and self.sync is not None:
+                # a strong read (volatile, atomic) of a release's flag is the hand-off itself
+                w_conf &= ~sh.w_release[key]
         if w_conf.any():
             k = int(np.flatnonzero(w_conf)[0])
             ws = int(codes[k])
+            plain_flag = self.sync is not None and kind == "read" and not strong and bool(sh.w_release[key[k]])
             self._report("RAW" if kind == "read" else "WAW", region, gran[k], granule, self._thread(w, st, L, k),
                          self.memory_sites[ws >> 2], "atomic" if ws & 1 else "write", self._thread(cur, st, L, k), site,
-                         "atomic" if atomic else kind)
+                         "atomic" if atomic else kind, plain_flag=plain_flag)
         if kind == "read":
             self._record_read(sh, key, st, L, curbar, number, is_global, repeats, shared_reads)
         else:
             self._record_write(sh, key, st, L, curbar, site, number, region, gran, granule, kind, is_global)
+        if self.sync is not None:
+            self._hand_off(sh, key, L, kind, strong)
+        elif self.untracked_threads and self.fenced_any and strong and kind != "read":
+            self._warn_untracked()
+
+    def _warn_untracked(self):
+        """A strong write after a fence (a release, maybe) in a launch too large for the clocks:
+        races reported from here on may be between a hand-off's two sides. Said once."""
+        self.report.warn("release_acquire", (
+            f"this launch has {self.untracked_threads} threads, and a thread wrote with an atomic or a "
+            f"volatile store after a fence: hand-offs through fences and flags are checked in launches "
+            f"of up to {DENSE_LIMIT} threads, here only the last-block ticket orders blocks, so a race "
+            "reported between a flag's writer and its reader may be a false alarm: check it with a "
+            "smaller grid"))
+        self.untracked_threads = 0
+
+    def _synced(self, sh, key, rec, L, clocks, groups=True):
+        """Release/acquire: per lane of L, whether the recorded access `rec` (its thread's clock
+        in `clocks`; for readers folded together the newest of theirs) happens before this
+        lane's access. groups: whether to decide folded records too (each thread of the group
+        they name, the warp, the block or the launch, must be ordered), else never ordered."""
+        e, lay = self.wave, sh.lay
+        field = lay.field(rec).astype(np.int64)
+        slots = e.lane_index(L)
+        threads = slots + e.gslot_base
+        base = (e.gslot_base + e.slot_block[slots].astype(np.int64) * e.spb) if lay.shared else np.zeros(len(slots), np.int64)
+        several = (rec >= 0) & ((field & lay.SEVERAL) != 0)
+        clock = clocks[key]
+        ordered = self.sync.happened_before(threads, np.where((rec < 0) | several, -1, field + base), clock)
+        if groups and several.any():
+            for i in np.flatnonzero(several):
+                lo, hi = self._reader_group(lay, int(field[i]), int(base[i]))
+                ordered[i] = self.sync.group_before(int(threads[i]), lo, hi, clock[i])
+        return ordered
+
+    def _reader_group(self, lay, field, base):
+        """The launch-wide threads [lo, hi) a record of several readers names: one warp, the
+        warps of one block, or every thread (base: shared memory's block's first thread)."""
+        spb = self.wave.spb
+        if field == lay.MANY_TID:
+            return 0, self.sync.n
+        if field & lay.WARPS:
+            first = base if lay.shared else (field & lay.BLOCK_MASK) * spb
+            return first, first + spb
+        first = base + warp_of(lay, field) * 32
+        return first, min(first + 32, (first // spb + 1) * spb if not lay.shared else base + spb)
+
+    def _note_read_clocks(self, sh, key, L, before):
+        """Release/acquire: the clock beside each readers' record: its reader's own, or for
+        readers folded together the newest of theirs (`before`: the clocks the records had)."""
+        own = self.sync.own(self.wave.lane_index(L) + self.wave.gslot_base)
+        several = (sh.lay.field(sh.r[key]) & sh.lay.SEVERAL) != 0
+        sh.r_sync[key[~several]] = own[~several]
+        if several.any():
+            k = key[several]
+            sh.r_sync[k] = before[several]
+            np.maximum.at(sh.r_sync, k, own[several])
+
+    def _hand_off(self, sh, key, L, kind, strong):
+        """What an access does to the release/acquire state: a strong read observes what a release
+        published to its location, a strong write publishes (after a fence) or ends it, an atomic
+        does both in lane order, a plain write ends it."""
+        threads = self.wave.lane_index(L) + self.wave.gslot_base
+        if kind in ("atomic", "cas"):
+            self.sync.atomic(sh.flags, key, threads, ticket=kind == "atomic")
+        elif kind == "read":
+            if strong and sh.flags:
+                self.sync.strong_read(sh.flags, key, threads)
+        elif strong:
+            self.sync.strong_write(sh.flags, key, threads, rmw=False)
+        elif sh.flags:
+            self.sync.plain_write(sh.flags, key)
 
     def _thread(self, stamps, st, L, k):
         """The thread (its launch-wide number, or its slot in the wave for shared memory) of the
@@ -682,7 +819,7 @@ class RaceDetector(Plugin):
             return field + int(self.wave.slot_block[L][k]) * self.wave.spb
         return field
 
-    def _unordered(self, other, st, L, curbar, is_global, published=None, ordered=None):
+    def _unordered(self, other, st, L, curbar, is_global, published=None, ordered=None, synced=None):
         """Which recorded accesses `other` (stamps, one per lane) nothing orders before this
         lane's access: in this block, the same barrier interval by another thread (not ordered by
         __syncwarp); in global memory, also any access by a thread of another block (unless that
@@ -709,6 +846,8 @@ class RaceDetector(Plugin):
             if published is not None:
                 cross &= ~published(otid)
             hit = (hit & same_block) | cross
+        if synced is not None and hit.any():
+            hit &= ~synced()        # a release/acquire hand-off orders them
         return hit
 
     def _record_write(self, sh, key, st, L, curbar, site, number, region, gran, granule, kind, is_global):
@@ -725,7 +864,17 @@ class RaceDetector(Plugin):
             if self.lane_clocks:
                 def ordered():
                     return self._lane_ordered(sh, key, r, sh.r_clock[key], L, readers=True)
-            r_conf = self._unordered(r, st, L, curbar, is_global, ordered=ordered)
+            synced = None
+            if self.sync is not None:
+                def synced():
+                    return self._synced(sh, key, r, L, sh.r_sync)
+            r_conf = self._unordered(r, st, L, curbar, is_global, ordered=ordered, synced=synced)
+            if self.sync is not None and r_conf.any() and (atomic or self.volatile[number]):
+                # a release's strong write after strong reads of its flag (waiters that read it
+                # before it was set): the hand-off itself
+                codes = r & st.lay.SITE_MASK if st.lay.packed_sites else sh.r_site[key]
+                releases = self.sync.releases(e.lane_index(L) + e.gslot_base)
+                r_conf &= ~(releases & self.volatile[codes.astype(np.int64) >> 2])
         if r_conf is not None and r_conf.any():
             k = int(np.flatnonzero(r_conf)[0])
             other = st.lay.field(r[k])
@@ -736,6 +885,10 @@ class RaceDetector(Plugin):
         sh.write(key, cur, number * 4 + (1 if atomic else 0) + (2 if kind == "cas" else 0))
         if self.lane_clocks:
             sh.w_clock[key] = self.own[L]
+        if self.sync is not None:
+            threads = e.lane_index(L) + e.gslot_base
+            sh.w_sync[key] = self.sync.own(threads)
+            sh.w_release[key] = self.sync.releases(threads) if (atomic or self.volatile[number]) else False
         if len(key) > 1 and not atomic and not _increasing(key):
             # two lanes of this very instruction writing one location: scatter, then read back
             # (one site: the records differ in their threads only)
@@ -763,7 +916,12 @@ class RaceDetector(Plugin):
         code = number * 4
         if shared_reads is not None and self._record_broadcast_read(sh, key, st, shared_reads, code, is_global):
             return
-        new = self._fold_reader(sh.readers()[key], st, L, curbar, is_global)
+        old = sh.readers()[key]
+        synced = before = None
+        if self.sync is not None:
+            before = sh.r_sync[key]
+            synced = self._synced(sh, key, old, L, sh.r_sync, groups=False)
+        new = self._fold_reader(old, st, L, curbar, is_global, synced=synced)
         sh.read(key, new, code)
         if repeats:
             # lanes of this very instruction reading one location: scatter, then fold the losers in
@@ -787,6 +945,8 @@ class RaceDetector(Plugin):
                 else:
                     for w in np.unique(width):
                         sh.read(key[clash][width == w], folded[width == w], code)
+        if self.sync is not None:
+            self._note_read_clocks(sh, key, L, before)
 
     def _reader_groups(self, sh, key, st, L):
         """Lanes L reading granules `key`, some of them the same (a broadcast read: As[ty][k],
@@ -892,8 +1052,12 @@ class RaceDetector(Plugin):
         e, lay = self.wave, st.lay
         old = sh.readers()[key]
         old_clock = sh.r_clock[key]
+        synced = before = None
+        if self.sync is not None:
+            before = sh.r_sync[key]
+            synced = self._synced(sh, key, old, L, sh.r_sync, groups=False)
         new = self._fold_reader(old, st, L, curbar, is_global,
-                                self._lane_ordered(sh, key, old, old_clock, L, readers=True))
+                                self._lane_ordered(sh, key, old, old_clock, L, readers=True), synced)
         code = number * 4
         sh.read(key, new, code)
         sh.r_clock[key] = self.own[L]
@@ -910,6 +1074,8 @@ class RaceDetector(Plugin):
                 width = (f & lay.SEVERAL != 0).astype(np.int8) + (f & lay.WARPS != 0) + (f == lay.MANY_TID)
                 for w in np.unique(width):
                     sh.read(key[clash][width == w], folded[width == w], code)
+        if self.sync is not None:
+            self._note_read_clocks(sh, key, L, before)
         field = lay.field(sh.r[key])
         one_warp = np.flatnonzero((field & (lay.SEVERAL | lay.WARPS)) == lay.SEVERAL)
         if len(one_warp) == 0:
@@ -927,9 +1093,11 @@ class RaceDetector(Plugin):
         sh.rows[rows, e.slot_lane[slots]] = self.own[slots]
 
     @staticmethod
-    def _fold_reader(r, st, L, curbar, is_global, ordered=None):
+    def _fold_reader(r, st, L, curbar, is_global, ordered=None, synced=None):
         """The reader record after lanes L read, given the record `r` (one per lane). ordered:
-        with lane clocks, per lane whether a record of its warp is ordered before it."""
+        with lane clocks, per lane whether a record of its warp is ordered before it; synced:
+        in kernels that fence, per lane whether the recorded read happens before it by a
+        release/acquire hand-off (then it is over, in any block)."""
         cur, lay = st.stamp[L], st.lay
         same_bar = same_interval(lay, r, curbar, st.lag_of(L))
         otid = lay.field(r)
@@ -939,12 +1107,16 @@ class RaceDetector(Plugin):
             other_block = (r >= 0) & (block_of(lay, otid, st.spb) != st.block[L])
         else:
             other_block = np.zeros(len(r), bool)
+        if synced is not None:
+            other_block &= ~synced
         if not (same_bar.any() or other_block.any()):
             return cur
         same_warp = warp_of(lay, otid) == st.warp[L]
         if ordered is None:
             ordered = (r >> lay.WEP_SHIFT) != st.wep[L]          # by __syncwarp (the warp epochs)
         over = (otid == st.tid[L]) | (same_warp & ordered)      # the old read is over
+        if synced is not None:
+            over |= synced
         folded = np.where(same_warp, st.several[L], st.several_warps[L])
         new = np.where(~same_bar | over, cur, folded)
         return np.where(other_block, st.many_blocks[L], new)
@@ -953,7 +1125,8 @@ class RaceDetector(Plugin):
         """Bytes the shadows of the current wave hold (global memory's and this wave's shared)."""
         return sum(sh.nbytes for table in (self.global_shadows, self.shared_shadows) for sh in table.values())
 
-    def _report(self, hazard, region, gran, granule, other_tid, other_site, other_kind, tid, site, kind, cross=None):
+    def _report(self, hazard, region, gran, granule, other_tid, other_site, other_kind, tid, site, kind, cross=None,
+                plain_flag=False):
         e = self.wave
         elem = int(gran) * granule // max(1, region.dtype.itemsize)
         first = {"slot": other_tid, "site": other_site, "kind": other_kind,
@@ -965,7 +1138,9 @@ class RaceDetector(Plugin):
         partial = None
         if self.lane_clocks and other_tid >= 0 and other_tid // 32 == tid // 32:
             partial = tid if region.kind == "shared" else tid - e.gslot_base
-        self.report.race(hazard, region, elem, first, second, cross_block=cross, partial_warp_sync=partial)
+        hand_off = None if self.sync is None else ("plain_flag" if plain_flag else "fences")
+        self.report.race(hazard, region, elem, first, second, cross_block=cross, partial_warp_sync=partial,
+                         hand_off=hand_off)
 
     def _who(self, tid, region):
         e = self.wave
