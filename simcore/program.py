@@ -60,6 +60,7 @@ class LocalVariable:
     line: int = 0
     param: str = ""      # a struct parameter passed by value: its bytes come from the launch
     constant = False     # as ModuleVariable's: kernels write it
+    volatile = False     # as ModuleVariable's; local memory is the thread's own, so no access is strong
     space = "local"
 
     @property

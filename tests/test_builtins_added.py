@@ -270,8 +270,8 @@ __global__ void k(float *out, const float *in, int *iout, unsigned char *bytes, 
     memset(li, 0, sizeof(li));
     li[1] += t;
     memset(iout + 2 * t, -1, 2 * sizeof(int));
-    if (t == 1) __builtin_memset(bytes, 7, n);           // a count known at run time
-    if (t == 2) __builtin_memcpy(bytes + 100, in, 10);   // bytes of floats
+    if (t == 1) memset(bytes, 7, n);           // a count known at run time
+    if (t == 2) memcpy(bytes + 100, in, 10);   // bytes of floats
     struct P p;
     memcpy(&p, ps + t, sizeof(p));                       // a struct
     out[64 + t] = p.x + p.k + li[1];
@@ -346,3 +346,16 @@ def test_norm_and_rnorm_over_local_and_global_arrays():
     pairs = p.reshape(4, 2).astype(np.float64)
     np.testing.assert_allclose(o, 13 + 1 / np.sqrt((pairs ** 2).sum(axis=1)), rtol=1e-6)
     np.testing.assert_allclose(d, [10 + 1 / 6, 10.1, 10 + 1 / 6, 10.1], rtol=1e-12)
+
+
+@pytest.mark.parametrize("name,instead", [("__builtin_memcpy", "memcpy"), ("__builtin_memset", "memset")])
+def test_nvcc_only_memory_builtins_are_refused_as_nvrtc_refuses_them(name, instead):
+    """NVRTC (CuPy's compiler) has no __builtin_memcpy/__builtin_memset (measured on the H200):
+    a kernel using them would run on the simulator and fail to compile on the GPU."""
+    args = "d, s, 8" if name.endswith("cpy") else "d, 0, 8"
+    src = ('extern "C" __global__ void k(char *d, const char *s)\n{\n'
+           f"    {name}({args});\n}}\n")
+    with pytest.raises(simcore.CompileError) as e:
+        simcore.RawModule(code=src).get_function("k")
+    assert f'identifier "{name}" is undefined' in str(e.value) and instead in str(e.value)
+    assert e.value.line == 3

@@ -19,6 +19,10 @@ made up from the signature (below). Left out, by rule, not by name:
   never defined, which ptxas cannot resolve). A refusal of what nvcc builds is simcore's gap;
   a refusal of what nvcc rejects is right.
 
+Before a kernel runs, its `#include` lines of host headers that NVRTC cannot open (`"cuda.h"`,
+`<stdio.h>`: the suite was written for nvcc) are blanked, as a CuPy user would not write them;
+the summary counts them. Anything else NVRTC lacks (`__builtin_memcpy`) stays a refusal.
+
 Made-up arguments: a pointer parameter gets a zero-filled array (of its element type, or of
 the struct's layout) of `ELEMENTS_PER_THREAD` elements per launched thread; `T **` gets an
 array of addresses of such arrays; a number gets `SCALAR_VALUE`; a struct by value a zeroed
@@ -152,9 +156,28 @@ def kernel_names(source, options):
         return None, e
 
 
+INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"]+)[>"].*$', re.M)
+HOST_HEADERS_REMOVED = {}   # header -> kernel files it was removed from
+
+
+def for_nvrtc(text, name):
+    """The suite was written for nvcc, whose include path has the host's headers ("cuda.h",
+    <stdio.h>); NVRTC, which simcore follows (its GPU backend is CuPy), cannot open them and a
+    CuPy user does not write them. Blank each such line (line numbers kept) and count it, so the
+    table measures the device code, not the first line of most files."""
+    from simcore import nvrtc_environment
+
+    def blank(m):
+        if nvrtc_environment.header_found(m.group(1).strip()):
+            return m.group(0)
+        HOST_HEADERS_REMOVED.setdefault(m.group(1).strip(), set()).add(name)
+        return ""
+    return INCLUDE.sub(blank, text)
+
+
 def run_file(path, root, nvcc=None):
-    text = path.read_text(errors="replace")
     name = str(path.parent.relative_to(root))
+    text = for_nvrtc(path.read_text(errors="replace"), name)
     why = usable(text, path, nvcc)
     if why:
         return [(name, "-", "left out", why, "")]
@@ -229,7 +252,9 @@ def tally(rows):
             f"ran without fault: {kinds.count('ok')}; faulted: {kinds.count('fault')}; "
             f"refused: {kinds.count('refused')}; launch errors: {kinds.count('launch')}; "
             f"internal errors: {kinds.count('internal')}",
-            "refused, by construct: " + (", ".join(f"{k} {v}" for k, v in sorted(refusals.items())) or "none")]
+            "refused, by construct: " + (", ".join(f"{k} {v}" for k, v in sorted(refusals.items())) or "none"),
+            "host headers NVRTC cannot open, removed before the run (kernel files): "
+            + (", ".join(f"{h} {len(f)}" for h, f in sorted(HOST_HEADERS_REMOVED.items())) or "none")]
 
 
 def markdown(rows, summary, root):

@@ -37,16 +37,19 @@ def run(entry, backend):
         status = {"ok": "completed", "warning": "completed", "compile_error": "compile_error",
                   "launch_error": "launch_error", "crash": "error"}.get(res.verdict, "fault")
         return status, res.verdict, res.detail, res.args
-    from simcore.cupy_backend import CupyModule
+    import simcore
     from simcore.errors import CompileError, LaunchError
 
     args = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in entry.make_args())
     try:
-        mod = CupyModule(entry.source, tuple(entry.options), tuple(getattr(entry, "name_expressions", ())),
-                         enable_cooperative_groups=getattr(entry, "cooperative", False))
+        # the user's path (simcore.RawModule with backend="cupy"): its arguments are marshalled as a
+        # student's are (a list for `T **`, a structured scalar or dict for a struct by value)
+        mod = simcore.RawModule(code=entry.source, options=tuple(entry.options), backend="cupy",
+                                name_expressions=tuple(getattr(entry, "name_expressions", ())),
+                                enable_cooperative_groups=getattr(entry, "cooperative", False))
         from conformance.runner import set_globals
         set_globals(mod, entry)
-        mod.launch(entry.kernel, pad3(entry.grid), pad3(entry.block), args, entry.shared_mem)
+        mod.get_function(entry.kernel)(pad3(entry.grid), pad3(entry.block), args, shared_mem=entry.shared_mem)
     except CompileError as exc:
         return "compile_error", "compile_error", str(exc), None
     except LaunchError as exc:

@@ -5,7 +5,7 @@ from .. import ctype as T
 from ..program import Var
 from .aggregates import is_vector_maker
 from .builtins import BUILTINS
-from .memfuncs import ARRAY_FUNCTIONS, MEMORY_FUNCTIONS
+from .memfuncs import ARRAY_FUNCTIONS, MEMORY_FUNCTIONS, NVCC_ONLY_FUNCTIONS
 from .purity import has_boundary
 from .sync_points import SYNC_POINTS
 from .values import Sym, Val
@@ -39,6 +39,10 @@ class CallLowering:
             return self.make_vector(name, args, node)
         if name in MEMORY_FUNCTIONS:
             return self.memory_function(name, args, node)       # memfuncs.py
+        if name in NVCC_ONLY_FUNCTIONS:
+            raise self.error(node, f'identifier "{name}" is undefined: nvcc has it, but NVRTC, which compiles '
+                                   f"kernels for CuPy (and so for simcore's GPU backend), does not; call "
+                                   f"{NVCC_ONLY_FUNCTIONS[name]}, which both have", construct=name)
         if name in ARRAY_FUNCTIONS:
             return self.array_function(name, args, node)
         row = SYNC_POINTS.get(name)
