@@ -141,18 +141,23 @@ c.JupyterHub.load_roles = list(c.JupyterHub.load_roles) + [{{
 class Hub:
     """The running test hub, and requests to it as a user, through the proxy."""
 
-    def __init__(self, tmp: Path):
+    def __init__(self, tmp: Path, make_config=None):
+        """``make_config(ports, token, proxy)``: the config's text (default: the dummy hub's)."""
         import requests
 
         self.requests = requests
         self.tmp = tmp
         self.token = os.urandom(16).hex()
-        ports = dict(zip(("public", "hub", "proxy_api", "service"), _free_ports(4)))
+        self.ports = ports = dict(zip(("public", "hub", "proxy_api", "service"), _free_ports(4)))
         self.url = f"http://127.0.0.1:{ports['public']}"
         (tmp / "hub").mkdir()
-        (tmp / "homes" / "grader").mkdir(parents=True)
+        if make_config is None:
+            (tmp / "homes" / "grader").mkdir(parents=True)
+            text = _hub_config(tmp, ports, self.token, _proxy_command())
+        else:
+            text = make_config(ports, self.token, _proxy_command())
         config = tmp / "hub" / "jupyterhub_config.py"
-        config.write_text(_hub_config(tmp, ports, self.token, _proxy_command()))
+        config.write_text(text)
         self.log_path = tmp / "hub" / "hub.log"
         self.log = open(self.log_path, "w")
         env = tool_env()
@@ -246,7 +251,7 @@ def _ok(response, what: str):
     assert response.status_code == 200, (what, response.status_code, response.text[:2000])
     body = response.json()
     if isinstance(body, dict) and "success" in body:
-        assert body["success"], (what, json.dumps(body)[:4000])
+        assert body["success"], (what, str(body.get("error", ""))[-3000:], str(body.get("log", ""))[-2000:])
         body.pop("log", None)
     return body
 

@@ -1,0 +1,111 @@
+"""`tasks.py grade --report`: the class picture (barrier_course/class_report.py).
+
+A class of eleven made-up students answers exercise 1: four put the fill's barrier inside
+`if (i < n)` (a deadlock at the fill), three leave the barrier out (a race between the fill
+and the reduction), one reads `in[i]` without the bounds check, three answer right. The
+report must count the students per fault and name the instructor kernel's region where the
+fault report points, show one example answer per fault without the student's name, rank
+the failed properties, and give the distribution of totals, as HTML (inline SVG chart) and
+JSON next to the gradebook.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from course_testing import ASSIGNMENT, ROOT, copy_course
+
+from barrier_course.class_grading import grade_class
+from barrier_course.class_report import REPORT_FOLDER, kernel_regions, write_report
+
+pytestmark = pytest.mark.slow
+
+STUB = re.compile(r'^(?P<indent>[ \t]*)__simcore_todo\(.*\);[ \t]*$', re.M)
+ANSWERS = {
+    "divergent": "if (i < n) {{\n    tile[t] = in[i];  // {name}\n    __syncthreads();\n}}",
+    "race": "tile[t] = (i < n) ? in[i] : 0.0f;  // {name}",
+    "oob": "tile[t] = in[i];  // {name}\n__syncthreads();",
+    "right": "tile[t] = (i < n) ? in[i] : 0.0f;\n__syncthreads();",
+}
+CLASS = {"divergent": ["dora", "dan", "dina", "dave"], "race": ["rita", "rob", "ravi"],
+         "oob": ["olga"], "right": ["ann", "abe", "amy"]}
+
+
+def _submit(course: Path, student: str, code: str) -> None:
+    released = ROOT / "exercises" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    nb = json.loads(released.read_text())
+    for cell in nb["cells"]:
+        src = "".join(cell["source"])
+        m = STUB.search(src)
+        if m:
+            lines = "\n".join(m["indent"] + line for line in code.splitlines())
+            cell["source"] = src[: m.start()] + lines + src[m.end():]
+            break
+    folder = course / "submitted" / student / ASSIGNMENT
+    folder.mkdir(parents=True)
+    (folder / f"{ASSIGNMENT}.ipynb").write_text(json.dumps(nb))
+
+
+@pytest.fixture(scope="module")
+def class_report(tmp_path_factory):
+    course = copy_course(tmp_path_factory.mktemp("report") / "course")
+    for kind, students in CLASS.items():
+        for student in students:
+            # the name in a comment: every answer differs, and the example must drop it
+            _submit(course, student, ANSWERS[kind].format(name=f"by {student}"))
+    report = grade_class(course, ASSIGNMENT, jobs=2, run_nbgrader=False)
+    page, raw = write_report(course, ASSIGNMENT, report)
+    return {"course": course, "page": page, "data": json.loads(raw.read_text())[ASSIGNMENT],
+            "html": page.read_text()}
+
+
+def test_written_next_to_the_gradebook(class_report):
+    assert class_report["page"] == class_report["course"] / REPORT_FOLDER / f"{ASSIGNMENT}.html"
+    assert "<svg" in class_report["html"] and "<script" not in class_report["html"]
+
+
+def test_faults_counted_per_kind_and_region(class_report):
+    faults = {(f["kind"], f["region"]): f["students"] for f in class_report["data"]["faults"]}
+    assert faults == {("deadlock", "Fill the tile"): 4, ("race", "Fill the tile"): 3,
+                      ("out_of_bounds", "Fill the tile"): 1}, faults
+    top = class_report["data"]["faults"][0]
+    assert top["label"] == "Deadlock at 'Fill the tile'", top
+    assert "4" in class_report["html"] and "Deadlock at &#x27;Fill the tile&#x27;" in class_report["html"]
+
+
+def test_each_fault_has_an_anonymised_example(class_report):
+    for fault in class_report["data"]["faults"]:
+        example = fault["example"]
+        assert example["answer"], fault
+        assert "by student" in example["answer"], example
+        assert example["line"] and f"at line {example['line']}" in example["report"], example
+    for students in CLASS.values():
+        for student in students:
+            assert student not in class_report["html"], student
+    divergent = next(f for f in class_report["data"]["faults"] if f["kind"] == "deadlock")
+    assert "if (i < n)" in divergent["example"]["answer"]
+    assert "Fill the tile" not in divergent["example"]["answer"]  # only the student's lines
+
+
+def test_distribution_and_failed_properties(class_report):
+    data = class_report["data"]
+    assert data["students"] == 11 and data["possible"] == 10
+    dist = dict(data["distribution"])
+    assert dist[10] == 3 and sum(dist.values()) == 11, dist
+    failed = {row["property"]: row["students"] for row in data["failed_properties"]}
+    assert max(failed.values()) <= 8 and failed, failed
+    assert list(failed.values()) == sorted(failed.values(), reverse=True)
+
+
+def test_regions_are_the_instructor_kernels_comments():
+    source = "\n".join([
+        "extern \"C\" __global__ void k(float *a)", "{", "    int t = threadIdx.x;", "",
+        "    // Fill the tile. Every thread must arrive.", "    // ### BEGIN SOLUTION",
+        "    a[t] = 0;", "    // ### END SOLUTION", "", "    // Tree reduction: all threads.",
+        "    a[0] += a[t];", "}"])
+    names = kernel_regions(source)
+    assert names[3] == "" and names[7] == "Fill the tile" and names[11] == "Tree reduction"
