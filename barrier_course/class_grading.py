@@ -277,14 +277,15 @@ def main(argv=None) -> int:
     root = Path(args.root).resolve()
     limits = configured_limits(root, cpu_s=args.cpu_s, wall_s=args.wall_s,
                                memory_mb=args.memory_mb)
-    if args.scores:
-        Path(args.scores).mkdir(parents=True, exist_ok=True)
     if args.shard:
         from .class_shards import parse_shard, shard_students  # noqa: PLC0415
 
         index, count = parse_shard(args.shard)
         if not args.scores:
             parser.error("--shard needs --scores DIR (where the gather step finds the scores)")
+    if args.scores:
+        Path(args.scores).mkdir(parents=True, exist_ok=True)
+    if args.shard:
         students = shard_students(root / _course_directory(root).submitted_directory, index, count)
         report = grade_class(root, args.assignment, jobs=args.jobs, limits=limits,
                              students=students, scores_dir=args.scores, run_nbgrader=False)

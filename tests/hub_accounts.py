@@ -49,6 +49,7 @@ class Accounts:
 
     def __init__(self, names, base: Path):
         self.base = base
+        self.python_exe = sys.executable  # what the accounts run (world_readable_python)
         self.homes = base / "home"
         self.homes.mkdir(parents=True)
         self.made: list[str] = []
@@ -67,7 +68,8 @@ class Accounts:
     def env(self, name: str, **extra) -> dict:
         env = {k: os.environ[k] for k in _KEEP_ENV if k in os.environ}
         env.update(HOME=str(self.home(name)), USER=name, LOGNAME=name,
-                   PATH=os.pathsep.join([str(Path(sys.executable).parent), "/usr/bin", "/bin"]))
+                   PATH=os.pathsep.join([str(Path(self.python_exe).parent),
+                                         str(Path(sys.executable).parent), "/usr/bin", "/bin"]))
         env.update(extra)
         return env
 
@@ -81,7 +83,7 @@ class Accounts:
                **env) -> subprocess.CompletedProcess:
         """``code`` in this environment's Python, as ``name`` (setuid through subprocess)."""
         pw = self.pw(name)
-        return subprocess.run([sys.executable, "-c", code], input=stdin, user=pw.pw_uid,
+        return subprocess.run([self.python_exe, "-c", code], input=stdin, user=pw.pw_uid,
                               group=pw.pw_gid, extra_groups=[], cwd=pw.pw_dir,
                               env=self.env(name, **env), capture_output=True, text=True,
                               timeout=timeout)
@@ -127,21 +129,79 @@ def private_base(prefix: str) -> Path:
     return base
 
 
-def unreachable_environment(accounts: Accounts, name: str, root: Path) -> str | None:
-    """Why ``name`` cannot run this Python environment and the course, or None.
+_PROBE = ("import sys, nbgrader, barrier_course, jupyterhub.singleuser; "
+          "print(sys.version); print(barrier_course.__file__)")
 
-    A user server runs as its student, from the same environment as the hub. On a real
-    server that is a world-readable prefix (TLJH's /opt/tljh/user); here it is the
-    checkout's .venv, which serves only if every folder above it can be entered by others.
-    """
-    code = "import nbgrader, barrier_course, jupyterhub.singleuser; print(barrier_course.__file__)"
-    proc = accounts.python(name, code)
-    if proc.returncode != 0:
-        return (f"the environment {sys.prefix} or the checkout {root} cannot be used by another "
-                f"account ({proc.stderr.strip().splitlines()[-1:] or proc.returncode}); put the "
-                "checkout under a folder others can enter (a real server installs the course "
-                "into a world-readable prefix, e.g. TLJH's /opt/tljh/user)")
+
+def _probe(python: str, accounts: Accounts, name: str) -> subprocess.CompletedProcess:
+    pw = accounts.pw(name)
+    return subprocess.run([python, "-c", _PROBE], user=pw.pw_uid, group=pw.pw_gid,
+                          extra_groups=[], cwd=pw.pw_dir, env=accounts.env(name),
+                          capture_output=True, text=True, timeout=120)
+
+
+def _system_python() -> str | None:
+    """A Python of the same minor version outside any home (Debian's /usr/bin/python3.X)."""
+    for candidate in (f"/usr/bin/python{sys.version_info[0]}.{sys.version_info[1]}",
+                      f"/usr/local/bin/python{sys.version_info[0]}.{sys.version_info[1]}"):
+        if os.access(candidate, os.X_OK):
+            return candidate
     return None
+
+
+def world_readable_python(accounts: Accounts, name: str, base: Path) -> tuple[str | None, str]:
+    """A Python that account ``name`` can run with this environment's packages: (path, how).
+
+    A user server runs as its student from an environment that every account can read (on
+    TLJH, /opt/tljh/user). The checkout's .venv serves as it is when its base interpreter is
+    readable by others. When it is not (e.g. a venv made by a pyenv Python in root's home,
+    whose standard library then is not found), a small prefix is made under ``base``: a
+    venv of the system's Python of the same minor version (same ABI), without pip, whose
+    site-packages adds the checkout's site-packages (a .pth line, nothing is copied), and
+    console scripts that start that Python. Returns (None, why) when neither works.
+    """
+    ours = sys.version.splitlines()[0]
+    proc = _probe(sys.executable, accounts, name)
+    if proc.returncode == 0 and proc.stdout.splitlines()[0] == ours:
+        return sys.executable, "the checkout's environment, readable by every account"
+    why = (proc.stderr.strip().splitlines() or [f"Python {proc.stdout.splitlines()[:1]} "
+                                                 f"instead of {ours}"])[-1]
+    system = _system_python()
+    if system is None:
+        return None, (f"the environment {sys.prefix} cannot be used by another account ({why}) "
+                      "and there is no system Python of the same version to build a "
+                      "world-readable prefix from")
+    prefix = base / "prefix"
+    made = subprocess.run([system, "-m", "venv", "--without-pip", str(prefix)],
+                          capture_output=True, text=True)
+    if made.returncode != 0:
+        return None, f"{system} -m venv failed: {made.stderr.strip()[-300:]}"
+    import site  # noqa: PLC0415
+
+    ours_site = [p for p in site.getsitepackages() if p.startswith(sys.prefix)]
+    lib = next(prefix.glob("lib/python*/site-packages"))
+    (lib / "zz_checkout_environment.pth").write_text(
+        "".join(f"import site; site.addsitedir({p!r})\n" for p in ours_site))
+    venv_bin = Path(sys.prefix) / "bin"
+    for script in venv_bin.iterdir():
+        try:
+            head, _, rest = script.read_text().partition("\n")
+        except (UnicodeDecodeError, OSError):
+            continue
+        if head.startswith("#!") and head[2:].strip().startswith(str(venv_bin)) \
+                and not (prefix / "bin" / script.name).exists():
+            (prefix / "bin" / script.name).write_text(f"#!{prefix}/bin/python\n{rest}")
+            (prefix / "bin" / script.name).chmod(0o755)
+    for folder in [prefix, *prefix.rglob("*")]:
+        if folder.is_dir():
+            folder.chmod(0o755)
+    python = str(prefix / "bin" / "python")
+    proc = _probe(python, accounts, name)
+    if proc.returncode != 0:
+        return None, (f"the environment {sys.prefix} cannot be used by another account ({why}),"
+                      f" nor a prefix made from {system}: {proc.stderr.strip()[-300:]}")
+    return python, (f"a world-readable prefix {prefix} ({system} with the checkout's "
+                    f"site-packages), since {sys.prefix} is not usable by others: {why}")
 
 
 ATTACKER = r'''

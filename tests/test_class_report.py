@@ -109,3 +109,67 @@ def test_regions_are_the_instructor_kernels_comments():
         "    a[0] += a[t];", "}"])
     names = kernel_regions(source)
     assert names[3] == "" and names[7] == "Fill the tile" and names[11] == "Tree reduction"
+
+
+# ---- the same class graded in shards (a Kubernetes Indexed Job's pods), then gathered --------
+
+
+def _grade(course: Path, *args) -> str:
+    import subprocess
+    import sys
+
+    from course_testing import tool_env
+
+    proc = subprocess.run([sys.executable, "-m", "barrier_course.class_grading", ASSIGNMENT,
+                           "--root", str(course), *args], cwd=course, env=tool_env(),
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stdout[-4000:]
+    return proc.stdout
+
+
+@pytest.fixture(scope="module")
+def sharded(class_report):
+    from course_testing import run_tool
+
+    course = class_report["course"]
+    run_tool(["nbgrader", "generate_assignment", ASSIGNMENT], course)
+    scores = course / ".scores" / ASSIGNMENT
+    shards = [_grade(course, "--shard", f"{i}/3", "--scores", str(scores), "--jobs", "1")
+              for i in range(3)]
+    files_after_shards = sorted(p.name for p in scores.glob("*.json"))
+    gathered = _grade(course, "--scores", str(scores), "--jobs", "2", "--report")
+    return {"course": course, "shards": shards, "gathered": gathered, "scores": scores,
+            "files": files_after_shards}
+
+
+def test_each_shard_grades_its_share(sharded):
+    counts = [int(re.search(r"(\d+) submission\(s\)", out)[1]) for out in sharded["shards"]]
+    assert counts == [4, 4, 3], sharded["shards"]      # 11 students, every third from the I-th
+    # one score file per distinct answer: the three right answers are one, the eight others
+    # differ (the name in a comment)
+    assert len(sharded["files"]) == 9, sharded["files"]
+
+
+def test_gather_grades_nothing_again_and_fills_the_gradebook(sharded, class_report):
+    out = sharded["gathered"]
+    assert "0 graded again" in out, out[-2000:]
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{sharded['course'] / 'gradebook.db'}") as gb:
+        got = {s: gb.find_submission(ASSIGNMENT, s).score
+               for students in CLASS.values() for s in students}
+    assert all(got[s] == 10.0 for s in CLASS["right"]), got
+    assert all(got[s] < 10.0 for k, ss in CLASS.items() if k != "right" for s in ss), got
+    assert "Deadlock at 'Fill the tile'" in out and "class report:" in out, out[-2000:]
+
+
+def test_a_bad_shard_is_refused_with_a_reason(class_report, sharded):
+    import subprocess
+    import sys
+
+    from course_testing import tool_env
+
+    proc = subprocess.run([sys.executable, "-m", "barrier_course.class_grading", ASSIGNMENT,
+                           "--root", str(sharded["course"]), "--shard", "3/3", "--scores", "x"],
+                          cwd=sharded["course"], env=tool_env(), capture_output=True, text=True, timeout=300)
+    assert proc.returncode != 0 and "I must be 0 to N-1" in proc.stderr + proc.stdout

@@ -43,9 +43,9 @@ from pathlib import Path
 
 import pytest
 
-from course_testing import ASSIGNMENT, ROOT, copy_course
+from course_testing import ASSIGNMENT, copy_course
 from hub_accounts import (Accounts, attack_in_python, private_base, root_problem, taken,
-                          unreachable_environment)
+                          world_readable_python)
 from test_jupyterhub import (COURSE_ID, DEPLOY, NOTEBOOK, STARTUP_S, STUB, Hub, _missing, _ok)
 
 pytestmark = [pytest.mark.slow, pytest.mark.hub]
@@ -64,14 +64,18 @@ ANSWERS = {
 }
 
 
-def _hub_config(base: Path, accounts: Accounts, ports, token, proxy) -> str:
-    python = [sys.executable, "-m", "jupyterhub.singleuser"]
-    course = {COURSE_ID: {"instructors": [INSTRUCTOR], "students": list(STUDENTS),
+def _hub_config(base: Path, accounts: Accounts, ports, token, proxy, students=STUDENTS,
+                setup: str = SETUP) -> str:
+    """The hub's config: the workshop's (add_courses) on LocalProcessSpawner, real accounts."""
+    python = [accounts.python_exe, "-m", "jupyterhub.singleuser"]
+    course = {COURSE_ID: {"instructors": [INSTRUCTOR], "students": list(students),
                           "grader": GRADER, "directory": str(accounts.home(GRADER) / "course"),
                           "port": ports["service"], "command": python}}
-    machine_env = {"JUPYTER_CONFIG_PATH": str(base / "etc-jupyter")}
+    machine_env = {"JUPYTER_CONFIG_PATH": str(base / "etc-jupyter"),
+                   "PATH": os.pathsep.join([str(Path(accounts.python_exe).parent),
+                                            str(Path(sys.executable).parent), "/usr/bin", "/bin"])}
     hook = ("from nbgrader_hub import private_home\nc.Spawner.pre_spawn_hook = private_home"
-            if SETUP == "hardened" else "# legacy: homes as useradd made them")
+            if setup == "hardened" else "# legacy: homes as useradd made them")
     return f"""
 import sys
 sys.path.insert(0, {str(DEPLOY)!r})
@@ -113,12 +117,12 @@ c.JupyterHub.load_roles = list(c.JupyterHub.load_roles) + [{{
 """
 
 
-def _machine_config(base: Path, exchange: Path) -> None:
+def _machine_config(base: Path, exchange: Path, setup: str = SETUP) -> None:
     machine = (DEPLOY / "nbgrader_config.py").read_text()
     default = 'EXCHANGE_ROOT = "/srv/nbgrader/exchange"'
     assert machine.count(default) == 1, "deploy/jupyterhub/nbgrader_config.py changed its exchange line"
     machine = machine.replace(default, f"EXCHANGE_ROOT = {str(exchange)!r}")
-    if SETUP == "legacy":  # nbgrader's own exchange classes, as before
+    if setup == "legacy":  # nbgrader's own exchange classes, as before
         machine = re.sub(r"# nbgrader's exchange, changed only.*?\n\n", "", machine, flags=re.S)
         assert "ExchangeFactory" not in machine
     etc = base / "etc-jupyter"
@@ -127,8 +131,8 @@ def _machine_config(base: Path, exchange: Path) -> None:
     (etc / "nbgrader_config.py").chmod(0o644)
 
 
-def _prepare_exchange(accounts: Accounts, exchange: Path) -> None:
-    if SETUP == "legacy":  # the README's step 2 before the hardening
+def _prepare_exchange(accounts: Accounts, exchange: Path, setup: str = SETUP) -> None:
+    if setup == "legacy":  # the README's step 2 before the hardening
         exchange.mkdir(parents=True)
         exchange.chmod(0o777)
         return
@@ -277,9 +281,11 @@ def attacked_class():
     hub = None
     try:
         accounts = Accounts(ACCOUNTS, base)
-        why = unreachable_environment(accounts, "alice", ROOT)
-        if why:
-            pytest.skip(why)
+        python, how = world_readable_python(accounts, "alice", base)
+        if python is None:
+            pytest.skip(how)
+        accounts.python_exe = python
+        print(f"\nthe accounts run {how}")
         yield from _run_class(base, accounts)
     finally:
         if accounts is not None:
