@@ -5,8 +5,9 @@
     python3 tasks.py course --instructor   # the same, with nbgrader's instructor tools shown
     python3 tasks.py test [ARGS...]    # .venv with course+test extras, then python -m pytest ARGS
     python3 tasks.py release           # regenerate exercises/ from solutions/ (nbgrader)
-    python3 tasks.py grade ASSIGNMENT [--jobs N] [--cpu-s S] [--wall-s S] [--memory-mb M]
-                                       # grade submitted/ in isolation, update gradebook.db
+    python3 tasks.py grade ASSIGNMENT [--jobs N] [--cpu-s S] [--wall-s S] [--memory-mb M] [--report]
+                                       # grade submitted/ in isolation, update gradebook.db;
+                                       # --report: class_report/ASSIGNMENT.html next to it
     python3 tasks.py handouts [--no-pdf]   # handouts/: executed HTML + PDF per lesson, workshop bundle
 
 The virtual environment is .venv at the repository root. Installing is skipped when a stamp
@@ -271,7 +272,7 @@ def cmd_grade(args: list[str]) -> int:
     """
     if not args or args[0].startswith("-"):
         print("usage: python3 tasks.py grade ASSIGNMENT [--jobs N] [--cpu-s S] [--wall-s S] "
-              "[--memory-mb M]")
+              "[--memory-mb M] [--report] [--shard I/N --scores DIR]")
         return 2
     ensure_installed(("course",))
     cmd = [venv_bin("python"), "-m", "barrier_course.class_grading", *args]

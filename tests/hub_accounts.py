@@ -50,6 +50,7 @@ class Accounts:
     def __init__(self, names, base: Path):
         self.base = base
         self.python_exe = sys.executable  # what the accounts run (world_readable_python)
+        self.python_env: dict = {}        # and what it needs in its environment
         self.homes = base / "home"
         self.homes.mkdir(parents=True)
         self.made: list[str] = []
@@ -70,6 +71,7 @@ class Accounts:
         env.update(HOME=str(self.home(name)), USER=name, LOGNAME=name,
                    PATH=os.pathsep.join([str(Path(self.python_exe).parent),
                                          str(Path(sys.executable).parent), "/usr/bin", "/bin"]))
+        env.update(self.python_env)
         env.update(extra)
         return env
 
@@ -140,68 +142,82 @@ def _probe(python: str, accounts: Accounts, name: str) -> subprocess.CompletedPr
                           capture_output=True, text=True, timeout=120)
 
 
-def _system_python() -> str | None:
-    """A Python of the same minor version outside any home (Debian's /usr/bin/python3.X)."""
-    for candidate in (f"/usr/bin/python{sys.version_info[0]}.{sys.version_info[1]}",
-                      f"/usr/local/bin/python{sys.version_info[0]}.{sys.version_info[1]}"):
-        if os.access(candidate, os.X_OK):
-            return candidate
-    return None
-
-
 def world_readable_python(accounts: Accounts, name: str, base: Path) -> tuple[str | None, str]:
     """A Python that account ``name`` can run with this environment's packages: (path, how).
 
-    A user server runs as its student from an environment that every account can read (on
-    TLJH, /opt/tljh/user). The checkout's .venv serves as it is when its base interpreter is
-    readable by others. When it is not (e.g. a venv made by a pyenv Python in root's home,
-    whose standard library then is not found), a small prefix is made under ``base``: a
-    venv of the system's Python of the same minor version (same ABI), without pip, whose
-    site-packages adds the checkout's site-packages (a .pth line, nothing is copied), and
-    console scripts that start that Python. Returns (None, why) when neither works.
+    Sets ``accounts.python_exe`` and ``accounts.python_env`` to it. A user server runs as its
+    student from an environment every account can read (on TLJH, /opt/tljh/user). The
+    checkout's .venv serves as it is when its base interpreter is readable by others. When it
+    is not (a venv of a pyenv Python in root's home: another account then silently gets the
+    system's libpython and standard library, of another patch release), a prefix is made
+    under ``base``: the base interpreter's binary, libpython and standard library (no
+    site-packages, no test suite), whose site-packages adds the checkout's site-packages
+    (a .pth line: no package is copied), links to the environment's Jupyter config and data,
+    and console scripts that start it. Returns (None, why) when neither works.
     """
     ours = sys.version.splitlines()[0]
     proc = _probe(sys.executable, accounts, name)
     if proc.returncode == 0 and proc.stdout.splitlines()[0] == ours:
         return sys.executable, "the checkout's environment, readable by every account"
-    why = (proc.stderr.strip().splitlines() or [f"Python {proc.stdout.splitlines()[:1]} "
-                                                 f"instead of {ours}"])[-1]
-    system = _system_python()
-    if system is None:
-        return None, (f"the environment {sys.prefix} cannot be used by another account ({why}) "
-                      "and there is no system Python of the same version to build a "
-                      "world-readable prefix from")
-    prefix = base / "prefix"
-    made = subprocess.run([system, "-m", "venv", "--without-pip", str(prefix)],
-                          capture_output=True, text=True)
-    if made.returncode != 0:
-        return None, f"{system} -m venv failed: {made.stderr.strip()[-300:]}"
+    why = (proc.stderr.strip().splitlines()[-1:] or
+           [f"Python {proc.stdout.splitlines()[0]} instead of {ours}"])[0]
+    prefix = _prefix_from_base(base / "prefix")
+    accounts.python_exe = str(prefix / "bin" / "python")
+    accounts.python_env = {"LD_LIBRARY_PATH": str(prefix / "lib")}
+    proc = _probe(accounts.python_exe, accounts, name)
+    if proc.returncode != 0 or proc.stdout.splitlines()[0] != ours:
+        accounts.python_exe, accounts.python_env = sys.executable, {}
+        return None, (f"the environment {sys.prefix} cannot be used by another account ({why}),"
+                      f" nor a prefix made from {sys.base_prefix}: "
+                      f"{(proc.stderr.strip() or proc.stdout)[-300:]}")
+    return accounts.python_exe, (f"a world-readable prefix {prefix} (the interpreter of "
+                                 f"{sys.base_prefix} with the checkout's site-packages), since "
+                                 f"{sys.prefix} is not usable by others: {why}")
+
+
+def _prefix_from_base(prefix: Path) -> Path:
     import site  # noqa: PLC0415
 
-    ours_site = [p for p in site.getsitepackages() if p.startswith(sys.prefix)]
-    lib = next(prefix.glob("lib/python*/site-packages"))
-    (lib / "zz_checkout_environment.pth").write_text(
-        "".join(f"import site; site.addsitedir({p!r})\n" for p in ours_site))
+    version = f"python{sys.version_info[0]}.{sys.version_info[1]}"
+    src = Path(sys.base_prefix)
+    (prefix / "bin").mkdir(parents=True)
+    (prefix / "lib").mkdir()
+    shutil.copy2(Path(sys.executable).resolve() if not (src / "bin" / version).exists()
+                 else src / "bin" / version, prefix / "bin" / version)
+    (prefix / "bin" / "python").symlink_to(version)
+    (prefix / "bin" / "python3").symlink_to(version)
+    for lib in src.glob("lib/libpython*.so*"):
+        shutil.copy2(lib, prefix / "lib" / lib.name, follow_symlinks=False)
+    shutil.copytree(src / "lib" / version, prefix / "lib" / version, symlinks=True,
+                    ignore=shutil.ignore_patterns("site-packages", "test", "idlelib",
+                                                  "tkinter", "turtledemo"))
+    packages = prefix / "lib" / version / "site-packages"
+    packages.mkdir()
+    ours = [p for p in site.getsitepackages() if p.startswith(sys.prefix)]
+    (packages / "zz_checkout_environment.pth").write_text(
+        "".join(f"import site; site.addsitedir({p!r})\n" for p in ours))
     venv_bin = Path(sys.prefix) / "bin"
     for script in venv_bin.iterdir():
         try:
             head, _, rest = script.read_text().partition("\n")
         except (UnicodeDecodeError, OSError):
             continue
+        target = prefix / "bin" / script.name
         if head.startswith("#!") and head[2:].strip().startswith(str(venv_bin)) \
-                and not (prefix / "bin" / script.name).exists():
-            (prefix / "bin" / script.name).write_text(f"#!{prefix}/bin/python\n{rest}")
-            (prefix / "bin" / script.name).chmod(0o755)
-    for folder in [prefix, *prefix.rglob("*")]:
-        if folder.is_dir():
-            folder.chmod(0o755)
-    python = str(prefix / "bin" / "python")
-    proc = _probe(python, accounts, name)
-    if proc.returncode != 0:
-        return None, (f"the environment {sys.prefix} cannot be used by another account ({why}),"
-                      f" nor a prefix made from {system}: {proc.stderr.strip()[-300:]}")
-    return python, (f"a world-readable prefix {prefix} ({system} with the checkout's "
-                    f"site-packages), since {sys.prefix} is not usable by others: {why}")
+                and not target.exists():
+            target.write_text(f"#!{prefix}/bin/python\n{rest}")
+    for path in [prefix, *prefix.rglob("*")]:
+        if not path.is_symlink():
+            path.chmod(0o755 if path.is_dir() or os.access(path, os.X_OK) or
+                       path.parent.name == "bin" else 0o644)
+    # Jupyter's config (which server extensions are on: nbgrader's, JupyterLab's) and data
+    # (kernel specs, lab extensions) of the environment: links, made after the chmod above
+    for part in ("etc/jupyter", "share/jupyter"):
+        if (Path(sys.prefix) / part).is_dir():
+            (prefix / part).parent.mkdir(parents=True, exist_ok=True)
+            (prefix / part).parent.chmod(0o755)
+            (prefix / part).symlink_to(Path(sys.prefix) / part)
+    return prefix
 
 
 ATTACKER = r'''

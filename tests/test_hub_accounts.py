@@ -24,9 +24,15 @@ looks at the files afterwards, or the secret in alice's answer must not reach ma
 (``chmod 777`` exchange, nbgrader's default exchange classes, homes as useradd makes them):
 there the attacks succeed, which is what the hardening is for (not run in CI).
 
+The accounts' servers need a Python that every account can run (on TLJH, /opt/tljh/user).
+The checkout's .venv serves when its base interpreter is readable by others; when it is not
+(a pyenv Python in root's home, as on the CI machine), hub_accounts.world_readable_python
+makes a small prefix in the test's folder from the system's Python of the same version,
+whose site-packages adds the checkout's (nothing is copied).
+
 Skipped, with the reason, when not root, without Node.js / configurable-http-proxy, when one
-of the account names already exists on the machine, or when other accounts cannot use this
-Python environment (the checkout is under a folder others cannot enter).
+of the account names already exists on the machine, or when no Python usable by the other
+accounts can be had (the checkout under a folder others cannot enter).
 """
 
 from __future__ import annotations
@@ -73,7 +79,8 @@ def _hub_config(base: Path, accounts: Accounts, ports, token, proxy, students=ST
                           "port": ports["service"], "command": python}}
     machine_env = {"JUPYTER_CONFIG_PATH": str(base / "etc-jupyter"),
                    "PATH": os.pathsep.join([str(Path(accounts.python_exe).parent),
-                                            str(Path(sys.executable).parent), "/usr/bin", "/bin"])}
+                                            str(Path(sys.executable).parent), "/usr/bin", "/bin"]),
+                   **accounts.python_env}
     hook = ("from nbgrader_hub import private_home\nc.Spawner.pre_spawn_hook = private_home"
             if setup == "hardened" else "# legacy: homes as useradd made them")
     return f"""
@@ -284,7 +291,6 @@ def attacked_class():
         python, how = world_readable_python(accounts, "alice", base)
         if python is None:
             pytest.skip(how)
-        accounts.python_exe = python
         print(f"\nthe accounts run {how}")
         yield from _run_class(base, accounts)
     finally:

@@ -255,7 +255,6 @@ def main(argv=None) -> int:
         python, how = world_readable_python(accounts, students[0], base)
         if python is None:
             raise SystemExit(f"hub_scale: {how}")
-        accounts.python_exe = python
         figures["python"] = how
         exchange = base / "srv" / "nbgrader" / "exchange"
         course_folder = accounts.home(GRADER) / "course"
@@ -298,7 +297,8 @@ def main(argv=None) -> int:
         figures["collect_s"] = time.monotonic() - t0
         t0 = time.monotonic()
         grading = accounts.shell(GRADER, f"cd {course_folder} && PATH={Path(python).parent}:"
-                                 f"$PATH {python} -m barrier_course.class_grading "
+                                 f"$PATH LD_LIBRARY_PATH={accounts.python_env.get('LD_LIBRARY_PATH', '')} "
+                                 f"{python} -m barrier_course.class_grading "
                                  f"{ASSIGNMENT} --jobs {args.jobs} --report", timeout=7200)
         figures["grading_s"] = time.monotonic() - t0
         figures["grading_output"] = grading.stdout[-4000:] + grading.stderr[-2000:]
