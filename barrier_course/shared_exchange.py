@@ -9,7 +9,7 @@ attacker), or create a course's folders before its instructor does. The hardened
 course folder created by the course's grader account; students then write only into
 ``inbound/`` (0733 plus the sticky bit), which they cannot list.
 
-Two small changes to nbgrader's default exchange make it work there, and nothing else:
+Three small changes to nbgrader's default exchange make it work there, and nothing else:
 
 * every action only checks that the root exists and can be entered (:class:`PreparedRoot`),
   instead of demanding, or setting, write permission on it;
@@ -18,7 +18,9 @@ Two small changes to nbgrader's default exchange make it work there, and nothing
   (it is in the student's nbgrader cache, and in the path of a careless screenshot) could
   read the answer and replace the files. The folder is made inside ``inbound/``, whose
   set-group-id bit gives it the grader's group, so the grader still reads it (``collect``
-  only copies); removing old submissions is root's job.
+  only copies); removing old submissions is root's job;
+* ``collect`` takes a folder only from the account of the student it names
+  (:class:`ExchangeCollectPrepared`).
 
 ``deploy/jupyterhub/nbgrader_config.py`` (the machine-wide config) selects these classes
 through nbgrader's ``ExchangeFactory``.
@@ -26,19 +28,25 @@ through nbgrader's ``ExchangeFactory``.
 
 from __future__ import annotations
 
+import datetime
 import os
+import pwd
 import shutil
 
 from nbgrader.exchange.default import (ExchangeCollect, ExchangeFetchAssignment,
                                        ExchangeFetchFeedback, ExchangeList,
                                        ExchangeReleaseAssignment, ExchangeReleaseFeedback,
                                        ExchangeSubmit)
+from traitlets import List, Unicode
 
 __all__ = ["ExchangeCollectPrepared", "ExchangeFetchAssignmentPrepared",
            "ExchangeFetchFeedbackPrepared", "ExchangeListPrepared",
            "ExchangeReleaseAssignmentPrepared", "ExchangeReleaseFeedbackPrepared",
            "ExchangeSubmitPrivately", "SUBMISSION_DIR_MODE", "SUBMISSION_FILE_MODE",
            "FACTORY_CLASSES"]
+
+#: the time given to a folder that is not collected: older than any real submission
+_NEVER = datetime.datetime(1970, 1, 1)  # naive UTC, as nbgrader's parse_utc gives
 
 #: a submission's folders and files: its student writes, the grader's group reads
 SUBMISSION_DIR_MODE = 0o750
@@ -78,7 +86,44 @@ class ExchangeListPrepared(PreparedRoot, ExchangeList):
 
 
 class ExchangeCollectPrepared(PreparedRoot, ExchangeCollect):
-    """Collect from the prepared exchange."""
+    """Collect from the prepared exchange, only what each student submitted themselves.
+
+    Any student may create a folder in ``inbound/`` (that is how submitting works), so
+    nothing stops mallory from creating ``alice+ex01+<a later time>+x``: nbgrader's collect
+    takes each student's latest folder and, with ``check_owner``, only *warns* that the
+    owner differs. Here a folder whose owner is not the student's account is never
+    collected (an error names it); the student's own latest submission is taken instead.
+    On a hub whose accounts are not named after the students, set ``owner_names`` (or
+    ``[]`` to switch the check off, as nbgrader's ``check_owner = False`` does).
+    """
+
+    owner_names = List(Unicode(), ["{student}", "jupyter-{student}"],
+                       help="Account names that may own a student's submission: '{student}' "
+                            "is the student id (TLJH's accounts are jupyter-<name>); [] trusts "
+                            "every folder, as nbgrader does.").tag(config=True)
+
+    def _owned_by_student(self, path: str, student: str) -> bool:
+        if not self.owner_names:
+            return True
+        try:
+            owner = pwd.getpwuid(os.stat(path).st_uid).pw_name
+        except (KeyError, OSError):
+            return False
+        return owner in {name.format(student=student) for name in self.owner_names}
+
+    def _path_to_record(self, path):
+        record = super()._path_to_record(path)
+        if not self._owned_by_student(path, record["username"]):
+            self.log.error("Not collected: %s claims to be submitted by %s but belongs to "
+                           "another account", path, record["username"])
+            # never the latest: the student's own submission wins; dropped in copy_files
+            record["timestamp"] = _NEVER
+            record["foreign"] = True
+        return record
+
+    def copy_files(self):
+        self.src_records = [r for r in self.src_records if not r.get("foreign")]
+        super().copy_files()
 
 
 class ExchangeSubmitPrivately(PreparedRoot, ExchangeSubmit):

@@ -41,6 +41,7 @@ import json
 import os
 import re
 import secrets
+import shlex
 import shutil
 import sqlite3
 import subprocess
@@ -66,8 +67,10 @@ SECRET = "alice-secret-" + secrets.token_hex(6)
 ANSWERS = {
     "alice": f"tile[t] = (i < n) ? in[i] : 0.0f;  // {SECRET}\n__syncthreads();",
     "bob": "tile[t] = (i < n) ? in[i] : 0.0f;",
-    "mallory": "tile[t] = (i < n) ? in[i] : 0.0f;\n__syncthreads();",
+    "mallory": "tile[t] = (i < n) ? in[i] : 0.0f;  // mallory-mark\n__syncthreads();",
 }
+#: the time of a submission mallory forges in alice's name: later than any real one
+FORGED_TIME = "2099-01-01 00:00:00.000000 UTC"
 
 
 def _hub_config(base: Path, accounts: Accounts, ports, token, proxy, students=STUDENTS,
@@ -251,8 +254,9 @@ def _attack(accounts: Accounts, attempts: dict, targets: dict) -> dict:
     """Each attempt as mallory, in a shell and in Python; name -> {"shell": .., "python": ..}."""
     results = {}
     snippets = {}
+    quoted = {k: shlex.quote(str(v)) for k, v in targets.items()}
     for name, (shell, python) in attempts.items():
-        proc = accounts.shell("mallory", shell.format(**targets))
+        proc = accounts.shell("mallory", shell.format(**quoted))
         results[name] = {"shell": {"ok": proc.returncode == 0,
                                    "output": (proc.stdout + proc.stderr)[:4000]}}
         snippets[name] = python.format(**targets)
@@ -365,6 +369,15 @@ def _run_class(base: Path, accounts: Accounts):
         effects["delete alice's submission (its name leaked)"] = not (submission / NOTEBOOK).exists()
         effects["write into outbound"] = _owned_by(course / "outbound", mallory_uid)
 
+        # a submission in alice's name: creating a folder in inbound/ is what submitting is,
+        # so this succeeds; what must fail is collecting it as alice's
+        forged = course / "inbound" / f"alice+{ASSIGNMENT}+{FORGED_TIME}+forged"
+        mine = accounts.home("mallory") / COURSE_ID / ASSIGNMENT / NOTEBOOK
+        q = shlex.quote
+        steps["forged in alice's name"] = accounts.shell("mallory", (
+            f"mkdir {q(str(forged))} && cp {q(str(mine))} {q(str(forged))}/ && "
+            f"echo {q(FORGED_TIME)} > {q(str(forged))}/timestamp.txt")).returncode == 0
+
         # the formgrader with mallory's own token: through the proxy and at the service itself
         formgrader = {}
         for method, path in (("GET", f"{service}/formgrader/api/assignments"),
@@ -379,6 +392,8 @@ def _run_class(base: Path, accounts: Accounts):
         steps["mallory at the formgrader"] = formgrader
 
         steps["collect"] = _ok(hub.request("POST", f"{fg}/collect", user=INSTRUCTOR), "collect")
+        collected = course_folder / "submitted" / "alice" / ASSIGNMENT / NOTEBOOK
+        steps["alice's collected work"] = collected.read_text() if collected.is_file() else ""
         for student in STUDENTS:
             _ok(hub.request("POST", f"{service}/formgrader/api/submission/{ASSIGNMENT}/{student}"
                             "/autograde", user=INSTRUCTOR), f"autograde {student}")
@@ -504,6 +519,14 @@ def test_mallory_cannot_change_alices_submission(attacked_class):
 
 def test_mallory_cannot_delete_alices_submission(attacked_class):
     _refused(attacked_class, "delete alice's submission (its name leaked)")
+
+
+def test_mallory_cannot_submit_in_alices_name(attacked_class):
+    steps = attacked_class["steps"]
+    assert steps["forged in alice's name"], "creating a folder in inbound/ must work (submitting)"
+    collected = steps["alice's collected work"]
+    assert "mallory-mark" not in collected, "mallory's forgery was collected as alice's"
+    assert SECRET in collected, "alice's own submission was not collected"
 
 
 def test_mallory_cannot_write_into_outbound(attacked_class):
