@@ -6,7 +6,8 @@ workshop's jupyterhub_config.py does, and deploy/jupyterhub/nbgrader_config.py a
 machine-wide nbgrader config (only its exchange path changed to a temporary folder). What
 differs from a production hub is only what a test cannot have: the DummyAuthenticator and
 the SimpleLocalProcessSpawner (every user is the same OS account, homes in a temporary
-folder), and the course service runs as that account too.
+folder, so collect's owner check is off), and the course service runs as that account too.
+tests/test_hub_accounts.py runs the same class with real accounts, as root.
 
 Through the proxy, as each user would: alice logs in on the login page and lands in her
 JupyterLab, someone not on the class list is refused; the instructor generates and releases exercise 1 from
@@ -272,8 +273,11 @@ def class_on_a_hub(tmp_path_factory):
     default = 'EXCHANGE_ROOT = "/srv/nbgrader/exchange"'
     assert machine.count(default) == 1, "deploy/jupyterhub/nbgrader_config.py changed its exchange line"
     (tmp / "etc-jupyter").mkdir()
+    # one OS account plays every user here, so no submission is owned by its student's
+    # account: collect's owner check (barrier_course/shared_exchange.py) is off, as nbgrader's is
     (tmp / "etc-jupyter" / "nbgrader_config.py").write_text(
-        machine.replace(default, f"EXCHANGE_ROOT = {str(exchange)!r}"))
+        machine.replace(default, f"EXCHANGE_ROOT = {str(exchange)!r}")
+        + "\nc.ExchangeCollectPrepared.owner_names = []\n")
 
     hub = Hub(tmp)
     steps = {}
