@@ -86,12 +86,17 @@ def kernel_regions(source: str) -> list[str]:
     names = [""]
     current = ""
     previous_blank = True
+    in_block = False
     for line in source.splitlines():
         text = _comment_text(line)
-        if text is not None and previous_blank:
-            current = _first_sentence(text)
+        if text is not None:
+            if not in_block and previous_blank:  # a comment paragraph opens a region
+                current = _first_sentence(text)
+            in_block = True
+        else:
+            in_block = False
         names.append(current)
-        previous_blank = (not line.strip()) or (text is not None and previous_blank)
+        previous_blank = not line.strip() or (in_block and previous_blank)
     return names
 
 
@@ -118,7 +123,7 @@ def _answer_lines(student: str, released: str) -> list[str]:
     matcher = difflib.SequenceMatcher(a=[x.strip() for x in a], b=[x.strip() for x in b],
                                       autojunk=False)
     for tag, i1, i2, _, _ in matcher.get_opcodes():
-        if tag in ("replace", "insert"):
+        if tag in ("replace", "delete"):  # lines of a (the student's) that b does not have
             out += a[i1:i2]
     return out
 

@@ -74,7 +74,7 @@ FORGED_TIME = "2099-01-01 00:00:00.000000 UTC"
 
 
 def _hub_config(base: Path, accounts: Accounts, ports, token, proxy, students=STUDENTS,
-                setup: str = SETUP) -> str:
+                setup: str = SETUP, startup_s: int = STARTUP_S) -> str:
     """The hub's config: the workshop's (add_courses) on LocalProcessSpawner, real accounts."""
     python = [accounts.python_exe, "-m", "jupyterhub.singleuser"]
     course = {COURSE_ID: {"instructors": [INSTRUCTOR], "students": list(students),
@@ -107,8 +107,8 @@ c.JupyterHub.authenticator_class = "dummy"   # logging in is not what this test 
 c.JupyterHub.spawner_class = "localprocess"
 c.Spawner.cmd = {python!r}
 c.Spawner.environment = {machine_env!r}
-c.Spawner.start_timeout = {STARTUP_S}
-c.Spawner.http_timeout = {STARTUP_S}
+c.Spawner.start_timeout = {startup_s}
+c.Spawner.http_timeout = {startup_s}
 c.Spawner.default_url = "/lab"
 {hook}
 
