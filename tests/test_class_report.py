@@ -6,7 +6,8 @@ and the reduction), one reads `in[i]` without the bounds check, three answer rig
 report must count the students per fault and name the instructor kernel's region where the
 fault report points, show one example answer per fault without the student's name, rank
 the failed properties, and give the distribution of totals, as HTML (inline SVG chart) and
-JSON next to the gradebook.
+JSON next to the gradebook. The class is graded as a Kubernetes Indexed Job would grade it:
+three shards (`--shard I/3 --scores DIR`), then the gather step (`--scores DIR --report`).
 """
 
 from __future__ import annotations
@@ -19,8 +20,7 @@ import pytest
 
 from course_testing import ASSIGNMENT, ROOT, copy_course
 
-from barrier_course.class_grading import grade_class
-from barrier_course.class_report import REPORT_FOLDER, kernel_regions, write_report
+from barrier_course.class_report import REPORT_FOLDER, kernel_regions
 
 pytestmark = pytest.mark.slow
 
@@ -51,14 +51,11 @@ def _submit(course: Path, student: str, code: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def class_report(tmp_path_factory):
-    course = copy_course(tmp_path_factory.mktemp("report") / "course")
-    for kind, students in CLASS.items():
-        for student in students:
-            # the name in a comment: every answer differs, and the example must drop it
-            _submit(course, student, ANSWERS[kind].format(name=f"by {student}"))
-    report = grade_class(course, ASSIGNMENT, jobs=2, run_nbgrader=False)
-    page, raw = write_report(course, ASSIGNMENT, report)
+def class_report(sharded):
+    """The report the gather step wrote (``--report``), from the shards' scores."""
+    course = sharded["course"]
+    page = course / REPORT_FOLDER / f"{ASSIGNMENT}.html"
+    raw = course / REPORT_FOLDER / f"{ASSIGNMENT}.json"
     return {"course": course, "page": page, "data": json.loads(raw.read_text())[ASSIGNMENT],
             "html": page.read_text()}
 
@@ -128,10 +125,15 @@ def _grade(course: Path, *args) -> str:
 
 
 @pytest.fixture(scope="module")
-def sharded(class_report):
+def sharded(tmp_path_factory):
+    """The class graded in three shards (as three pods would), then gathered with --report."""
     from course_testing import run_tool
 
-    course = class_report["course"]
+    course = copy_course(tmp_path_factory.mktemp("report") / "course")
+    for kind, students in CLASS.items():
+        for student in students:
+            # the name in a comment: every answer differs, and the example must drop it
+            _submit(course, student, ANSWERS[kind].format(name=f"by {student}"))
     run_tool(["nbgrader", "generate_assignment", ASSIGNMENT], course)
     scores = course / ".scores" / ASSIGNMENT
     shards = [_grade(course, "--shard", f"{i}/3", "--scores", str(scores), "--jobs", "1")
@@ -150,7 +152,7 @@ def test_each_shard_grades_its_share(sharded):
     assert len(sharded["files"]) == 9, sharded["files"]
 
 
-def test_gather_grades_nothing_again_and_fills_the_gradebook(sharded, class_report):
+def test_gather_grades_nothing_again_and_fills_the_gradebook(sharded):
     out = sharded["gathered"]
     assert "0 graded again" in out, out[-2000:]
     from nbgrader.api import Gradebook
@@ -163,7 +165,7 @@ def test_gather_grades_nothing_again_and_fills_the_gradebook(sharded, class_repo
     assert "Deadlock at 'Fill the tile'" in out and "class report:" in out, out[-2000:]
 
 
-def test_a_bad_shard_is_refused_with_a_reason(class_report, sharded):
+def test_a_bad_shard_is_refused_with_a_reason(sharded):
     import subprocess
     import sys
 

@@ -391,19 +391,35 @@ def _run_class(base: Path, accounts: Accounts):
         formgrader["GET (the service's own port)"] = direct.status_code
         steps["mallory at the formgrader"] = formgrader
 
-        steps["collect"] = _ok(hub.request("POST", f"{fg}/collect", user=INSTRUCTOR), "collect")
+        def flow(what, call):
+            """A step of the class; on the legacy set-up mallory may have broken it: noted."""
+            try:
+                return call()
+            except AssertionError as exc:
+                if SETUP == "hardened":
+                    raise
+                steps.setdefault("class broken by the attacks", []).append(f"{what}: {exc}"[:600])
+                return None
+
+        steps["collect"] = flow("collect", lambda: _ok(
+            hub.request("POST", f"{fg}/collect", user=INSTRUCTOR), "collect"))
         collected = course_folder / "submitted" / "alice" / ASSIGNMENT / NOTEBOOK
         steps["alice's collected work"] = collected.read_text() if collected.is_file() else ""
         for student in STUDENTS:
-            _ok(hub.request("POST", f"{service}/formgrader/api/submission/{ASSIGNMENT}/{student}"
-                            "/autograde", user=INSTRUCTOR), f"autograde {student}")
-        _ok(hub.request("POST", f"{fg}/generate_feedback", user=INSTRUCTOR), "feedback")
-        _ok(hub.request("POST", f"{fg}/release_feedback", user=INSTRUCTOR), "release feedback")
+            flow(f"autograde {student}", lambda: _ok(hub.request(
+                "POST", f"{service}/formgrader/api/submission/{ASSIGNMENT}/{student}/autograde",
+                user=INSTRUCTOR), f"autograde {student}"))
+        flow("feedback", lambda: _ok(hub.request("POST", f"{fg}/generate_feedback",
+                                                 user=INSTRUCTOR), "feedback"))
+        flow("release feedback", lambda: _ok(hub.request("POST", f"{fg}/release_feedback",
+                                                         user=INSTRUCTOR), "release feedback"))
         for student in STUDENTS:
-            _ok(hub.request("POST", f"/user/{student}/assignments/fetch_feedback", data=form,
-                            user=student), "fetch feedback")
-        submissions = _ok(hub.request("GET", f"{service}/formgrader/api/submissions/{ASSIGNMENT}",
-                                      user=INSTRUCTOR), "submissions")
+            flow(f"fetch feedback {student}", lambda: _ok(hub.request(
+                "POST", f"/user/{student}/assignments/fetch_feedback", data=form, user=student),
+                "fetch feedback"))
+        submissions = flow("submissions", lambda: _ok(hub.request(
+            "GET", f"{service}/formgrader/api/submissions/{ASSIGNMENT}", user=INSTRUCTOR),
+            "submissions")) or []
         steps["scores"] = {s["student"]: s["score"] for s in submissions}
 
         from nbgrader.utils import notebook_hash  # noqa: PLC0415
