@@ -31,8 +31,10 @@ ANSWERS = {
     "oob": "tile[t] = in[i];  // {name}\n__syncthreads();",
     "right": "tile[t] = (i < n) ? in[i] : 0.0f;\n__syncthreads();",
 }
-CLASS = {"divergent": ["dora", "dan", "dina", "dave"], "race": ["rita", "rob", "ravi"],
-         "oob": ["olga"], "right": ["ann", "abe", "amy"]}
+#: names that no page would contain by chance (the report must not show them)
+CLASS = {"divergent": ["dora_q7", "dan_q7", "dina_q7", "dave_q7"],
+         "race": ["rita_q7", "rob_q7", "ravi_q7"], "oob": ["olga_q7"],
+         "right": ["ann_q7", "abe_q7", "amy_q7"]}
 
 
 def _submit(course: Path, student: str, code: str) -> None:
