@@ -18,8 +18,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-#: What an account's processes see: no root's HOME, tokens or config.
-_KEEP_ENV = ("LANG", "LC_ALL")
+#: What an account's processes see: no root's HOME, tokens or config (PYTHONPATH: a
+#: worktree that is tested without being installed, as the hub's servers keep it too).
+_KEEP_ENV = ("LANG", "LC_ALL", "PYTHONPATH")
 
 
 def root_problem() -> str | None:

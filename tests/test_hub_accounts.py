@@ -205,9 +205,6 @@ AFTER_SUBMIT = {
         "echo forged > {submission}/{notebook}",
         "open('{submission}/forged', 'w').write('forged')\n"
         "os.replace('{submission}/forged', '{submission}/{notebook}')"),
-    "delete alice's submission (its name leaked)": (
-        "rm -rf {submission}",
-        "import shutil; shutil.rmtree('{submission}')"),
     "write into outbound": (
         "mkdir {course}/outbound/ex99_forged && echo forged > {course}/outbound/{assignment}/forged.ipynb",
         "open('{course}/outbound/{assignment}/forged2.ipynb', 'w').write('forged')"),
@@ -220,6 +217,13 @@ AFTER_SUBMIT = {
     "list the grader's course folder": (
         "ls -a {course_folder}",
         "result = os.listdir('{course_folder}')"),
+}
+
+#: after the attempts to change it (so that each effect is judged on its own)
+DELETE_SUBMISSION = {
+    "delete alice's submission (its name leaked)": (
+        "rm -r {submission}",
+        "import shutil; shutil.rmtree('{submission}')"),
 }
 
 AFTER_FEEDBACK = {
@@ -238,7 +242,7 @@ AFTER_FEEDBACK = {
         "open('{course}/feedback/forged.html', 'w').write('forged')\n"
         "os.replace('{course}/feedback/forged.html', '{feedback}')"),
     "delete alice's feedback (its name leaked)": (
-        "rm -f {feedback}",
+        "rm {feedback}",  # not -f: its exit status must say whether it went
         "os.remove('{feedback}')"),
 }
 
@@ -366,6 +370,7 @@ def _run_class(base: Path, accounts: Accounts):
             not (submission / NOTEBOOK).exists()
             or (submission / NOTEBOOK).read_bytes() != (copy / NOTEBOOK).read_bytes()
             or bool(_owned_by(submission, mallory_uid)))
+        attacks.update(_attack(accounts, DELETE_SUBMISSION, targets))
         effects["delete alice's submission (its name leaked)"] = not (submission / NOTEBOOK).exists()
         effects["write into outbound"] = _owned_by(course / "outbound", mallory_uid)
 

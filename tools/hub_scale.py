@@ -316,16 +316,19 @@ def main(argv=None) -> int:
             except Exception as exc:  # the figures above are kept all the same
                 figures["screenshot_error"] = f"{type(exc).__name__}: {exc}"[:2000]
         figures["uptime_after"] = uptime()
+    except BaseException as exc:  # the figures so far are written all the same
+        figures["error"] = f"{type(exc).__name__}: {exc}"[-4000:]
+        raise
     finally:
         if hub is not None:
             hub.stop()
         if accounts is not None:
             accounts.remove()
         shutil.rmtree(base, ignore_errors=True)
-    summary = summarise(figures)
-    Path(args.out).write_text(json.dumps({"summary": summary, "figures": figures}, indent=1,
-                                         default=str))
-    print(json.dumps(summary, indent=1))
+        summary = summarise(figures)
+        Path(args.out).write_text(json.dumps({"summary": summary, "figures": figures}, indent=1,
+                                             default=str))
+        print(json.dumps(summary, indent=1))
     return 0
 
 
