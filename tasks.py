@@ -6,8 +6,9 @@
     python3 tasks.py test [ARGS...]    # .venv with course+test extras, then python -m pytest ARGS
     python3 tasks.py release [--yes]   # regenerate exercises/ from solutions/ (nbgrader);
                                        # --yes: also replace a release folder someone changed
-    python3 tasks.py grade ASSIGNMENT [--jobs N] [--cpu-s S] [--wall-s S] [--memory-mb M]
-                                       # grade submitted/ in isolation, update gradebook.db
+    python3 tasks.py grade ASSIGNMENT [--jobs N] [--cpu-s S] [--wall-s S] [--memory-mb M] [--report]
+                                       # grade submitted/ in isolation, update gradebook.db;
+                                       # --report: class_report/ASSIGNMENT.html next to it
     python3 tasks.py audit ASSIGNMENT|all [--fast] [--jobs N] [--rules R1,R2]
                                        # mutants of the solution graded: which survive (solutions/AUTHORING.md)
     python3 tasks.py handouts [--no-pdf]   # handouts/: executed HTML + PDF per lesson, workshop bundle
@@ -363,7 +364,7 @@ def cmd_grade(args: list[str]) -> int:
     """
     if not args or args[0].startswith("-"):
         print("usage: python3 tasks.py grade ASSIGNMENT [--jobs N] [--cpu-s S] [--wall-s S] "
-              "[--memory-mb M]")
+              "[--memory-mb M] [--report] [--shard I/N --scores DIR]")
         return 2
     ensure_installed(("course",))
     cmd = [venv_bin("python"), "-m", "barrier_course.class_grading", *args]

@@ -121,12 +121,17 @@ def _collect(coursedir, assignment: str) -> tuple:
 
 
 def grade_class(root, assignment: str, *, jobs: int = 1, limits: Limits | None = None,
-                progress_stream=None, run_nbgrader: bool = True) -> dict:
+                progress_stream=None, run_nbgrader: bool = True, students=None,
+                scores_dir=None) -> dict:
     """Grade every submission of ``assignment`` under the course ``root``; return a report.
 
     The report: ``{"submissions": [Submission], "grade_ids": {...}, "seconds": float,
     "nbgrader_log": str}``. With ``run_nbgrader`` the gradebook and autograded notebooks are
     written by ``nbgrader autograde`` from the precomputed scores.
+
+    ``students``: grade only these (one shard of the class, barrier_course/class_shards.py).
+    ``scores_dir``: a folder of scores shared by the shards (``<key>.json``): a score found
+    there is not computed again, a score computed here is written there.
     """
     from .nbgrader_isolation import SCORE_CACHE_ENV, score_key  # noqa: PLC0415
 
@@ -134,6 +139,9 @@ def grade_class(root, assignment: str, *, jobs: int = 1, limits: Limits | None =
     coursedir = _course_directory(root)
     limits = limits or configured_limits(root)
     instructors, subs = _collect(coursedir, assignment)
+    if students is not None:
+        subs = [s for s in subs if s.student in set(students)]
+    shared = Path(scores_dir) if scores_dir else None
     parsed = {name: json.loads(p.read_text(encoding="utf-8")) for name, p in instructors.items()}
     start = time.monotonic()
 
@@ -148,6 +156,10 @@ def grade_class(root, assignment: str, *, jobs: int = 1, limits: Limits | None =
                 sub.score = _refused(trusted_program(instructor), "refused", str(exc), "AnswerError")
                 continue
             sub.key = score_key(instructor, answers, limits)
+            if shared is not None and (shared / f"{sub.key}.json").is_file():
+                sub.score = AnswerScore.from_dict(json.loads((shared / f"{sub.key}.json").read_text()))
+                (Path(cache) / f"{sub.key}.json").write_text(json.dumps(sub.score.to_dict()))
+                continue
             todo.setdefault(sub.key, (instructor, answers))
 
         progress = Progress(len(subs), progress_stream)
@@ -163,6 +175,10 @@ def grade_class(root, assignment: str, *, jobs: int = 1, limits: Limits | None =
                 key = futures[fut]
                 scores[key] = fut.result()
                 (Path(cache) / f"{key}.json").write_text(json.dumps(scores[key].to_dict()))
+                if shared is not None:  # written whole, then renamed: a gatherer never reads half
+                    part = shared / f".{key}.{os.getpid()}.part"
+                    part.write_text(json.dumps(scores[key].to_dict()))
+                    part.replace(shared / f"{key}.json")
                 for sub in subs:
                     if sub.key == key:
                         sub.score = scores[key]
@@ -249,10 +265,36 @@ def main(argv=None) -> int:
     parser.add_argument("--memory-mb", type=int, default=None,
                         help=f"memory per submission in MB (default {defaults.memory_mb})")
     parser.add_argument("--json", help="also write the scores to this JSON file")
+    parser.add_argument("--report", action="store_true",
+                        help="also write the class picture next to the gradebook "
+                             "(class_report/ASSIGNMENT.html; barrier_course/class_report.py)")
+    parser.add_argument("--shard", metavar="I/N",
+                        help="grade only shard I of N (0-based) into --scores and leave the "
+                             "gradebook alone (one pod of a Kubernetes Indexed Job)")
+    parser.add_argument("--scores", metavar="DIR",
+                        help="scores shared by the shards: read (not graded again) and written")
     args = parser.parse_args(argv)
-    limits = configured_limits(Path(args.root).resolve(), cpu_s=args.cpu_s, wall_s=args.wall_s,
+    root = Path(args.root).resolve()
+    limits = configured_limits(root, cpu_s=args.cpu_s, wall_s=args.wall_s,
                                memory_mb=args.memory_mb)
-    report = grade_class(args.root, args.assignment, jobs=args.jobs, limits=limits)
+    if args.shard:
+        from .class_shards import parse_shard, shard_students  # noqa: PLC0415
+
+        index, count = parse_shard(args.shard)
+        if not args.scores:
+            parser.error("--shard needs --scores DIR (where the gather step finds the scores)")
+    if args.scores:
+        Path(args.scores).mkdir(parents=True, exist_ok=True)
+    if args.shard:
+        students = shard_students(root / _course_directory(root).submitted_directory, index, count)
+        report = grade_class(root, args.assignment, jobs=args.jobs, limits=limits,
+                             students=students, scores_dir=args.scores, run_nbgrader=False)
+        print(f"shard {index}/{count}: {len(report['submissions'])} submission(s) of "
+              f"{len(students)} student(s) graded into {args.scores} in "
+              f"{report['grading_seconds']:.1f} s")
+        return 0
+    report = grade_class(args.root, args.assignment, jobs=args.jobs, limits=limits,
+                         scores_dir=args.scores)
     if not report["submissions"]:
         print(f"No submissions of {args.assignment} in submitted/.")
         return 1
@@ -265,6 +307,12 @@ def main(argv=None) -> int:
         Path(args.json).write_text(json.dumps(
             {f"{s.student}/{s.notebook}": s.score.to_dict() for s in report["submissions"]},
             indent=1))
+    if args.report:
+        from .class_report import summary_lines, write_report  # noqa: PLC0415
+
+        page, raw = write_report(args.root, args.assignment, report)
+        print("\n".join(summary_lines(json.loads(raw.read_text()))))
+        print(f"class report: {page} (open it in JupyterLab)")
     return 0
 
 

@@ -11,16 +11,17 @@ Where it goes:
   shared server", for the shared exchange volume that Kubernetes needs).
 
 Also needed (README, "A class on a shared server"): deploy/jupyterhub/nbgrader_config.py as
-/etc/jupyter/nbgrader_config.py, the exchange folder /srv/nbgrader/exchange (mode 777), the
-course installed in the users' Python environment, and the grader account with a checkout
-of the repository as its course folder.
+/etc/jupyter/nbgrader_config.py, the exchange /srv/nbgrader/exchange prepared by
+deploy/jupyterhub/setup_exchange.sh (root-owned, never mode 777), the course installed in the
+users' Python environment, and the grader account with a checkout of the repository as its
+course folder.
 """
 
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from nbgrader_hub import add_courses  # noqa: E402 (next to this file)
+from nbgrader_hub import add_courses, private_home  # noqa: E402 (next to this file)
 
 c = get_config()  # noqa: F821 (provided by traitlets)
 
@@ -57,6 +58,10 @@ AUTHENTICATOR = None
 if AUTHENTICATOR:
     c.JupyterHub.authenticator_class = AUTHENTICATOR
 add_courses(c, COURSES)
+
+# Every home is its owner's alone (0700) before their server starts: another student must not
+# read their work, nor the names of their submissions in nbgrader's cache.
+c.Spawner.pre_spawn_hook = private_home
 
 # Students land in JupyterLab; the course's lessons come with nbgitpuller links (README).
 c.Spawner.default_url = "/lab"

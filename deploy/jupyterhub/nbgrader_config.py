@@ -14,11 +14,28 @@ from nbgrader.auth import JupyterHubAuthPlugin
 
 c = get_config()  # noqa: F821 (provided by traitlets)
 
-# The shared exchange: one folder for every course and every student, world-writable
-# (mode 777) like nbgrader's own default, on a disk every user server mounts. Create it once
-# as root:  mkdir -p /srv/nbgrader/exchange && chmod 777 /srv/nbgrader/exchange
+# The shared exchange: one folder for every course and every student, on a disk every user
+# server mounts. NOT world-writable as nbgrader's default wants: owned by root (mode 0755),
+# each course's folder created in it by that course's grader account, inbound/ 0733 with
+# the sticky bit. Prepare it once as root, for each course:
+#   deploy/jupyterhub/setup_exchange.sh /srv/nbgrader/exchange gpu-barriers grader-gpu-barriers
 EXCHANGE_ROOT = "/srv/nbgrader/exchange"
 c.Exchange.root = EXCHANGE_ROOT
+
+# nbgrader's exchange, changed only where a root-owned root needs it: no action checks for
+# (or sets) write permission on the root, and a submission is 0750/0640 instead of 0777/0644
+# (barrier_course/shared_exchange.py says why). The course is installed in every user's
+# environment, so these import wherever nbgrader runs.
+for _action, _class in {
+    "release_assignment": "ExchangeReleaseAssignmentPrepared",
+    "release_feedback": "ExchangeReleaseFeedbackPrepared",
+    "fetch_assignment": "ExchangeFetchAssignmentPrepared",
+    "fetch_feedback": "ExchangeFetchFeedbackPrepared",
+    "list": "ExchangeListPrepared",
+    "collect": "ExchangeCollectPrepared",
+    "submit": "ExchangeSubmitPrivately",
+}.items():
+    setattr(c.ExchangeFactory, _action, "barrier_course.shared_exchange." + _class)
 
 # Several courses on one hub: a student's fetched work goes to ~/<course id>/<assignment>,
 # so two courses with an assignment of the same name never collide.

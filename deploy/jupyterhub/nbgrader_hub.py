@@ -100,3 +100,39 @@ def add_courses(c, courses: dict, *, run_as_grader: bool = True) -> None:
     c.JupyterHub.load_roles = roles
     c.JupyterHub.services = services
     c.Authenticator.allowed_users = users
+
+
+#: the mode of every user's home on a shared server: their work and nbgrader's cache (which
+#: holds the names of their submissions in the exchange) are theirs alone
+PRIVATE_HOME_MODE = 0o700
+
+
+def os_account(hub_name: str):
+    """The Unix account a hub user's server runs as: the same name (LocalProcessSpawner) or
+    TLJH's ``jupyter-<name>``; None when neither exists (yet)."""
+    import pwd  # noqa: PLC0415 (Unix only; the hub runs there)
+
+    for name in (hub_name, f"jupyter-{hub_name}"):
+        try:
+            return pwd.getpwnam(name)
+        except KeyError:
+            continue
+    return None
+
+
+def private_home(spawner) -> None:
+    """``c.Spawner.pre_spawn_hook``: make the user's home 0700 before their server starts.
+
+    useradd gives a home the machine's default mode (0755 on Debian and older Ubuntu, where
+    every student could read every other student's work). New accounts get 0700 from
+    ``HOME_MODE 0700`` in /etc/login.defs (README); this hook also closes the homes of
+    accounts made before that. Only the home's own mode is changed, never its contents.
+    """
+    import os  # noqa: PLC0415
+
+    account = os_account(spawner.user.name)
+    if account is None or account.pw_uid == 0:
+        return  # TLJH creates the account in start(), after this hook; login.defs covers it
+    home = account.pw_dir
+    if os.path.isdir(home) and not os.path.islink(home) and os.stat(home).st_uid == account.pw_uid:
+        os.chmod(home, PRIVATE_HOME_MODE)
