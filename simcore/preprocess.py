@@ -21,9 +21,11 @@ TOKEN = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|[A-Za-z_]\w*|\d[\w.]
 
 # The type names NVRTC knows without an #include (simcore/data/nvrtc_environment.json "types",
 # measured on the GPU: bool, size_t, ptrdiff_t and the vector types; not int32_t & co, which need
-# a header NVRTC does not have, nor uint)
+# a header NVRTC does not have, nor uint); C++'s character types as integers of their width, and
+# clock_t, the type of CUDA's clock(); _aut stands for `auto` (lowering gives it the initializer's type)
 PRELUDE = """typedef _Bool bool; typedef unsigned long size_t; typedef long ptrdiff_t;
 typedef int _aut; typedef long clock_t;
+typedef int wchar_t; typedef unsigned short char16_t; typedef unsigned int char32_t;
 """ + "".join(f"typedef struct __cuda_{v} {v}; " for v in ALL_VECTOR_NAMES + ("dim3",)) + "\n"
 # (vector types: the tag __cuda_<name> stands for ctype.VECTOR_TYPES[name] in lowering)
 
