@@ -1,7 +1,7 @@
 """Every pattern of the course's two seed texts, with the verdict simcore must give.
 
-Seeds: shared/seeds/block-barriers-and-divergent-synchronization.txt and
-shared/seeds/block-synchronization.txt; expected behaviour: docs/semantics.md.
+The seed texts' claims, and the behaviour expected of each pattern, are stated in
+docs/semantics.md.
 Defined kernels are checked exactly against numpy; undefined ones by `KernelFault.kind`
 (and a few words of the report that the lessons rely on).
 """
