@@ -19,7 +19,7 @@ import io
 import os
 import random
 import re
-import signal
+import sys
 import warnings
 
 import numpy as np
@@ -36,29 +36,13 @@ SETTINGS = dict(deadline=None, derandomize=True, database=None, print_blob=False
 ALLOWED = (simcore.CompileError, simcore.LaunchError, simcore.KernelFault)
 WALL_LIMIT_S = 30          # a single example that runs longer than this is a hang
 
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import fuzz_corpus  # noqa: E402
+
 
 # --------------------------------------------------------------------------- harness
-class Hang(Exception):
-    pass
-
-
-@contextlib.contextmanager
-def time_limit(seconds):
-    """SIGALRM-based guard so a hang fails the test instead of blocking CI (POSIX main thread)."""
-    if not hasattr(signal, "SIGALRM"):
-        yield
-        return
-
-    def on_alarm(signum, frame):
-        raise Hang(f"no result within {seconds} s")
-
-    old = signal.signal(signal.SIGALRM, on_alarm)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
+# the hang guard is the corpus fuzzer's (tools/fuzz_corpus.py): one SIGALRM guard for both
+Hang, time_limit = fuzz_corpus.Hang, fuzz_corpus.wall_guard
 
 
 # Known crashes (see .scratch/bugs-fuzz.md) that the fuzz loops tolerate while they are open, as
