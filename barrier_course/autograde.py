@@ -30,6 +30,7 @@ and wall-clock limits.
 from __future__ import annotations
 
 import ast
+import hashlib
 import json
 import os
 import re
@@ -48,6 +49,9 @@ __all__ = [
     "AnswerScore",
     "AnswerError",
     "TrustedProgram",
+    "SetupStep",
+    "AnswerStep",
+    "GradeStep",
     "trusted_program",
     "extract_answers",
     "extract_answer",
@@ -55,6 +59,14 @@ __all__ = [
     "score_answers",
     "score_submission",
     "macro_expansion_bound",
+    "answer_refusal",
+    "refused_score",
+    "collect_score",
+    "copy_packages",
+    "make_writable",
+    "grading_environment",
+    "interpreter_limits",
+    "gpu_possible",
     "NOT_DONE",
 ]
 
@@ -132,20 +144,74 @@ class AnswerError(ValueError):
 # the instructor notebook's trusted cells
 
 
+@dataclass(frozen=True)
+class SetupStep:
+    """A locked cell that is neither a grade nor an answer cell: run as it is."""
+
+    source: str
+    kind = "setup"
+
+    def record(self) -> dict:
+        return {"kind": self.kind, "source": self.source}
+
+
+@dataclass(frozen=True)
+class AnswerStep:
+    """Where an answer cell was: the answer string is bound to ``name``."""
+
+    name: str
+    kind = "answer"
+
+    def record(self) -> dict:
+        return {"kind": self.kind, "name": self.name}
+
+
+@dataclass(frozen=True)
+class GradeStep:
+    """A grade cell: its full source (hidden tests included) and its points."""
+
+    grade_id: str
+    source: str
+    points: float
+    kind = "grade"
+
+    def record(self) -> dict:
+        return {"kind": self.kind, "grade_id": self.grade_id, "source": self.source,
+                "points": self.points}
+
+
 @dataclass
 class TrustedProgram:
-    """What runs when an answer is graded: trusted cells in notebook order.
+    """What runs when an answer is graded: trusted cells in notebook order."""
 
-    ``steps`` holds ``("setup", source)``, ``("answer", variable name)`` and
-    ``("grade", grade_id, source, points)`` tuples.
-    """
-
-    steps: list
+    steps: list         # [SetupStep | AnswerStep | GradeStep]
     answer_cells: dict  # grade_id of each answer cell -> the variable it assigns
 
     @property
     def grade_cells(self) -> list:
-        return [s for s in self.steps if s[0] == "grade"]
+        return [s for s in self.steps if isinstance(s, GradeStep)]
+
+    def step_records(self) -> list:
+        """The steps as JSON-ready dicts (what the grading interpreter reads)."""
+        return [s.record() for s in self.steps]
+
+    def digest(self) -> str:
+        """A digest of every trusted cell, in order."""
+        blob = json.dumps(self.step_records(), sort_keys=True)
+        return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+    def answer_dict(self, source) -> dict:
+        """``{variable: answer string}`` from one string (an exercise with one answer cell)
+        or from such a dict (checked to name every answer variable)."""
+        names = list(dict.fromkeys(self.answer_cells.values()))
+        if isinstance(source, Mapping):
+            missing = [n for n in names if n not in source]
+            if missing:
+                raise ValueError(f"no answer given for {missing}")
+            return dict(source)
+        if len(names) != 1:
+            raise ValueError(f"the exercise has answer cells {names}: pass a dict")
+        return {names[0]: source}
 
 
 def _meta(cell) -> dict:
@@ -208,11 +274,11 @@ def trusted_program(instructor_nb) -> TrustedProgram:
         if meta.get("solution") and not meta.get("grade"):
             name, _ = _assigned_name(_source(cell), gid)
             answers[gid] = name
-            steps.append(("answer", name))
+            steps.append(AnswerStep(name))
         elif meta.get("grade") and not meta.get("solution"):
-            steps.append(("grade", gid, _source(cell), float(meta.get("points", 0))))
+            steps.append(GradeStep(gid, _source(cell), float(meta.get("points", 0))))
         elif meta.get("locked") and not meta.get("solution"):
-            steps.append(("setup", _source(cell)))
+            steps.append(SetupStep(_source(cell)))
     if not answers:
         raise ValueError("the instructor notebook has no answer cell (an nbgrader solution cell)")
     return TrustedProgram(steps, answers)
@@ -305,7 +371,7 @@ def macro_expansion_bound(source: str) -> int:
 GRADING_PACKAGES = ("barrier_course", "simcore")
 
 
-def _copy_packages(dest: Path) -> str:
+def copy_packages(dest: Path) -> str:
     """A read-only copy of the course's packages for the child to import (and nothing else
     of the repository on its path); returns the folder to put on sys.path."""
     import importlib.util  # noqa: PLC0415
@@ -325,8 +391,8 @@ def _copy_packages(dest: Path) -> str:
     return str(dest)
 
 
-def _make_writable(folder: Path) -> None:
-    """Undo _copy_packages' chmod so that the temporary folder can be removed."""
+def make_writable(folder: Path) -> None:
+    """Undo copy_packages' chmod so that the temporary folder can be removed."""
     import stat  # noqa: PLC0415
 
     for path in [folder, *folder.rglob("*")]:
@@ -334,7 +400,7 @@ def _make_writable(folder: Path) -> None:
             path.chmod(path.stat().st_mode | stat.S_IWUSR)
 
 
-def _child_env(home: str) -> dict:
+def grading_environment(home: str) -> dict:
     keep = ("PATH", "LANG", "LC_ALL", "BARRIER_COURSE_NO_GPU", "CUDA_VISIBLE_DEVICES",
             "CUDA_PATH", "CUDA_HOME", "LD_LIBRARY_PATH", "SYSTEMROOT")
     env = {k: os.environ[k] for k in keep if k in os.environ}
@@ -345,7 +411,7 @@ def _child_env(home: str) -> dict:
     return env
 
 
-def _gpu_possible() -> bool:
+def gpu_possible() -> bool:
     """Can the grading interpreter reach a GPU (CuPy installed, GPU runs not turned off)?"""
     if os.environ.get("BARRIER_COURSE_NO_GPU"):
         return False
@@ -354,7 +420,7 @@ def _gpu_possible() -> bool:
     return importlib.util.find_spec("cupy") is not None
 
 
-def _limit_child(limits: Limits, gpu_possible: bool = False):
+def interpreter_limits(limits: Limits, gpu_may_run: bool = False):
     """Resource limits, set in the child between fork and exec.
 
     Memory: RLIMIT_AS (all address space) normally. The CUDA driver reserves far more address
@@ -366,7 +432,7 @@ def _limit_child(limits: Limits, gpu_possible: bool = False):
             import resource  # noqa: PLC0415
         except ImportError:  # pragma: no cover - not POSIX
             return
-        memory = resource.RLIMIT_DATA if gpu_possible else resource.RLIMIT_AS
+        memory = resource.RLIMIT_DATA if gpu_may_run else resource.RLIMIT_AS
         for res, value in ((resource.RLIMIT_CPU, int(limits.cpu_s)),
                            (memory, int(limits.memory_mb) << 20),
                            (resource.RLIMIT_FSIZE, int(limits.file_bytes)),
@@ -383,13 +449,14 @@ _BOOT = ("import json,sys;job=json.load(open(sys.argv[1],encoding='utf-8'));"
          "from barrier_course.autograde_runner import main;main(job)")
 
 
-def _refused(program: TrustedProgram, status: str, message: str, name: str) -> AnswerScore:
-    cells = [CellScore(g[1], 0.0, g[3], status, error=message, error_name=name)
+def refused_score(program: TrustedProgram, status: str, message: str, name: str) -> AnswerScore:
+    """The score of an answer refused before running: 0 in every grade cell, with why."""
+    cells = [CellScore(g.grade_id, 0.0, g.points, status, error=message, error_name=name)
              for g in program.grade_cells]
     return AnswerScore(cells=cells, fault=None if status == "not done" else message)
 
 
-def _check_answers(answers: Mapping, limits: Limits) -> tuple | None:
+def answer_refusal(answers: Mapping, limits: Limits) -> tuple | None:
     """(status, message, exception name) when the answers are refused before running."""
     for name, value in answers.items():
         if not isinstance(value, str):
@@ -421,28 +488,12 @@ def score_answer(notebook_path, source, *, limits: Limits | None = None) -> Answ
     """
     limits = limits or Limits()
     program = trusted_program(notebook_path)
-    answers = _answer_dicts(program, [source])[0]
-    refusal = _check_answers(answers, limits)
+    answers = program.answer_dict(source)
+    refusal = answer_refusal(answers, limits)
     if refusal:
-        return _refused(program, *refusal)
+        return refused_score(program, *refusal)
     done, returncode, timed_out, log_tail, wall = _run_interpreter(program, {"answers": answers}, limits)
-    return _collect(program, done, returncode, timed_out, log_tail, limits, wall)
-
-
-def _answer_dicts(program: TrustedProgram, sources) -> list:
-    names = list(dict.fromkeys(program.answer_cells.values()))
-    out = []
-    for source in sources:
-        if isinstance(source, Mapping):
-            missing = [n for n in names if n not in source]
-            if missing:
-                raise ValueError(f"no answer given for {missing}")
-            out.append(dict(source))
-        else:
-            if len(names) != 1:
-                raise ValueError(f"the exercise has answer cells {names}: pass a dict")
-            out.append({names[0]: source})
-    return out
+    return collect_score(program, done, returncode, timed_out, log_tail, limits, wall)
 
 
 def score_answers(notebook_path, sources, *, limits: Limits | None = None,
@@ -464,13 +515,13 @@ def score_answers(notebook_path, sources, *, limits: Limits | None = None,
     """
     limits = limits or Limits()
     program = trusted_program(notebook_path)
-    all_answers = _answer_dicts(program, sources)
+    all_answers = [program.answer_dict(source) for source in sources]
     scores: list = [None] * len(all_answers)
     todo = []
     for k, answers in enumerate(all_answers):
-        refusal = _check_answers(answers, limits)
+        refusal = answer_refusal(answers, limits)
         if refusal:
-            scores[k] = _refused(program, *refusal)
+            scores[k] = refused_score(program, *refusal)
         else:
             todo.append(k)
     if todo:
@@ -483,9 +534,9 @@ def score_answers(notebook_path, sources, *, limits: Limits | None = None,
         for j, k in enumerate(todo):
             run = runs[j] if j < len(runs) else None
             if done.get("setup_error"):
-                scores[k] = _collect(program, done, returncode, timed_out, log_tail, limits, wall)
+                scores[k] = collect_score(program, done, returncode, timed_out, log_tail, limits, wall)
             elif run is not None and run.get("done"):
-                scores[k] = _collect(program, run, 0, False, "", limits, wall / len(todo))
+                scores[k] = collect_score(program, run, 0, False, "", limits, wall / len(todo))
             else:   # the shared run stopped before this answer was finished: grade it alone
                 scores[k] = score_answer(notebook_path, all_answers[k], limits=limits)
     return scores
@@ -499,7 +550,7 @@ def _run_interpreter(program: TrustedProgram, answers_job: dict, limits: Limits)
         work = Path(tmp)
         job_path = work / "job.json"
         result_path = work / "result.json"
-        job = {"paths": [_copy_packages(work / "packages")], "steps": program.steps,
+        job = {"paths": [copy_packages(work / "packages")], "steps": program.step_records(),
                **answers_job,
                "result": str(result_path), "output_bytes": limits.output_bytes,
                "output_lines": limits.output_lines}
@@ -509,8 +560,8 @@ def _run_interpreter(program: TrustedProgram, answers_job: dict, limits: Limits)
         with open(log_path, "wb") as log:
             proc = subprocess.Popen(
                 [sys.executable, "-I", "-B", "-c", _BOOT, str(job_path)], cwd=tmp,
-                env=_child_env(tmp), stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                preexec_fn=_limit_child(limits, _gpu_possible()) if os.name == "posix" else None,
+                env=grading_environment(tmp), stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                preexec_fn=interpreter_limits(limits, gpu_possible()) if os.name == "posix" else None,
                 start_new_session=True)
             try:
                 proc.wait(timeout=limits.wall_s)
@@ -524,7 +575,7 @@ def _run_interpreter(program: TrustedProgram, answers_job: dict, limits: Limits)
             except ValueError:
                 done = {}
         log_tail = _tail(log_path, 2000)
-        _make_writable(work / "packages")
+        make_writable(work / "packages")
         return done, proc.returncode, timed_out, log_tail, time.monotonic() - start
 
 
@@ -544,7 +595,9 @@ def _tail(path: Path, n: int) -> str:
     return data[-n:].decode("utf-8", "replace")
 
 
-def _collect(program, done, returncode, timed_out, log_tail, limits, wall) -> AnswerScore:
+def collect_score(program, done, returncode, timed_out, log_tail, limits, wall) -> AnswerScore:
+    """The score from what a grading run left: its result file's cells (``done``), its exit
+    status, whether the wall-clock limit killed it, and its log's tail (a MemoryError)."""
     cells_done = {c["grade_id"]: c for c in done.get("cells", [])}
     setup_error = done.get("setup_error")
     fault = None
@@ -565,7 +618,7 @@ def _collect(program, done, returncode, timed_out, log_tail, limits, wall) -> An
         fault = "The exercise's setup failed (not your answer's fault): " + setup_error
     cells = []
     for step in program.grade_cells:
-        gid, max_points = step[1], step[3]
+        gid, max_points = step.grade_id, step.points
         got = cells_done.get(gid)
         if got is None:
             status = "timeout" if timed_out or (fault and "limit" in fault) else "error"
@@ -590,5 +643,5 @@ def score_submission(submitted_nb, instructor_nb, *, limits: Limits | None = Non
     try:
         answers = extract_answers(submitted_nb, instructor_nb)
     except AnswerError as exc:
-        return _refused(program, "refused", str(exc), "AnswerError")
+        return refused_score(program, "refused", str(exc), "AnswerError")
     return score_answer(instructor_nb, answers, limits=limits)

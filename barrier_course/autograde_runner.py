@@ -4,6 +4,10 @@ It receives trusted cells only (the instructor's setup and grade cells) and the 
 strings, runs them in one namespace in notebook order, and writes each grade cell's result
 to the result file after the cell (so that a limit hit later keeps what was done). No
 student Python ever reaches this process: the answers are data, bound to their names.
+
+Three shapes of job: one answer (:func:`main`), several answers one after another
+(:func:`main_batch`), and a warm interpreter that forks one limited process per answer
+(:func:`main_serve`, driven by :mod:`barrier_course.grading_pool`).
 """
 
 from __future__ import annotations
@@ -108,9 +112,9 @@ def _run_steps(steps, namespace: dict, answers: dict, job: dict, result: dict, s
     limit = int(job["output_bytes"])
     real_out, real_err = sys.stdout, sys.stderr
     for k, step in steps:
-        kind = step[0]
+        kind = step["kind"]
         if kind == "answer":
-            namespace[step[1]] = answers[step[1]]
+            namespace[step["name"]] = answers[step["name"]]
             continue
         capture = _CappedText(limit, int(job.get("output_lines", 10**9)))
         sys.stdout = sys.stderr = capture
@@ -120,8 +124,7 @@ def _run_steps(steps, namespace: dict, answers: dict, job: dict, result: dict, s
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("default")
-                value = _run_cell(step[1] if kind == "setup" else step[2], namespace,
-                                  f"<{kind} cell {k}>")
+                value = _run_cell(step["source"], namespace, f"<{kind} cell {k}>")
         except BaseException as exc:  # noqa: BLE001 - every failure is a result here
             error = exc
             if kind == "setup":
@@ -134,7 +137,7 @@ def _run_steps(steps, namespace: dict, answers: dict, job: dict, result: dict, s
                 save()
                 return False
             continue
-        _, gid, _, max_points = step
+        gid, max_points = step["grade_id"], step["points"]
         cell = {"grade_id": gid, "output": capture.text(),
                 "seconds": round(time.monotonic() - started, 3)}
         if error is None:
@@ -167,6 +170,8 @@ def _saver(result: dict, result_path: str):
 
 
 def main(job: dict) -> None:
+    if job.get("serve"):
+        return main_serve(job)
     if "batch" in job:
         return main_batch(job)
     result = {"cells": [], "setup_error": None}
@@ -181,7 +186,7 @@ def main_batch(job: dict) -> None:
     each answer runs the remaining steps in its own copy of that namespace. Result file:
     {"runs": [{"cells": [...], "setup_error": ...}, ...], "setup_error": ...}."""
     steps = list(enumerate(job["steps"]))
-    first = next((i for i, (_, s) in enumerate(steps) if s[0] != "setup"), len(steps))
+    first = next((i for i, (_, s) in enumerate(steps) if s["kind"] != "setup"), len(steps))
     result = {"runs": [], "setup_error": None}
     save = _saver(result, job["result"])
     base = {"__name__": "__main__", "__builtins__": __builtins__}
@@ -197,3 +202,88 @@ def main_batch(job: dict) -> None:
         _run_steps(steps[first:], dict(base), answers, job, run, save)
         run["done"] = True
         save()
+
+
+def _setup_namespace(steps, job: dict):
+    """Run the setup cells before the first answer cell once; -> (namespace, the remaining
+    steps, the setup's traceback or None)."""
+    first = next((i for i, (_, s) in enumerate(steps) if s["kind"] != "setup"), len(steps))
+    base = {"__name__": "__main__", "__builtins__": __builtins__}
+    shared = {"cells": [], "setup_error": None}
+    _run_steps(steps[:first], base, {}, job, shared, lambda: None)
+    return base, steps[first:], shared["setup_error"]
+
+
+def _limit_self(limits: dict) -> None:
+    """The per-answer resource limits, set by the forked answer process on itself (its CPU
+    time starts at zero at the fork, so RLIMIT_CPU counts this answer only)."""
+    import resource  # noqa: PLC0415
+
+    memory = resource.RLIMIT_DATA if limits["gpu_possible"] else resource.RLIMIT_AS
+    for res, value in ((resource.RLIMIT_CPU, int(limits["cpu_s"])),
+                       (memory, int(limits["memory_mb"]) << 20),
+                       (resource.RLIMIT_FSIZE, int(limits["file_bytes"])),
+                       (resource.RLIMIT_CORE, 0)):
+        try:
+            resource.setrlimit(res, (value, value))
+        except (ValueError, OSError):
+            pass
+
+
+def _answer_process(rest, base: dict, request: dict, job: dict, reply_fd: int) -> None:
+    """In the forked child: own process group, output to the answer's log, its limits, then
+    the trusted cells after the setup with this answer. Never returns."""
+    code = 1
+    try:
+        os.setpgid(0, 0)
+        os.close(reply_fd)
+        os.dup2(os.open(os.devnull, os.O_RDONLY), 0)   # the requests are the server's alone
+        log = os.open(request["log"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.dup2(log, 1)
+        os.dup2(log, 2)
+        _limit_self(request["limits"])
+        result = {"cells": [], "setup_error": None}
+        save = _saver(result, request["result"])
+        save()
+        _run_steps(rest, dict(base), request["answers"], job, result, save)
+        code = 0
+    except BaseException:  # noqa: BLE001 - the parent reads the log tail
+        traceback.print_exc()
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:  # noqa: BLE001
+                pass
+        os._exit(code)
+
+
+def main_serve(job: dict) -> None:
+    """A warm grading interpreter for one exercise: the imports and the setup cells before
+    the first answer cell run once; then, for each request line on stdin (one answer, where
+    to write its result and log, its limits), a forked process grades that answer alone
+    under its own limits. Replies on the original stdout, one JSON line each: ``ready`` (or
+    the setup's traceback) once, then ``pid`` and ``status`` (the exit status, negative for a
+    signal) per answer. Everything the cells print goes to the log files, never the replies."""
+    reply_fd = os.dup(1)
+    reply_stream = os.fdopen(reply_fd, "w", encoding="utf-8")
+    log = os.open(job["log"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.dup2(log, 1)
+    os.dup2(log, 2)
+
+    def reply(**what):
+        reply_stream.write(json.dumps(what) + "\n")
+        reply_stream.flush()
+
+    base, rest, setup_error = _setup_namespace(list(enumerate(job["steps"])), job)
+    reply(ready=setup_error is None, setup_error=setup_error)
+    for line in iter(sys.stdin.readline, ""):
+        request = json.loads(line)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            _answer_process(rest, base, request, job, reply_fd)
+        reply(pid=pid)
+        _, status = os.waitpid(pid, 0)
+        reply(status=os.waitstatus_to_exitcode(status))

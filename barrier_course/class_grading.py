@@ -2,9 +2,11 @@
 
 1. Every submitted notebook (``submitted/<student>/<assignment>/<notebook>.ipynb``) has its
    answer string(s) read out without running anything; identical answers are graded once.
-2. The answers are graded in parallel, ``--jobs`` at a time, each in its own fresh, limited
-   interpreter (:func:`barrier_course.autograde.score_answer`): a hung or hostile submission
-   costs at most its limits and never stops the rest. A plain-text progress bar counts them.
+2. The answers are graded in parallel, ``--jobs`` at a time, each in its own limited process
+   (:class:`barrier_course.grading_pool.GradingPool`: forked from a warm interpreter that paid
+   the imports and the exercise's setup once, the same scores as
+   :func:`barrier_course.autograde.score_answer`): a hung or hostile submission costs at most
+   its limits and never stops the rest. A plain-text progress bar counts them.
 3. ``nbgrader autograde ASSIGNMENT --force`` then runs once with the scores precomputed
    (``BARRIER_COURSE_SCORE_CACHE``), so the autograded notebooks, ``gradebook.db``,
    formgrader and ``nbgrader export`` see the grades exactly as after a plain autograde.
@@ -25,8 +27,9 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from .autograde import (AnswerError, AnswerScore, Limits, _refused, extract_answers,
-                        score_answer, trusted_program)
+from .autograde import (AnswerError, AnswerScore, Limits, extract_answers, refused_score,
+                        trusted_program)
+from .grading_pool import GradingPool
 
 __all__ = ["grade_class", "main", "Submission"]
 
@@ -153,7 +156,7 @@ def grade_class(root, assignment: str, *, jobs: int = 1, limits: Limits | None =
                 nb = json.loads(sub.path.read_text(encoding="utf-8"))
                 answers = extract_answers(nb, instructor)
             except (AnswerError, ValueError) as exc:
-                sub.score = _refused(trusted_program(instructor), "refused", str(exc), "AnswerError")
+                sub.score = refused_score(trusted_program(instructor), "refused", str(exc), "AnswerError")
                 continue
             sub.key = score_key(instructor, answers, limits)
             if shared is not None and (shared / f"{sub.key}.json").is_file():
@@ -167,9 +170,9 @@ def grade_class(root, assignment: str, *, jobs: int = 1, limits: Limits | None =
             if sub.score is not None:
                 progress.update(sub.score)
         scores = {}
-        with ThreadPoolExecutor(max_workers=max(1, int(jobs))) as pool:
+        with GradingPool(limits) as grader, ThreadPoolExecutor(max_workers=max(1, int(jobs))) as pool:
             # each task waits on its own isolated interpreter: threads are enough here
-            futures = {pool.submit(score_answer, inst, ans, limits=limits): key
+            futures = {pool.submit(grader.score, inst, ans): key
                        for key, (inst, ans) in todo.items()}
             for fut in as_completed(futures):
                 key = futures[fut]
@@ -201,7 +204,7 @@ def grade_class(root, assignment: str, *, jobs: int = 1, limits: Limits | None =
                 raise SystemExit(f"nbgrader autograde failed ({proc.returncode}); see above. "
                                  "Was the assignment released (python3 tasks.py release)?")
 
-    grade_ids = {name: [g[1] for g in trusted_program(nb).grade_cells] for name, nb in parsed.items()}
+    grade_ids = {name: [g.grade_id for g in trusted_program(nb).grade_cells] for name, nb in parsed.items()}
     return {"submissions": subs, "grade_ids": grade_ids, "seconds": time.monotonic() - start,
             "grading_seconds": graded_s, "nbgrader_log": log,
             "precomputed": log.count("(precomputed)"), "graded_again": log.count("(graded now)")}

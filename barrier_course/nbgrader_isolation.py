@@ -52,7 +52,7 @@ _DEFAULTS = Limits()
 def score_key(instructor_nb, answers: dict, limits: Limits) -> str:
     """A digest of everything a score depends on: trusted cells, answers, limits."""
     program = trusted_program(instructor_nb)
-    blob = json.dumps({"steps": program.steps, "answers": answers, "limits": asdict(limits)},
+    blob = json.dumps({"steps": program.step_records(), "answers": answers, "limits": asdict(limits)},
                       sort_keys=True)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 

@@ -38,14 +38,14 @@ def _with_answer_cell(nb, text):
 
 def test_trusted_program_has_setup_answer_and_every_grade_cell(instructor):
     program = trusted_program(instructor)
-    kinds = [s[0] for s in program.steps]
+    kinds = [s.kind for s in program.steps]
     assert kinds.count("answer") == 1 and program.answer_cells == {"kernel_source": "source"}
-    assert [g[1] for g in program.grade_cells] == ["test_one_block_size", "test_block_sizes",
-                                                   "test_edge_cases"]
-    assert sum(g[3] for g in program.grade_cells) == 10
+    assert [g.grade_id for g in program.grade_cells] == ["test_one_block_size", "test_block_sizes",
+                                                         "test_edge_cases"]
+    assert sum(g.points for g in program.grade_cells) == 10
     # the hidden tests are part of what runs; the try-it cell is not
-    assert any("BEGIN HIDDEN TESTS" in g[2] for g in program.grade_cells)
-    assert not any(s[0] == "setup" and "try_kernel(source" in s[1] for s in program.steps)
+    assert any("BEGIN HIDDEN TESTS" in g.source for g in program.grade_cells)
+    assert not any(s.kind == "setup" and "try_kernel(source" in s.source for s in program.steps)
 
 
 def test_solution_full_marks_wrong_loses_blank_not_done(instructor, right):
