@@ -1,5 +1,8 @@
 """Grade a whole class: ``python3 tasks.py grade ASSIGNMENT [--jobs N]``.
 
+0. Before anything is graded, the gradebook must know the assignment and its notebooks
+   (``nbgrader generate_assignment``, run by ``python3 tasks.py release``); else it stops at
+   once and says what to run (:func:`check_gradebook`).
 1. Every submitted notebook (``submitted/<student>/<assignment>/<notebook>.ipynb``) has its
    answer string(s) read out without running anything; identical answers are graded once.
 2. The answers are graded in parallel, ``--jobs`` at a time, each in its own limited process
@@ -31,7 +34,7 @@ from .autograde import (AnswerError, AnswerScore, Limits, extract_answers, refus
                         trusted_program)
 from .grading_pool import GradingPool
 
-__all__ = ["grade_class", "main", "Submission"]
+__all__ = ["grade_class", "check_gradebook", "NotReadyToGrade", "main", "Submission"]
 
 
 @dataclass
@@ -123,6 +126,35 @@ def _collect(coursedir, assignment: str) -> tuple:
     return instructors, subs
 
 
+class NotReadyToGrade(SystemExit):
+    """What the gradebook step will need is missing: said before anything is graded."""
+
+
+def check_gradebook(coursedir, assignment: str, notebooks) -> None:
+    """Fail at once, naming what to run, when ``nbgrader autograde`` could not record the
+    grades: the assignment and each of its notebooks must be in the gradebook, which
+    ``nbgrader generate_assignment`` (``python3 tasks.py release``) writes."""
+    from nbgrader.api import Gradebook, MissingEntry  # noqa: PLC0415
+
+    fix = (f"Run 'python3 tasks.py release' (or 'nbgrader generate_assignment {assignment}') "
+           "first: it records the assignment in the gradebook, then grade again.")
+    db_url = coursedir.db_url
+    path = db_url[len("sqlite:///"):] if db_url.startswith("sqlite:///") else None
+    if path is not None and not Path(path).is_file():
+        raise NotReadyToGrade(f"Nothing was graded: there is no gradebook ({path}) yet. {fix}")
+    with Gradebook(db_url) as gradebook:
+        try:
+            recorded = gradebook.find_assignment(assignment)
+        except MissingEntry:
+            raise NotReadyToGrade(f"Nothing was graded: the gradebook ({db_url}) has no "
+                                  f"assignment '{assignment}'. {fix}") from None
+        missing = sorted(set(notebooks) - {nb.name for nb in recorded.notebooks})
+    if missing:
+        raise NotReadyToGrade(f"Nothing was graded: the gradebook's '{assignment}' has no "
+                              f"notebook {', '.join(missing)} (the source changed since it was "
+                              f"generated). {fix}")
+
+
 def grade_class(root, assignment: str, *, jobs: int = 1, limits: Limits | None = None,
                 progress_stream=None, run_nbgrader: bool = True, students=None,
                 scores_dir=None) -> dict:
@@ -142,6 +174,8 @@ def grade_class(root, assignment: str, *, jobs: int = 1, limits: Limits | None =
     coursedir = _course_directory(root)
     limits = limits or configured_limits(root)
     instructors, subs = _collect(coursedir, assignment)
+    if run_nbgrader and subs:
+        check_gradebook(coursedir, assignment, instructors)
     if students is not None:
         subs = [s for s in subs if s.student in set(students)]
     shared = Path(scores_dir) if scores_dir else None
