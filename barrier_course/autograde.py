@@ -29,8 +29,6 @@ and wall-clock limits.
 
 from __future__ import annotations
 
-import ast
-import hashlib
 import json
 import os
 import re
@@ -41,7 +39,7 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Mapping
 
 __all__ = [
     "Limits",
@@ -70,8 +68,11 @@ __all__ = [
     "NOT_DONE",
 ]
 
+from .exercise_notebook import (STUB_MARKER, AnswerError, AnswerStep, GradeStep, SetupStep,
+                                TrustedProgram, cell_source, load_notebook, nbgrader_meta,
+                                string_assignment, trusted_program)
+
 NOT_DONE = "Exercise not done yet"
-STUB_MARKER = "__simcore_todo"  # same text as barrier_course.grading.STUB_MARKER
 
 
 @dataclass(frozen=True)
@@ -136,154 +137,6 @@ class AnswerScore:
                 "possible": self.possible}
 
 
-class AnswerError(ValueError):
-    """The answer cell is not what the grader can read (the message says what to fix)."""
-
-
-# --------------------------------------------------------------------------------------------
-# the instructor notebook's trusted cells
-
-
-@dataclass(frozen=True)
-class SetupStep:
-    """A locked cell that is neither a grade nor an answer cell: run as it is."""
-
-    source: str
-    kind = "setup"
-
-    def record(self) -> dict:
-        return {"kind": self.kind, "source": self.source}
-
-
-@dataclass(frozen=True)
-class AnswerStep:
-    """Where an answer cell was: the answer string is bound to ``name``."""
-
-    name: str
-    kind = "answer"
-
-    def record(self) -> dict:
-        return {"kind": self.kind, "name": self.name}
-
-
-@dataclass(frozen=True)
-class GradeStep:
-    """A grade cell: its full source (hidden tests included) and its points."""
-
-    grade_id: str
-    source: str
-    points: float
-    kind = "grade"
-
-    def record(self) -> dict:
-        return {"kind": self.kind, "grade_id": self.grade_id, "source": self.source,
-                "points": self.points}
-
-
-@dataclass
-class TrustedProgram:
-    """What runs when an answer is graded: trusted cells in notebook order."""
-
-    steps: list         # [SetupStep | AnswerStep | GradeStep]
-    answer_cells: dict  # grade_id of each answer cell -> the variable it assigns
-
-    @property
-    def grade_cells(self) -> list:
-        return [s for s in self.steps if isinstance(s, GradeStep)]
-
-    def step_records(self) -> list:
-        """The steps as JSON-ready dicts (what the grading interpreter reads)."""
-        return [s.record() for s in self.steps]
-
-    def digest(self) -> str:
-        """A digest of every trusted cell, in order."""
-        blob = json.dumps(self.step_records(), sort_keys=True)
-        return hashlib.sha256(blob.encode("utf-8")).hexdigest()
-
-    def answer_dict(self, source) -> dict:
-        """``{variable: answer string}`` from one string (an exercise with one answer cell)
-        or from such a dict (checked to name every answer variable)."""
-        names = list(dict.fromkeys(self.answer_cells.values()))
-        if isinstance(source, Mapping):
-            missing = [n for n in names if n not in source]
-            if missing:
-                raise ValueError(f"no answer given for {missing}")
-            return dict(source)
-        if len(names) != 1:
-            raise ValueError(f"the exercise has answer cells {names}: pass a dict")
-        return {names[0]: source}
-
-
-def _meta(cell) -> dict:
-    return (cell.get("metadata") or {}).get("nbgrader") or {}
-
-
-def _source(cell) -> str:
-    src = cell.get("source", "")
-    return "".join(src) if isinstance(src, list) else src
-
-
-def _load(nb_or_path) -> dict:
-    if isinstance(nb_or_path, (str, os.PathLike)):
-        with open(nb_or_path, encoding="utf-8") as f:
-            return json.load(f)
-    return nb_or_path
-
-
-def _assigned_name(cell_source: str, where: str) -> tuple:
-    """(name, value) of a cell that is one `name = "string literal"`; AnswerError otherwise."""
-    fix = (f"The cell '{where}' must hold only your kernel source, as it was given: "
-           "one assignment such as source = r\"\"\" ... \"\"\" (comments are fine). "
-           "Edit the CUDA code inside the string and remove anything else from the cell.")
-    try:
-        tree = ast.parse(cell_source)
-    except SyntaxError as exc:
-        raise AnswerError(f"{fix}\nPython cannot read the cell: {exc.msg} (line {exc.lineno}).") from None
-    body = tree.body
-    if len(body) != 1 or not isinstance(body[0], ast.Assign):
-        kinds = ", ".join(type(s).__name__ for s in body) or "nothing"
-        raise AnswerError(f"{fix}\nThe cell holds: {kinds}.")
-    node = body[0]
-    if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
-        raise AnswerError(f"{fix}\nThe assignment must have one plain name on its left.")
-    try:
-        value = ast.literal_eval(node.value)
-    except ValueError:
-        raise AnswerError(f"{fix}\nThe right-hand side is not a string literal "
-                          f"(it is {type(node.value).__name__}).") from None
-    if not isinstance(value, str):
-        raise AnswerError(f"{fix}\nThe value is a {type(value).__name__}, not a string.")
-    return node.targets[0].id, value
-
-
-def trusted_program(instructor_nb) -> TrustedProgram:
-    """The trusted cells of an instructor (source) notebook, in order.
-
-    Setup: locked code cells that are neither grade nor solution cells. Grade: code grade
-    cells (their full source, hidden tests included). Answer: code solution cells; each must
-    be one string assignment in the instructor notebook too (that is how the grader learns
-    the variable name). Any other cell (try-it cells, markdown) is not part of grading.
-    """
-    nb = _load(instructor_nb)
-    steps, answers = [], {}
-    for k, cell in enumerate(nb.get("cells", [])):
-        if cell.get("cell_type") != "code":
-            continue
-        meta = _meta(cell)
-        gid = meta.get("grade_id") or f"cell{k}"
-        if meta.get("solution") and not meta.get("grade"):
-            name, _ = _assigned_name(_source(cell), gid)
-            answers[gid] = name
-            steps.append(AnswerStep(name))
-        elif meta.get("grade") and not meta.get("solution"):
-            steps.append(GradeStep(gid, _source(cell), float(meta.get("points", 0))))
-        elif meta.get("locked") and not meta.get("solution"):
-            steps.append(SetupStep(_source(cell)))
-    if not answers:
-        raise ValueError("the instructor notebook has no answer cell (an nbgrader solution cell)")
-    return TrustedProgram(steps, answers)
-
-
 # --------------------------------------------------------------------------------------------
 # reading the answer from a submission
 
@@ -295,10 +148,10 @@ def extract_answers(submitted_nb, instructor_nb) -> dict:
     notebook gives them). Raises :class:`AnswerError` naming the cell and what to fix.
     """
     program = trusted_program(instructor_nb)
-    sub = _load(submitted_nb)
+    sub = load_notebook(submitted_nb)
     by_id = {}
     for cell in sub.get("cells", []):
-        gid = _meta(cell).get("grade_id")
+        gid = nbgrader_meta(cell).get("grade_id")
         if gid in program.answer_cells and cell.get("cell_type") == "code":
             by_id.setdefault(gid, cell)
     answers = {}
@@ -307,7 +160,7 @@ def extract_answers(submitted_nb, instructor_nb) -> dict:
             raise AnswerError(f"The answer cell '{gid}' is missing from the notebook (deleted, "
                               "or its nbgrader metadata was changed). Copy it back from the "
                               "released exercise and put your kernel in it.")
-        got_name, value = _assigned_name(_source(by_id[gid]), gid)
+        got_name, value = string_assignment(cell_source(by_id[gid]), gid)
         if got_name != name:
             raise AnswerError(f"The cell '{gid}' must assign the kernel source to '{name}', "
                               f"not to '{got_name}'.")

@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import contextlib
 import glob
-import json
 import os
 import sys
 import warnings
@@ -46,8 +45,13 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from .exercise_notebook import STUB_MARKER, assigned_string_names, code_cells
+
 __all__ = [
     "STUB_MARKER",
+    "refuse_unfinished",
+    "build_case",
+    "fresh_args",
     "KernelCheckFailed",
     "ExerciseNotDone",
     "summary",
@@ -59,11 +63,6 @@ __all__ = [
     "gpu_available",
     "gpu_status",
 ]
-
-#: The text nbgrader puts where a solution was (see ``nbgrader_config.py``). The stub line
-#: ``__simcore_todo("...");`` is valid C *and* valid Python, so the released notebook still
-#: parses; the grader refuses any source that still contains it.
-STUB_MARKER = "__simcore_todo"
 
 DEFAULT_BLOCK_SIZES = (32, 64, 128, 256)
 DEFAULT_SCHEDULES = ("lockstep", "adversarial")
@@ -154,7 +153,9 @@ def _warnings_to_stdout():
         print(f"Note ({w.category.__name__}, costs no points): {text}")
 
 
-def _stub_check(source: Any, kernel_name: str) -> None:
+def refuse_unfinished(source: Any, kernel_name: str) -> None:
+    """Raise before anything compiles: TypeError for a source that is not a string,
+    :class:`ExerciseNotDone` for one that still holds the stub or lacks the kernel."""
     if not isinstance(source, str):
         raise TypeError(
             f"check_kernel expects the kernel's CUDA source as a string, got {type(source).__name__}."
@@ -221,7 +222,10 @@ def _as_tuple(x) -> tuple:
     return tuple(int(v) for v in x)
 
 
-def _build_case(make_args, reference, n, block, seed) -> Case:
+def build_case(make_args, reference, n, block, seed) -> Case:
+    """The launch for problem size ``n``, ``block`` threads per block and input ``seed``:
+    ``make_args``' grid, arguments and shared memory, and ``reference``'s expected outputs
+    (computed from a copy of the arguments taken before any launch)."""
     rng = np.random.default_rng([int(seed), int(n), int(block)])
     made = make_args(n, block, rng)
     about = ""
@@ -245,7 +249,8 @@ def _build_case(make_args, reference, n, block, seed) -> Case:
                 shared_mem=int(shared_mem), expected=dict(expected), about=about)
 
 
-def _fresh_args(case: Case) -> tuple:
+def fresh_args(case: Case) -> tuple:
+    """A copy of the case's arguments for one launch (a launch writes into its arrays)."""
     return tuple(np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in case.args)
 
 
@@ -301,16 +306,28 @@ def _where(backend: str, schedule: str | None, sim_options: Mapping) -> str:
     return "on the simulator (" + ", ".join(bits) + ")"
 
 
+def _sim_options(checks, model) -> dict:
+    """The simulator's launch options shared by every launch of one check or try."""
+    options: dict = {"checks": checks}
+    if model is not None:
+        options["model"] = model
+    return options
+
+
+def _launch_options(backend: str, schedule: str | None, sim_options: Mapping) -> dict:
+    """The keyword options of one launch: the simulator's and its schedule; none on a GPU."""
+    if backend != "sim":
+        return {}
+    return {**sim_options, "schedule": schedule}
+
+
 def _run_one(kernel, kernel_name, case, backend, schedule, sim_options, rtol, atol):
     simcore = _simcore()
     compile_error = getattr(simcore, "CompileError", ())
     launch_error = getattr(simcore, "LaunchError", ())
     kernel_fault = getattr(simcore, "KernelFault", ())
-    args = _fresh_args(case)
-    options = {}
-    if backend == "sim":
-        options = dict(sim_options)
-        options["schedule"] = schedule
+    args = fresh_args(case)
+    options = _launch_options(backend, schedule, sim_options)
     where = _where(backend, schedule, sim_options)
     header = f"Kernel '{kernel_name}' failed {where}.\nLaunch: {case.describe()}."
     try:
@@ -401,21 +418,19 @@ def check_kernel(
     True = required. Returns None on purpose: nbgrader reads a number that a test cell
     returns as partial credit.
     """
-    _stub_check(source, kernel_name)
+    refuse_unfinished(source, kernel_name)
     _SHOWN_WARNINGS.clear()
     block_sizes = tuple(int(b) for b in block_sizes)
     schedules = tuple(schedules)
     seeds = tuple(seeds)
-    sim_options: dict = {"checks": checks}
-    if model is not None:
-        sim_options["model"] = model
+    sim_options = _sim_options(checks, model)
 
     cases = []
     for block in block_sizes:
         ns = default_sizes(block) if sizes is None else (sizes(block) if callable(sizes) else sizes)
         for n in ns:
             for seed in seeds:
-                cases.append(_build_case(make_args, reference, int(n), block, seed))
+                cases.append(build_case(make_args, reference, int(n), block, seed))
 
     passed = 0
     kernel = _compile(source, kernel_name, options, "sim")
@@ -463,27 +478,23 @@ def try_kernel(
     Prints the outputs; returns None (so that a notebook cell shows only the printout).
     """
     try:
-        _stub_check(source, kernel_name)
+        refuse_unfinished(source, kernel_name)
     except (NotImplementedError, TypeError) as exc:
         print(f"Nothing to run yet. {exc}")
         return None
     ref = reference if reference is not None else (lambda args, n, block: {})
-    case = _build_case(make_args, ref, n, block, seed)
+    case = build_case(make_args, ref, n, block, seed)
     print(f"Launching '{kernel_name}': {case.describe()}, schedule {schedule!r}.")
     try:
         kernel = _compile(source, kernel_name, options, backend)
     except AssertionError as exc:
         print(exc)
         return None
-    args = _fresh_args(case)
+    args = fresh_args(case)
     simcore = _simcore()
     kernel_fault = getattr(simcore, "KernelFault", ())
     launch_error = getattr(simcore, "LaunchError", ())
-    opts = {}
-    if backend == "sim":
-        opts = {"checks": checks, "schedule": schedule}
-        if model is not None:
-            opts["model"] = model
+    opts = _launch_options(backend, schedule, _sim_options(checks, model))
     try:
         with _warnings_to_stdout():
             kernel(case.grid, (case.block,), args, shared_mem=case.shared_mem, **opts)
@@ -548,24 +559,6 @@ def student_session() -> bool:
     return not (os.environ.get("BARRIER_COURSE_GRADING") or os.environ.get("NBGRADER_EXECUTION"))
 
 
-def _assigned_string_names(source: str) -> list:
-    """The names a cell binds when it is nothing but assignments of string literals (the
-    shape of an answer cell: ``source = r"..."`` with the kernel inside); [] for any other."""
-    import ast  # noqa: PLC0415
-
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return []
-    names = []
-    for node in tree.body:
-        if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant)
-                and isinstance(node.value.value, str)):
-            return []
-        names += [t.id for t in node.targets if isinstance(t, ast.Name)]
-    return names
-
-
 def _user_ns() -> dict:
     try:
         from IPython import get_ipython  # noqa: PLC0415
@@ -590,7 +583,7 @@ def _record_cell(result) -> None:
         return
     error = getattr(result, "error_in_exec", None) or getattr(result, "error_before_exec", None)
     if error is None:
-        _ANSWER_NAMES.update(_assigned_string_names(source))
+        _ANSWER_NAMES.update(assigned_string_names(source))
     first = ""
     if error is not None:
         first = (str(error).strip().splitlines() or [type(error).__name__])[0]
@@ -619,17 +612,10 @@ def _install_recorder() -> None:
 
 def _notebook_cells(path: str) -> tuple:
     """(test cells as (grade_id, points, source), the answer cells' variable names)."""
-    with open(path, encoding="utf-8") as f:
-        nb = json.load(f)
     tests, answer_names = [], []
-    for cell in nb.get("cells", []):
-        meta = (cell.get("metadata") or {}).get("nbgrader") or {}
-        src = cell.get("source", "")
-        src = "".join(src) if isinstance(src, list) else src
-        if cell.get("cell_type") != "code":
-            continue
+    for _, meta, src in code_cells(path):
         if meta.get("solution"):
-            answer_names += _assigned_string_names(src)
+            answer_names += assigned_string_names(src)
         elif meta.get("grade"):
             tests.append((meta.get("grade_id", "?"), float(meta.get("points", 0)), src))
     return tests, answer_names

@@ -39,6 +39,7 @@ from traitlets import Float, Integer, List, Unicode
 
 from .autograde import (AnswerError, AnswerScore, Limits, extract_answers, score_answer,
                         trusted_program)
+from .exercise_notebook import nbgrader_meta
 
 __all__ = ["IsolatedExecute", "FeedbackCleanup", "score_key", "SCORE_CACHE_ENV"]
 
@@ -62,10 +63,6 @@ def instructor_notebook(config, assignment: str, notebook: str) -> Path:
     coursedir = CourseDirectory(config=config)
     folder = coursedir.format_path(coursedir.source_directory, ".", assignment)
     return Path(folder) / f"{notebook}.ipynb"
-
-
-def _meta(cell) -> dict:
-    return (cell.get("metadata") or {}).get("nbgrader") or {}
 
 
 def _error_output(ename: str, message: str) -> NotebookNode:
@@ -145,17 +142,17 @@ class IsolatedExecute(NbGraderPreprocessor):
     def _refused(self, nb, instructor, message: str) -> None:
         program = trusted_program(instructor)
         for cell in nb.cells:
-            gid = _meta(cell).get("grade_id")
+            gid = nbgrader_meta(cell).get("grade_id")
             if cell.cell_type != "code":
                 continue
-            if gid in program.answer_cells or (_meta(cell).get("grade")
-                                               and not _meta(cell).get("solution")):
+            if gid in program.answer_cells or (nbgrader_meta(cell).get("grade")
+                                               and not nbgrader_meta(cell).get("solution")):
                 cell.outputs = [_error_output("AnswerError", message)]
 
     def _write_back(self, nb, score: AnswerScore) -> None:
         results = score.by_id()
         for cell in nb.cells:
-            meta = _meta(cell)
+            meta = nbgrader_meta(cell)
             if cell.cell_type != "code" or not meta.get("grade") or meta.get("solution"):
                 continue
             got = results.get(meta.get("grade_id"))

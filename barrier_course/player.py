@@ -392,13 +392,13 @@ def show_source(source, kernel_name, *, make_args, n, block, seed=0, options=(),
     while running opens the player at the fault.
     """
     import simcore
-    from .grading import KernelCheckFailed, _build_case, _fresh_args, _stub_check
+    from .grading import KernelCheckFailed, build_case, fresh_args, refuse_unfinished
     if not isinstance(source, str):
         print(f"{NOTHING_TO_SHOW} The player needs the kernel's CUDA source as a string, "
               f"not {type(source).__name__}.")
         return None
     try:
-        _stub_check(source, kernel_name)
+        refuse_unfinished(source, kernel_name)
         if callable(block):
             block = block(source, kernel_name)
     except NotImplementedError as exc:
@@ -413,9 +413,9 @@ def show_source(source, kernel_name, *, make_args, n, block, seed=0, options=(),
     except simcore.CompileError as exc:
         print(f"Kernel '{kernel_name}' does not compile:\n{exc}")
         return None
-    case = _build_case(make_args, lambda args, n, block: {}, n, block, seed)
+    case = build_case(make_args, lambda args, n, block: {}, n, block, seed)
     try:
-        return show(kernel, case.grid, (case.block,), _fresh_args(case), shared_mem=case.shared_mem,
+        return show(kernel, case.grid, (case.block,), fresh_args(case), shared_mem=case.shared_mem,
                     **launch_options)
     except simcore.LaunchError as exc:
         print(f"The launch did not start: {exc}")

@@ -21,7 +21,7 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-from barrier_course.grading import KernelCheckFailed, _stub_check, check_kernel, try_kernel
+from barrier_course.grading import KernelCheckFailed, check_kernel, refuse_unfinished, try_kernel
 
 __all__ = ["chosen_block_size", "check_estimated_time", "estimate_launch", "try_tuned_kernel"]
 
@@ -36,7 +36,7 @@ def chosen_block_size(source: str, kernel_name: str = "the kernel", *, multiple_
     Raises :class:`KernelCheckFailed` (one line a student can act on) when the line is missing,
     repeated, or the number is not a multiple of `multiple_of` between `multiple_of` and
     `largest`."""
-    _stub_check(source, kernel_name)
+    refuse_unfinished(source, kernel_name)
     found = _DEFINE.findall(source if isinstance(source, str) else "")
     if not found:
         raise KernelCheckFailed(

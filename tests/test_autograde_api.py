@@ -186,7 +186,7 @@ def test_memory_limit_where_a_gpu_may_run(monkeypatch):
     """With CuPy present the limit is on data, not address space (CUDA reserves a lot)."""
     import barrier_course.autograde as autograde
 
-    monkeypatch.setattr(autograde, "_gpu_possible", lambda: True)
+    monkeypatch.setattr(autograde, "gpu_possible", lambda: True)
     nb = _toy_notebook(["x = bytearray(2 << 30)", "import numpy as np\ny = np.ones(10**6)"])
     graded = score_answer(nb, "x", limits=Limits(memory_mb=512))
     assert [c.points for c in graded.cells] == [0, 1]
