@@ -69,7 +69,11 @@ class WarmInterpreter:
             env=grading_environment(str(self.work)), stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             preexec_fn=interpreter_limits(limits, False), start_new_session=True)
-        ready = self._reply(limits.wall_s)
+        try:
+            ready = self._reply(limits.wall_s)
+        except (TimeoutError, WarmInterpreterGone, ValueError):
+            self.close()        # never ready: the caller grades in a fresh interpreter
+            raise WarmInterpreterGone("the warm interpreter did not start") from None
         self.setup_error = ready.get("setup_error")
 
     def _reply(self, timeout: float) -> dict:
@@ -170,6 +174,12 @@ class GradingPool:
 
     def __exit__(self, *exc):
         self.close()
+
+    @property
+    def interpreters(self) -> list:
+        """The warm interpreters running now (every thread's)."""
+        with self._lock:
+            return list(self._all)
 
     def score(self, instructor_nb, answers) -> AnswerScore:
         """The score of one answer (a string, or ``{variable: string}``) of the exercise whose
