@@ -69,6 +69,7 @@ class WarmInterpreter:
             env=grading_environment(str(self.work)), stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             preexec_fn=interpreter_limits(limits, False), start_new_session=True)
+        self._replies, self._pending = self.proc.stdout.fileno(), b""
         try:
             ready = self._reply(limits.wall_s)
         except (TimeoutError, WarmInterpreterGone, ValueError):
@@ -77,12 +78,18 @@ class WarmInterpreter:
         self.setup_error = ready.get("setup_error")
 
     def _reply(self, timeout: float) -> dict:
-        ready, _, _ = select.select([self.proc.stdout], [], [], max(timeout, 0.0))
-        if not ready:
-            raise TimeoutError
-        line = self.proc.stdout.readline()
-        if not line:
-            raise WarmInterpreterGone("the warm interpreter exited")
+        """The server's next reply line, read straight from the pipe (a buffered reader could
+        hold a second line where ``select`` no longer sees it)."""
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self._pending:
+            ready, _, _ = select.select([self._replies], [], [], max(deadline - time.monotonic(), 0.0))
+            if not ready:
+                raise TimeoutError
+            chunk = os.read(self._replies, 65536)
+            if not chunk:
+                raise WarmInterpreterGone("the warm interpreter exited")
+            self._pending += chunk
+        line, _, self._pending = self._pending.partition(b"\n")
         return json.loads(line)
 
     def score(self, answers: dict) -> AnswerScore:
