@@ -16,6 +16,11 @@ The answer of every exercise is CUDA source, so the grader reads *that* and noth
    output bytes and source size (:class:`Limits`). A hung or hostile answer costs at most its
    limit; the scores of the cells that finished before a limit hit are kept.
 
+The cells are read as typed steps by :mod:`barrier_course.exercise_notebook`. To grade a
+class, :class:`barrier_course.grading_pool.GradingPool` gives the same scores with the
+interpreter start, the imports and the setup cells paid once per exercise: each answer runs in
+a process forked from a warm interpreter, under the same limits.
+
 The result (:class:`AnswerScore`) has, per grade cell, the points earned and possible, what
 the cell printed, and the failure message; and the total. ``nbgrader autograde``
 (:mod:`barrier_course.nbgrader_isolation`) and ``tasks.py grade`` both go through here.
