@@ -31,11 +31,12 @@ get_ipython().events.register("post_run_cell", _nbcpu_post)
 """
 
 _REPORT = """\
-import json as _nbcpu_json, resource as _nbcpu_r
+import json as _nbcpu_json, resource as _nbcpu_r, sys as _nbcpu_sys
 _nbcpu_self = _nbcpu_r.getrusage(_nbcpu_r.RUSAGE_SELF)
 _nbcpu_kids = _nbcpu_r.getrusage(_nbcpu_r.RUSAGE_CHILDREN)
 print("%s" + _nbcpu_json.dumps({"kernel_cpu": _nbcpu_self.ru_utime + _nbcpu_self.ru_stime,
-      "children_cpu": _nbcpu_kids.ru_utime + _nbcpu_kids.ru_stime, "cells": _nbcpu_cells}))
+      "children_cpu": _nbcpu_kids.ru_utime + _nbcpu_kids.ru_stime, "cells": _nbcpu_cells,
+      "simcore": getattr(_nbcpu_sys.modules.get("simcore"), "__file__", None)}))
 """ % MARK
 
 
@@ -47,7 +48,7 @@ def course_notebooks(root=ROOT, folders=FOLDERS):
     return found
 
 
-def run_notebook(path, timeout=600):
+def run_notebook(path, timeout=600, tree=None):
     """Run one notebook in a fresh kernel -> {"kernel_cpu", "children_cpu", "wall", "cells", "errors"}.
 
     "cells" pairs each code cell of the notebook (by its index among code cells) with its CPU
@@ -60,8 +61,10 @@ def run_notebook(path, timeout=600):
     nb.cells = [nbformat.v4.new_code_cell(_START_HOOKS)] + nb.cells + [nbformat.v4.new_code_cell(_REPORT)]
     client = NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=True,
                             resources={"metadata": {"path": str(Path(path).parent)}})
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(tree), os.environ.get("PYTHONPATH")]))) \
+        if tree else None
     start = time.perf_counter()
-    client.execute()
+    client.execute(**({"env": env} if env else {}))
     wall = time.perf_counter() - start
     report = _report_of(nb.cells[-1])
     report["wall"] = wall
@@ -78,17 +81,67 @@ def _report_of(cell):
     raise RuntimeError(f"the notebook timer's report cell printed nothing: {cell.get('outputs')}")
 
 
+def total_cpu(r):
+    return r["kernel_cpu"] + r["children_cpu"]
+
+
+def notebook_line(path, r, top=3, target=10.0, label=""):
+    """One report line: CPU, wall, the costliest cells, and whether it is over the target."""
+    cpu = total_cpu(r)
+    worst = sorted(r["cells"], key=lambda kc: -kc[1])[:top]
+    cells = ", ".join(f"cell {k} {t:.1f}s" for k, t in worst)
+    flag = "" if cpu <= target else f"  OVER {target:.0f} s"
+    errors = f"  ERRORS in cells {r['errors']}" if r["errors"] else ""
+    return (f"{label}{_relative(path):60s} CPU {cpu:5.1f} s (kernel {r['kernel_cpu']:.1f} + children "
+            f"{r['children_cpu']:.1f}), wall {r['wall']:5.1f} s; costliest: {cells}{flag}{errors}")
+
+
+def _relative(path):
+    parts = Path(path).resolve().parts
+    for folder in FOLDERS:
+        if folder in parts:
+            return str(Path(*parts[parts.index(folder):]))
+    return str(path)
+
+
+def before_after(paths, baseline):
+    """Each notebook run by the baseline tree and by this one in turn -> yields (line, record)."""
+    for path in paths:
+        rel = _relative(path)
+        base_path = Path(baseline) / rel
+        base = run_notebook(base_path, tree=Path(baseline).resolve()) if base_path.exists() else None
+        current = run_notebook(path, tree=ROOT)
+        for side, tree in ((base, Path(baseline).resolve()), (current, ROOT)):
+            if side and side.get("simcore") and not Path(side["simcore"]).resolve().is_relative_to(tree):
+                raise RuntimeError(f"{rel}: the kernel imported simcore from {side['simcore']}, not from {tree}")
+        ratio = f"{total_cpu(base) / total_cpu(current):.2f}x" if base else "-"
+        base_text = f"{total_cpu(base):5.1f} s" if base else "  (none)"
+        line = (f"{rel:60s} baseline CPU {base_text}, current CPU {total_cpu(current):5.1f} s, "
+                f"speedup {ratio}" + ("  OVER 10 s" if total_cpu(current) > 10 else "")
+                + (f"  ERRORS in cells {current['errors']}" if current["errors"] else ""))
+        yield line, {"baseline": base, "current": current}
+
+
+def notebooks_main(baseline=None, json_path=None, paths=None):
+    """`python -m simcore.bench --notebooks [--baseline DIR]`: one line per lesson and solution."""
+    paths = paths or course_notebooks()
+    print(f"Run All of {len(paths)} notebooks (nbclient, a fresh kernel each; CPU = the kernel process's "
+          f"own and its children's, from getrusage; target 10 s)" + (f"; baseline {baseline}" if baseline else ""))
+    results = {}
+    lines = before_after(paths, baseline) if baseline else notebook_lines(paths)
+    for line, record in lines:
+        print(line, flush=True)
+        results[line.split()[0]] = record
+    if json_path:
+        Path(json_path).write_text(json.dumps(results, indent=1))
+    return 0
+
+
 def notebook_lines(paths, top=3, target=10.0):
     """Run every notebook and yield one report line each: CPU, wall, the costliest cells."""
     for path in paths:
         r = run_notebook(path)
-        cpu = r["kernel_cpu"] + r["children_cpu"]
-        worst = sorted(r["cells"], key=lambda kc: -kc[1])[:top]
-        cells = ", ".join(f"cell {k} {t:.1f}s" for k, t in worst)
-        flag = "" if cpu <= target else f"  OVER {target:.0f} s"
-        errors = f"  ERRORS in cells {r['errors']}" if r["errors"] else ""
-        yield (f"{os.path.relpath(path, ROOT):60s} CPU {cpu:5.1f} s (kernel {r['kernel_cpu']:.1f} + children "
-               f"{r['children_cpu']:.1f}), wall {r['wall']:5.1f} s; costliest: {cells}{flag}{errors}"), r
+        yield notebook_line(path, r, top, target), r
 
 
 def main(argv=None):
@@ -96,15 +149,11 @@ def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m simcore.bench_notebooks", description=__doc__.splitlines()[0])
     ap.add_argument("paths", nargs="*", help="notebooks to time (default: every lesson and solution)")
     ap.add_argument("--json", help="also write the raw results to this file")
+    ap.add_argument("--baseline", metavar="DIR", help="another source tree: its run of each notebook alternates with this one's")
     a = ap.parse_args(argv)
-    paths = [Path(p).resolve() for p in a.paths] or course_notebooks()
-    results = {}
-    for line, r in notebook_lines(paths):
-        print(line, flush=True)
-        results[line.split()[0]] = r
-    if a.json:
-        Path(a.json).write_text(json.dumps(results, indent=1))
+    paths = [Path(p).resolve() for p in a.paths] or None
+    return notebooks_main(a.baseline, a.json, paths)
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())
