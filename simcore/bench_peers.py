@@ -181,8 +181,9 @@ def print_whole_process(record):
     s, p, split = record["simcore"], record["oclgrind"], record["split"]
     head = f"whole process, {record['case']} at {bench.fmt_n(record['n'])} threads, one launch with checks on"
     print(head)
-    print(f"  simcore (python -c: import, compile, launch): CPU {bench.fmt_stat(_cpus(s))}, wall "
-          f"{bench.fmt_stat(_walls(s))}; inside: import simcore {split['import'] * 1e3:.0f} ms, compile "
+    print(f"  simcore (python -c: interpreter, import, compile, launch): CPU {bench.fmt_stat(_cpus(s))}, wall "
+          f"{bench.fmt_stat(_walls(s))}; inside: import simcore {split['import'] * 1e3:.0f} ms, numpy and the inputs "
+          f"{split['inputs'] * 1e3:.0f} ms, compile "
           f"{split['compile'] * 1e3:.0f} ms, launch {split['launch'] * 1e3:.0f} ms (CPU); output {split['verdict']}")
     if p:
         print(f"  oclgrind-kernel --data-races:                 CPU {bench.fmt_stat(_cpus(p))}, wall "
