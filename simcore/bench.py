@@ -75,7 +75,10 @@ checks on, after an untimed warm-up launch, in this process: the top 10 function
 
 Ratios are peer median / simcore median: Oclgrind without race detection against simcore with
 checks off, Oclgrind --data-races against simcore with checks on, Numba's simulator against
-simcore with checks off.
+simcore with checks off. The Oclgrind table runs simcore and Oclgrind in turn, point by point, in
+CPU time and wall time, and is followed by the whole-process line (a fresh python: import,
+compile, one launch, against one whole oclgrind-kernel process): simcore/bench_peers.py.
+--notebooks times Run All of every lesson and solution instead: simcore/bench_notebooks.py.
 """
 import argparse
 import json
