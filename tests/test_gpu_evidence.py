@@ -42,3 +42,12 @@ def test_a_hung_row_is_read_from_the_gpu_outcome():
                                      "racecheck": {"outcome": "skipped"}})
     assert row == {"name": "x", "rule": "step_limit", "simcore": "step_limit", "gpu": "hung (killed after 20 s)",
                    "gpu_output": "-", "racecheck": "not run"}
+
+
+def test_every_corpus_entry_lesson_06_names_has_h200_evidence():
+    import re
+    from pathlib import Path
+    lesson = Path(gpu_evidence.DATA_DIR).parent / "06_what_a_barrier_does_not_do.ipynb"
+    named = set(re.findall(r'\\"((?:ra|progress)_[a-z_]+)\\"', lesson.read_text(encoding="utf-8")))
+    assert len(named) >= 7, named            # five hand-off variants, the warp lock and its twin
+    assert named <= set(gpu_evidence.rows_by_name())
