@@ -154,17 +154,16 @@ def _draw_warp_bars(ax, rows, states, lines, nsteps, show_lines, hidden):
 
     nrows = max(1, len(rows))
     used_states = []
+    bars = {}                                   # state -> its rectangles, drawn as one collection
     arrivals_x, arrivals_y = [], []
     for r, (row_states, row_lines) in enumerate(zip(states, lines)):
         y = nrows - 1 - r                       # first warp at the top
         for start, length, (state, line) in _runs(list(zip(row_states, row_lines))):
             if state is None:
                 continue
-            label, colour, hatch = STATE_STYLE.get(state, _UNKNOWN_STYLE)
             if state not in used_states:
                 used_states.append(state)
-            ax.broken_barh([(start, length)], (y - 0.4, 0.8), facecolors=colour,
-                           edgecolors="black", linewidth=0.4, hatch=hatch)
+            bars.setdefault(state, []).append(_rectangle(start, length, y))
             if (show_lines and line and state != "exited"
                     and length >= max(2, nsteps / 40)):
                 # "line 8" where the bar has room, else the bare number (the legend says
@@ -178,6 +177,7 @@ def _draw_warp_bars(ax, rows, states, lines, nsteps, show_lines, hidden):
             if row_states[s] == "waiting_barrier" and prev != "waiting_barrier":
                 arrivals_x.append(s)
                 arrivals_y.append(y + 0.45)
+    _draw_state_bars(ax, bars)
     if arrivals_x:
         ax.plot(arrivals_x, arrivals_y, linestyle="none", marker="v", color="black",
                 markersize=6)
@@ -191,6 +191,23 @@ def _draw_warp_bars(ax, rows, states, lines, nsteps, show_lines, hidden):
     if hidden:
         ax.set_ylabel(f"{hidden} more warps not shown", fontsize=8)
     return used_states, bool(arrivals_x)
+
+
+def _rectangle(start, length, y, height=0.8):
+    """The corners of one state bar: steps [start, start + length) on the row centred at y."""
+    bottom, top = y - height / 2, y + height / 2
+    return [(start, bottom), (start + length, bottom), (start + length, top), (start, top)]
+
+
+def _draw_state_bars(ax, bars):
+    """One collection per warp state (its colour and hatch): a trace of thousands of bars
+    costs a few artists instead of one per bar, which is what made a trace figure slow."""
+    from matplotlib.collections import PolyCollection
+
+    for state, rectangles in bars.items():
+        label, colour, hatch = STATE_STYLE.get(state, _UNKNOWN_STYLE)
+        ax.add_collection(PolyCollection(rectangles, facecolors=colour, edgecolors="black",
+                                         linewidths=0.4, hatch=hatch), autolim=False)
 
 
 def _draw_barrier_counts(ax_bar, trace, blocks, nsteps):

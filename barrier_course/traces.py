@@ -121,7 +121,9 @@ def barrier_counts(trace, barrier=0):
     counted from the trace's ``barrier_release`` snapshots; blocks that passed none are
     absent."""
     counts = {}
-    for step in trace.steps:
+    # a simcore.Trace builds only its release snapshots; any other trace-shaped object is scanned
+    releases = trace.barrier_releases() if hasattr(trace, "barrier_releases") else trace.steps
+    for step in releases:
         if step.event != "barrier_release":
             continue
         for (blk, bid), arrived in (step.barriers or {}).items():

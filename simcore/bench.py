@@ -75,7 +75,10 @@ checks on, after an untimed warm-up launch, in this process: the top 10 function
 
 Ratios are peer median / simcore median: Oclgrind without race detection against simcore with
 checks off, Oclgrind --data-races against simcore with checks on, Numba's simulator against
-simcore with checks off.
+simcore with checks off. The Oclgrind table runs simcore and Oclgrind in turn, point by point, in
+CPU time and wall time, and is followed by the whole-process line (a fresh python: import,
+compile, one launch, against one whole oclgrind-kernel process): simcore/bench_peers.py.
+--notebooks times Run All of every lesson and solution instead: simcore/bench_notebooks.py.
 """
 import argparse
 import json
@@ -697,6 +700,11 @@ def main(argv=None):
     ap.add_argument("--memory-size", help="threads of the reduction launched 20 times for the memory line "
                                           "(default 20: 2^20; 16 with --quick)")
     ap.add_argument("--json", help="also write the raw results to this file")
+    ap.add_argument("--notebooks", action="store_true",
+                    help="time Run All of every lesson and exercise solution (kernel CPU, fresh kernel each; "
+                         "with --baseline, the baseline tree's run of each notebook alternates with this tree's)")
+    ap.add_argument("--whole-process-size", default="12",
+                    help="threads of the whole-process line's reduction (default 12: 2^12)")
     a = ap.parse_args(argv)
     sizes = parse_sizes(a.sizes) if a.sizes else ([2 ** 12, 2 ** 16] if a.quick else [2 ** 16, 2 ** 20])
     names = [w for w in a.workloads.split(",") if w]
@@ -704,6 +712,9 @@ def main(argv=None):
     if unknown:
         ap.error(f"--workloads: unknown workload(s) {', '.join(unknown)} (known: {', '.join(WORKLOADS)})")
     rep = max(1, a.repeat)
+    if a.notebooks:
+        from .bench_notebooks import notebooks_main
+        return notebooks_main(a.baseline, a.json)
     results = {"machine": machine(), "simcore": [], "worst": [], "oclgrind": [], "numba": [], "memory": None}
     trees = None
     if a.baseline:                      # before anything long: a baseline that cannot run is said at once
@@ -821,37 +832,15 @@ def run_all(a, sizes, names, rep, results, trees):
         return results_out(a, results)
 
     # ------------------------------------------------------------------ Oclgrind
+    from .bench_peers import print_interleaved, print_whole_process, whole_process
     if not oclgrind_available():
         print("Oclgrind: not installed (apt-get install oclgrind); skipped\n")
     else:
-        rows = []
         points = [course_case(name, n) for name in names for n in points_n(sizes)] + worst
-        last = {}
-        for case in points:
-            on, off = simcore_point(case)
-            prev = last.get(case.label)
-            n = case.ocl[2][0] * case.ocl[2][1]
-            if prev is not None and prev[1] * n / prev[0] * (rep + 1) > 2 * a.peer_budget:
-                rows.append([case.label, case.size, fmt_s(median(off["times"])), "skipped", "-",
-                             fmt_s(median(on["times"])), "skipped", "-", "-",
-                             f"predicted {prev[1] * n / prev[0]:.0f} s a run"])
-                continue
-            plain = run_oclgrind(case, False, rep, a.peer_budget)
-            racy = run_oclgrind(case, True, rep, a.peer_budget)
-            last[case.label] = (n, max(plain.get("check_seconds") or a.peer_budget,
-                                       racy.get("check_seconds") or a.peer_budget))
-            results["oclgrind"].append({"case": case.label, "size": case.size, "plain": plain, "data_races": racy})
-            rows.append([case.label, case.size, fmt_s(median(off["times"])), fmt_stat(plain["times"]),
-                         fmt_ratio(plain["times"], off["times"]), fmt_s(median(on["times"])),
-                         fmt_stat(racy["times"]), fmt_ratio(racy["times"], on["times"]),
-                         f"{plain['verdict']} / {racy['verdict']}",
-                         "; ".join(x for x in (plain.get("note"), racy.get("note")) if x)])
-            print(f"  oclgrind {case.label} at {case.size}", file=sys.stderr)
-        print("Oclgrind (oclgrind-kernel; time includes process start and kernel compilation)")
-        print(table(["case", "size", "simcore off", "oclgrind", "ratio", "simcore on", "oclgrind --data-races",
-                     "ratio", "output", "note"], rows))
-        print("(ratio = Oclgrind median / simcore median; Oclgrind's 'shuffle' uses local memory + barriers;\n"
-              " output: Oclgrind's own, checked in one more run per point with the benchmark's inputs)\n")
+        print_interleaved(points, rep, a.peer_budget, results["oclgrind"])
+    n_whole = parse_sizes(a.whole_process_size)[0]
+    results["whole_process"] = whole_process("reduce", n_whole, rep, a.peer_budget, oclgrind_available())
+    print_whole_process(results["whole_process"])
 
     # ------------------------------------------------------------------ Numba
     py = numba_python(a.numba_python)

@@ -58,6 +58,13 @@ class Trace:
             self._steps = [self._step(i, r) for i, r in enumerate(self._raw)]
         return self._steps
 
+    def barrier_releases(self):
+        """The trace's barrier-release snapshots only (TraceStep objects, event "barrier_release"),
+        built without building every other step: what a count of barrier passes needs."""
+        if self._steps is not None:
+            return [s for s in self._steps if s.event == "barrier_release"]
+        return [self._step(i, r) for i, r in enumerate(self._raw) if END_STEP != r[1] < 0]
+
     def _step(self, index, raw):
         first_block, pc, ran, st, pcs, sites, wave, bar_ids = raw
         prog = self.prog

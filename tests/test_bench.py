@@ -155,3 +155,56 @@ def test_profile_prints_the_top_ten_by_own_time(tmp_path, capsys):
     assert "top 10 functions by own time" in lines[0]
     assert [line.split()[0] for line in lines[3:13]] == [str(k) for k in range(1, 11)]
     assert p["top"][0]["function"] in lines[3]
+
+
+# ------------------------------------------- interleaved peers, whole process, --notebooks
+from simcore import bench_notebooks, bench_peers
+
+
+def test_the_interleaved_table_gives_cpu_and_wall_ratios_for_both_check_settings():
+    runs = {"simcore on": [(0.02, 0.01), (0.04, 0.01)], "oclgrind --data-races": [(0.4, 0.2), (0.4, 0.2)],
+            "simcore off": [(0.01, 0.005)], "oclgrind": []}
+    record = {"case": "reduce", "size": "2^11", "runs": runs, "note": "",
+              "verdicts": {"simcore on": "exact", "oclgrind --data-races": "exact", "simcore off": "exact",
+                           "oclgrind": "-"}}
+    on, off = bench_peers.interleaved_rows(record)
+    assert on[5] == "20.0x" and on[8] == "13.3x"        # CPU 0.2 / 0.01, wall 0.4 / 0.03
+    assert off[4] == "-" and off[5] == "-"              # no peer run: no ratio invented
+
+
+def test_simcore_and_oclgrind_take_turns_on_a_point(monkeypatch):
+    order = []
+    monkeypatch.setattr(bench_peers, "simcore_timed", lambda case, checks: order.append(f"sim {checks}") or (0.1, 0.1, "exact"))
+    monkeypatch.setattr(bench_peers, "oclgrind_timed", lambda case, races, t: order.append(f"ocl {races}") or (1.0, 1.0, None))
+    monkeypatch.setattr(bench, "run_oclgrind_once", lambda case, races, check, timeout: (1.0, "exact", None))
+    record = bench_peers.interleaved_point(bench.course_case("reduce", bench.LESSON), 2, 60)
+    assert order == ["sim True", "ocl True", "sim False", "ocl False"] * 2
+    assert all(len(r) == 2 for r in record["runs"].values())
+
+
+def test_the_whole_process_line_runs_import_compile_and_launch_in_a_fresh_process():
+    wall, cpu, split = bench_peers.simcore_process("reduce", 2 ** 11)
+    assert split["verdict"] == "exact"
+    assert set(split) >= {"import", "inputs", "compile", "launch"}
+    assert cpu >= split["import"] + split["compile"] + split["launch"]
+
+
+def test_notebooks_mode_dispatches_before_any_simulator_run(monkeypatch):
+    calls = []
+    monkeypatch.setattr(bench_notebooks, "notebooks_main", lambda baseline, json_path: calls.append((baseline, json_path)) or 0)
+    assert bench.main(["--notebooks", "--json", "x.json"]) == 0
+    assert calls == [(None, "x.json")]
+
+
+def test_a_notebook_is_timed_cell_by_cell_and_its_errors_named(tmp_path):
+    import nbformat
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("# t"), nbformat.v4.new_code_cell("x = sum(range(10**5))"),
+                nbformat.v4.new_code_cell("raise ValueError('no')"), nbformat.v4.new_code_cell("y = 1")]
+    path = tmp_path / "t.ipynb"
+    nbformat.write(nb, str(path))
+    r = bench_notebooks.run_notebook(path)
+    assert [k for k, _ in r["cells"]] == [0, 1, 2] and r["errors"] == [1]
+    assert r["kernel_cpu"] > 0
+    line = bench_notebooks.notebook_line(path, r, target=0.0)
+    assert "OVER" in line and "ERRORS in cells [1]" in line

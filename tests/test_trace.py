@@ -176,3 +176,12 @@ extern "C" __global__ void count_some(const int *x, int *out, int activeCount)
     # a launch that ends well keeps no end step
     k((1,), (64,), (x, np.zeros_like(x), np.int32(64)), schedule="lockstep", trace=True)
     assert all(s.event != "end" for s in k.last_launch.trace.steps)
+
+
+def test_barrier_releases_are_the_release_steps_built_alone(kern):
+    trace, _ = traced(kern, 100, block=256, grid=2)
+    alone = [(s.index, s.pc_line, s.barriers) for s in trace.barrier_releases()]
+    assert alone, "the launch passes barriers: release snapshots expected"
+    every = [(s.index, s.pc_line, s.barriers) for s in trace.steps if s.event == "barrier_release"]
+    assert alone == every
+    assert [(s.index, s.pc_line, s.barriers) for s in trace.barrier_releases()] == every   # from the built steps too
