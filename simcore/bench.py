@@ -17,6 +17,10 @@ Workloads (CUDA C, run by simcore; the same algorithms for the peers):
   reduce    shared-memory tree reduction, blocks of 256, one barrier per level (9 barriers);
   shuffle   warp reduction with five __shfl_down_sync, blocks of 256;
   stencil   3-point stencil iterated K=8 times on a tile of 128 (blocks of 128), a barrier each step.
+Schedules (--no-schedules to skip; --schedule-budget S, default 120): every course workload at
+every size with checks on under each schedule (lockstep, adversarial, round_robin, random: the
+last three are what every exercise's hidden tests run), interleaved point by point, CPU time
+(time.process_time) of one launch, the ratio to lockstep, the steps and the output checked.
 Worst cases (what a lane-group simulator pays most for; fixed sizes):
   serial loop   one thread runs a 10^5-iteration loop (a per-step cost, whatever the lanes);
   grid-stride   one block of 256 threads walks 2^20 elements (4096 narrow steps);
@@ -568,6 +572,87 @@ def before_after(points, base, current, repeat, budget, progress=True):
 BEFORE_AFTER_HEADERS = ["case", "size", "checks", "baseline", "current", "speedup", "output base / current", "note"]
 
 
+# ===================================================================== schedules
+SCHEDULES = ("lockstep", "adversarial", "round_robin", "random")
+
+
+def schedule_launch(case, schedule, time_limit):
+    """One launch of `case` under `schedule`, checks on: -> {'cpu', 'seconds', 'verdict', 'steps'}
+    or {'error'} (a launch stopped at `time_limit` seconds, or one that raised)."""
+    import simcore
+    kern = kernel_of(case)
+    args = case.make_args()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        c0, t0 = time.process_time(), time.perf_counter()
+        try:
+            # no max_steps: the watchdog probes as in a grader's launch
+            kern(case.grid, case.block, args, checks=True, schedule=schedule, time_limit=time_limit)
+        except simcore.SimcoreError as e:
+            return {"error": f"stopped ({getattr(e, 'kind', type(e).__name__)}) after "
+                             f"{time.process_time() - c0:.1f} s CPU"}
+        cpu, seconds = time.process_time() - c0, time.perf_counter() - t0
+    return {"cpu": cpu, "seconds": seconds, "verdict": verdict(args[case.out_index], case.ref),
+            "steps": kern.last_launch.steps}
+
+
+def schedule_point(case, repeat, budget):
+    """Every schedule on one point, interleaved (lockstep, adversarial, round_robin, random,
+    lockstep, ...) so that a change of the machine's load hits all of them; an untimed first
+    launch of the kernel per schedule. A schedule whose first timed run says that `repeat` runs
+    would exceed `budget` seconds of CPU gets floor(budget / first) runs (at least 1); one launch
+    stops at `budget` seconds (time_limit=). -> {schedule: {'cpu': [...], 'verdict', 'steps', 'note'}}."""
+    res = {s: {"cpu": [], "verdicts": [], "steps": None, "notes": []} for s in SCHEDULES}
+    planned = dict.fromkeys(SCHEDULES, repeat)
+    warm = schedule_launch(case, "lockstep", budget)         # the kernel's first launch: untimed
+    if "error" in warm:
+        res["lockstep"]["notes"].append(f"warm-up: {warm['error']}")
+    for i in range(repeat):
+        for s in SCHEDULES:
+            r = res[s]
+            if i >= planned[s]:
+                continue
+            run = schedule_launch(case, s, budget)
+            if "error" in run:
+                r["notes"].append(run["error"])
+                planned[s] = i
+                continue
+            r["cpu"].append(run["cpu"])
+            r["verdicts"].append(run["verdict"])
+            r["steps"] = run["steps"]
+            if i == 0 and run["cpu"] * repeat > budget:
+                planned[s] = max(1, min(repeat, int(budget // run["cpu"])))
+                if planned[s] < repeat:
+                    r["notes"].append(f"{planned[s]} of {repeat} runs (over budget)")
+    for r in res.values():
+        r["verdict"] = worst_verdict(r.pop("verdicts"))
+        r["note"] = "; ".join(r.pop("notes"))
+    return res
+
+
+def schedule_lines(names, sizes, repeat, budget, progress=True):
+    """The schedules' table: per course workload and size, a line per schedule with its CPU time
+    per launch (checks on), the ratio to lockstep, its steps and its output. -> (rows, records)."""
+    rows, records = [], []
+    for name in names:
+        for n in sizes:
+            case = course_case(name, n)
+            res = schedule_point(case, repeat, budget)
+            records.append({"workload": name, "n": n, "schedules": res})
+            lock = res["lockstep"]["cpu"]
+            for s in SCHEDULES:
+                r = res[s]
+                ratio = f"{median(r['cpu']) / median(lock):.1f}x" if r["cpu"] and lock else "-"
+                rows.append([name, fmt_n(n), s, fmt_stat(r["cpu"]) if r["cpu"] else "-", ratio,
+                             f"{r['steps']:,}" if r["steps"] is not None else "-", r["verdict"], r["note"]])
+            if progress:
+                print(f"  schedules {name} at {fmt_n(n)}", file=sys.stderr)
+    return rows, records
+
+
+SCHEDULE_HEADERS = ["workload", "threads", "schedule", "CPU, checks on", "vs lockstep", "steps", "output", "note"]
+
+
 # ===================================================================== profile
 def profile_launch(name="reduce", n=2 ** 20, checks=True, top=10):
     """cProfile of one launch of a course workload (after an untimed warm-up launch): the `top`
@@ -699,6 +784,11 @@ def main(argv=None):
     ap.add_argument("--profile-size", default="20", help="threads of the profiled reduction (default 20: 2^20)")
     ap.add_argument("--memory-size", help="threads of the reduction launched 20 times for the memory line "
                                           "(default 20: 2^20; 16 with --quick)")
+    ap.add_argument("--no-schedules", action="store_true",
+                    help="skip the schedules' table (every course workload under each schedule)")
+    ap.add_argument("--schedule-budget", type=float, default=120.0,
+                    help="seconds of CPU one schedule may spend on one point of the schedules' table "
+                         "(its runs together; also the time limit of one launch; default 120)")
     ap.add_argument("--json", help="also write the raw results to this file")
     ap.add_argument("--notebooks", action="store_true",
                     help="time Run All of every lesson and exercise solution (kernel CPU, fresh kernel each; "
@@ -778,6 +868,13 @@ def run_all(a, sizes, names, rep, results, trees):
         print("worst cases")
         print(table(["case", "size", "checks on", "checks off", "output on/off"], rows))
         print()
+
+    if not a.no_schedules:
+        rows, results["schedules"] = schedule_lines(names, points_n(sizes), rep, a.schedule_budget)
+        print(f"schedules (checks on; CPU time of one launch, median of {rep} [range]; schedules interleaved "
+              f"point by point; at most {a.schedule_budget:.0f} s of CPU per schedule and point)")
+        print(table(SCHEDULE_HEADERS, rows))
+        print("(vs lockstep = median / lockstep's median at the same point; output against the numpy reference)\n")
 
     if not a.no_memory:
         n_mem = parse_sizes(a.memory_size)[0] if a.memory_size else (2 ** 16 if a.quick else 2 ** 20)

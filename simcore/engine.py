@@ -335,13 +335,14 @@ class Engine:
             # one warp at a time, the highest first, until it stops (a sync point or exit)
             cur = self._adv_warp
             # (a warp of an earlier, larger wave may not exist in this one)
-            if cur is not None and cur < w.nwarps and (w.st[cur * WARP:(cur + 1) * WARP] == RUN).any():
-                wp = cur
-            else:
-                warps = self.runnable_warps(w)
-                if len(warps) == 0:
-                    return None
-                wp = int(warps[-1])
+            if cur is not None and cur < w.nwarps:
+                runnable = w.st[cur * WARP:(cur + 1) * WARP] == RUN
+                if runnable.any():
+                    return self.lowest_in_warp(w, cur, runnable)
+            warps = self.runnable_warps(w)
+            if len(warps) == 0:
+                return None
+            wp = int(warps[-1])
             self._adv_warp = wp
         elif self.schedule == "round_robin":
             # the next warp after the last one with a runnable lane, else the first such warp
@@ -362,13 +363,27 @@ class Engine:
             wp = int(self.rng.choice(warps))
         base = wp * WARP
         r = w.st[base:base + WARP] == RUN
-        pcs = w.pc[base:base + WARP][r]
-        if self.schedule == "random":
-            p = int(self.rng.choice(np.unique(pcs)))
-        else:
-            p = int(pcs.min())
+        if self.schedule != "random":
+            return self.lowest_in_warp(w, wp, r)
+        p = int(self.rng.choice(np.unique(w.pc[base:base + WARP][r])))
         lanes = base + np.flatnonzero(r & (w.pc[base:base + WARP] == p))
         return p, w.as_slice(lanes)
+
+    def lowest_in_warp(self, w, wp, runnable):
+        """(pc, lanes): the lowest program point of warp `wp`'s runnable lanes (`runnable`, a bool
+        per lane, some true) and its runnable lanes there; the whole warp as a slice when it is
+        one convergent group (the common case: no index arrays)."""
+        base = wp * WARP
+        pcw = w.pc[base:base + WARP]
+        if runnable.all():
+            p = int(pcw.min())
+            if pcw.max() == p:
+                return p, slice(base, base + WARP)
+            here = pcw == p
+        else:
+            p = int(np.minimum.reduce(pcw, where=runnable, initial=self.nowhere))
+            here = runnable & (pcw == p)
+        return p, w.as_slice(base + np.flatnonzero(here))
 
     # ================================================================= fairness
     def yield_lanes(self, cycled):

@@ -10,7 +10,9 @@ clock (docs/semantics.md, forward progress):
   repeat itself forever under a fair schedule. Probes look for it at steps fixed by the step
   count alone: the first at step 1,024 of a wave, each one twice as long as the one before
   (cycles of any length are found: Brent's method, one checkpoint at powers of two) and the
-  next one 9 probe lengths later (about a tenth of the steps are probed; a probe step costs little more than a step);
+  next one a probe length later (half of the steps are probed: a probe step costs little more
+  than a step; a cycle of C steps is found by the first probe 2-4 C long, some 4-16 C steps
+  after the loop starts);
 * the random schedule cannot repeat the wave's whole state often enough to be seen: there each
   warp that runs must come back to a state of its own, every one of its runnable lanes having
   run, while memory is unchanged and no barrier completes (lanes of different warps did not
@@ -42,7 +44,7 @@ PROGRESS_AFTER = 5.0        # seconds before the first progress note, then every
 PROGRESS_EVERY = 15.0
 CLOCK_EVERY = 256           # steps between two looks at the clock
 FIRST_PROBE = 1024          # step of the wave at which the first probe starts
-PROBE_GAP = 9               # steps between two probes, in lengths of the probe that ended
+PROBE_GAP = 1               # steps between two probes, in lengths of the probe that ended
 STARVE_STEPS = 1 << 15      # a lane that can run but stands still this long gets its turn (fairness)
 MAX_PROBE = 1 << 17         # the longest probe (steps): cycles up to about half of it are found
 

@@ -208,3 +208,29 @@ def test_a_notebook_is_timed_cell_by_cell_and_its_errors_named(tmp_path):
     assert r["kernel_cpu"] > 0
     line = bench_notebooks.notebook_line(path, r, target=0.0)
     assert "OVER" in line and "ERRORS in cells [1]" in line
+def test_the_schedules_table_has_a_line_per_schedule_with_outputs_checked(tmp_path, capsys):
+    out_json = tmp_path / "r.json"
+    rc = bench.main(["--sizes", "11", "--workloads", "reduce", "--no-worst", "--no-peers", "--no-memory",
+                     "--repeat", "2", "--json", str(out_json)])
+    text = capsys.readouterr().out
+    assert rc == 0
+    (point,) = json.load(open(out_json))["schedules"]
+    assert point["workload"] == "reduce" and point["n"] == 2 ** 11
+    runs = point["schedules"]
+    assert list(runs) == list(bench.SCHEDULES)
+    for schedule, r in runs.items():
+        assert r["verdict"] == "exact" and len(r["cpu"]) == 2 and r["note"] == "", schedule
+    # one warp per step under the per-warp schedules: 64 warps for each of lockstep's block steps
+    assert runs["adversarial"]["steps"] == runs["round_robin"]["steps"] > 32 * runs["lockstep"]["steps"]
+    table_lines = text[text.index("schedules (checks on"):].splitlines()[3:7]
+    assert [line.split()[2] for line in table_lines] == list(bench.SCHEDULES)
+    assert table_lines[0].split()[6] == "1.0x"
+
+
+def test_a_schedule_over_budget_runs_fewer_times_or_is_stopped_and_says_so():
+    res = bench.schedule_point(bench.course_case("reduce", bench.LESSON), repeat=3, budget=1e-6)
+    # lockstep's 54 steps finish before the watchdog's first look at the clock: one run, noted
+    assert len(res["lockstep"]["cpu"]) == 1 and "1 of 3 runs (over budget)" in res["lockstep"]["note"]
+    for schedule in bench.SCHEDULES[1:]:       # thousands of steps: the time limit stops them
+        r = res[schedule]
+        assert r["cpu"] == [] and r["verdict"] == "-" and "stopped (time_limit)" in r["note"], schedule
