@@ -169,6 +169,85 @@ RIGHT = {
 """),
 }
 
+
+# Right answers that try to fool a speed test run on a sample of the blocks, or on one grid
+# size (issue 24 item 5): each is correct at every size, and slow on an H200 at the speed
+# test's size or at another one (course/data/h200-ex08-answers.json)
+GAMING = {
+    # slow work (a long dependent loop whose result is never used) only in the blocks a
+    # first/middle/last sample of a 4096-block grid does not run
+    "slow_in_unsampled_blocks": shuffle(1024, before="""float waste = (float)(t % 3);
+    if (blockIdx.x % 8 == 5)
+        for (int k = 0; k < 4000; k++)
+            waste = waste * 0.999f + 1.0f;""",
+                                         atomic="atomicAdd(total, waste == -1.0f ? 0.0f : v);"),
+    # the solution only when the grid is the speed test's; one atomic per thread otherwise
+    "cheap_only_at_the_speed_grid": kernel(1024, """
+    __shared__ float warp_sums[32];
+    int t = threadIdx.x;
+    int lane = t % 32, warp = t / 32;
+    int i = blockIdx.x * BLOCK_SIZE + t;
+    if (gridDim.x != 4096) {
+        if (i < n)
+            atomicAdd(total, in[i]);
+        return;
+    }
+    float v = (i < n) ? in[i] : 0.0f;
+    for (int offset = 16; offset > 0; offset /= 2)
+        v += __shfl_down_sync(0xffffffffu, v, offset);
+    if (lane == 0)
+        warp_sums[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        v = (lane < BLOCK_SIZE / 32) ? warp_sums[lane] : 0.0f;
+        for (int offset = 16; offset > 0; offset /= 2)
+            v += __shfl_down_sync(0xffffffffu, v, offset);
+        if (lane == 0)
+            atomicAdd(total, v);
+    }
+"""),
+    # every value through one same-address atomic, from a smaller block
+    "atomic_per_thread_at_256": kernel(256, """
+    int i = blockIdx.x * BLOCK_SIZE + threadIdx.x;
+    if (i < n)
+        atomicAdd(total, in[i]);
+"""),
+}
+
+# a right answer that is faster than the solution on a GPU by construction: a quarter of the
+# blocks do the work, each thread loading four elements with one float4 load; the rest return
+FAST_BY_CONSTRUCTION = {
+    "float4_quarter_of_the_blocks": kernel(1024, """
+    __shared__ float warp_sums[32];
+    int t = threadIdx.x;
+    int lane = t % 32, warp = t / 32;
+    int working = (gridDim.x + 3) / 4;
+    if (blockIdx.x >= working)
+        return;
+    int i = (blockIdx.x * BLOCK_SIZE + t) * 4;
+    float v = 0.0f;
+    if (i + 3 < n) {
+        float4 q = reinterpret_cast<const float4 *>(in)[i / 4];
+        v = (q.x + q.y) + (q.z + q.w);
+    } else {
+        for (int k = i; k < n; k++)
+            v += in[k];
+    }
+    for (int offset = 16; offset > 0; offset /= 2)
+        v += __shfl_down_sync(0xffffffffu, v, offset);
+    if (lane == 0)
+        warp_sums[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        v = (lane < BLOCK_SIZE / 32) ? warp_sums[lane] : 0.0f;
+        for (int offset = 16; offset > 0; offset /= 2)
+            v += __shfl_down_sync(0xffffffffu, v, offset);
+        if (lane == 0)
+            atomicAdd(total, v);
+    }
+"""),
+}
+
 FULL = max_points(NOTEBOOK)
 
 # the tests every exercise runs on its answers (all graded in one scorer run); the solution's
