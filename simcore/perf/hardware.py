@@ -43,6 +43,11 @@ class GPU:
     block_dispatch_cycles: float
     warp_dispatch_cycles: float
     source: dict
+    # measured on the H200 (course/data/h200-timing-sweeps.json, training sweeps); other GPUs
+    # take these values unless gpus.json gives theirs
+    shared_atomic_cycles: float = 4.0
+    shared_atomic_contention_cycles: float = 1.21
+    atomic_parallel_lines: float = 57.0
 
     def barrier_cycles(self, warps, late_cycles):
         """Cycles one barrier of a block of `warps` warps takes when its last warp arrives

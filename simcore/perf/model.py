@@ -95,6 +95,38 @@ def _mean(blocks, attr):
     return float(np.mean([getattr(b, attr) for b in blocks]))
 
 
+def shared_atomic_cycles(gpu, counts):
+    """Cycles of the SM's shared-memory unit for one block's shared atomics: the lanes of a
+    warp on one word go one after another, each slower by the other warps of the block that
+    hit the same word at the same time (about (warps - 1) / words the block's atomics use)."""
+    if not counts.shared_atomic_serial:
+        return 0.0
+    others = (counts.warps - 1) / max(1, len(counts.shared_atomic_words))
+    return counts.shared_atomic_serial * (gpu.shared_atomic_cycles + gpu.shared_atomic_contention_cycles * others)
+
+
+def atomic_time(gpu, counters, blocks, scale, lane_atomics):
+    """Seconds of the L2's atomic units for the whole grid. An L2 atomic operation (one per
+    warp and sector, times the most lanes on one address: counters.py) on a 128-byte line
+    waits for the earlier ones on that line; different lines proceed in parallel, up to
+    `atomic_parallel_lines` at once. A line that sampled blocks far apart hit is hit by the
+    whole grid (its operations scale with the grid); a line only one block hits stands for
+    one line per block."""
+    if not counters.atomic_lines:
+        return 0.0
+    def grid_wide(hit):                 # hit by sampled blocks that are not neighbours
+        return max(hit) - min(hit) > 1
+
+    shared_ops = [ops * scale for ops, hit in counters.atomic_lines.values() if grid_wide(hit)]
+    private_ops = [ops for ops, hit in counters.atomic_lines.values() if not grid_wide(hit)]
+    busiest = max(shared_ops + private_ops)
+    total = sum(shared_ops) + sum(private_ops) * scale
+    lines = len(shared_ops) + len(private_ops) * scale
+    serial = gpu.atomic_same_address_ns * 1e-9
+    return max(busiest * serial, total * serial / min(lines, gpu.atomic_parallel_lines),
+               lane_atomics / gpu.atomic_distinct_per_s)
+
+
 def estimate_time(gpu, kernel_name, grid, block, counters, registers, shared_per_block, region_bytes):
     """The model (see the module docstring). counters: a PerfCounters after a sampled run."""
     blocks = list(counters.blocks.values())
@@ -130,37 +162,34 @@ def estimate_time(gpu, kernel_name, grid, block, counters, registers, shared_per
     t = {}
     # issue and shared memory: SM-local, so the tail's idle SMs cost
     t["issue"] = nblocks * per_block["warp_instructions"] / (gpu.sms * gpu.issue_per_cycle_per_sm) / clock / tail
-    wavefronts = _mean(blocks, "shared_wavefronts")
+    wavefronts = _mean(blocks, "shared_wavefronts") + float(np.mean([shared_atomic_cycles(gpu, b) for b in blocks]))
     t["shared"] = nblocks * wavefronts * (gpu.shared_banks * gpu.bank_bytes) / (
         gpu.sms * gpu.shared_bytes_per_cycle_per_sm) / clock / tail
-    # memory: each array's DRAM traffic is at most its size (reuse between blocks hits L2)
+    # memory: each array's DRAM traffic is at most its size (reuse between blocks hits L2);
+    # a launch whose arrays fit in half the L2 finds them there when it runs again (as in
+    # any timing loop), so it reads and writes the L2 only
     traffic = {}
     for b in blocks:
         for key, sectors in b.global_sectors.items():
             traffic[key] = traffic.get(key, 0) + sectors * 32 * scale
-    dram_bytes = sum(min(v, region_bytes.get(name, v)) for (name, _), v in traffic.items())
+    footprint = sum(region_bytes.get(name, 0) for name in {name for name, _ in traffic})
+    resident = footprint <= gpu.l2_bytes / 2
+    dram_bytes = 0.0 if resident else sum(min(v, region_bytes.get(name, v)) for (name, _), v in traffic.items())
     l2_bytes = sum(traffic.values())
     t["dram"] = dram_bytes / gpu.dram_bytes_per_s
     t["l2"] = l2_bytes / gpu.l2_bytes_per_s
-    # atomics: those on an address that several blocks hit are serialised
-    shared_addr = sum(len(bl) for bl in counters.atomic_addresses.values() if len(bl) > 1)
-    total_atomics = per_block["atomics"] * nblocks
-    contended = 0.0
-    if counters.atomic_addresses:
-        sampled_atomics = sum(b.atomics for b in blocks) or 1
-        # an address every block hits: grows with the grid, so scale the sample's share of them
-        contended = total_atomics * shared_addr / sampled_atomics
-    t["atomics"] = contended * gpu.atomic_same_address_ns * 1e-9 + (total_atomics - contended) / gpu.atomic_distinct_per_s
+    t["atomics"] = atomic_time(gpu, counters, blocks, scale, per_block["atomics"] * nblocks)
     # block dispatch
     per_block_dispatch = max(gpu.block_dispatch_cycles, occ.warps_per_block * gpu.warp_dispatch_cycles)
     t["dispatch"] = nblocks / gpu.sms * per_block_dispatch / clock
     # latency: a block's critical path, once per wave
     cpi = gpu.dependent_issue_cycles       # the chain of one warp; sharing the issue slots is the issue term
-    miss = dram_bytes / l2_bytes if l2_bytes else 1.0
+    miss = dram_bytes / l2_bytes if l2_bytes else 0.0
     mem_latency = gpu.l2_latency_cycles + miss * (gpu.dram_latency_cycles - gpu.l2_latency_cycles)
     barrier_cycles = float(np.mean([sum(gpu.barrier_cycles(b.warps, s * cpi) for s in b.barrier_spread)
                                     for b in blocks]))
-    path = per_block["critical_path_instructions"] * cpi + per_block["read_phases"] * mem_latency + barrier_cycles
+    per_block["read_rounds"] = _mean(blocks, "read_rounds")
+    path = per_block["critical_path_instructions"] * cpi + per_block["read_rounds"] * mem_latency + barrier_cycles
     per_block["critical_path_cycles"] = path
     per_block["barrier_cycles"] = barrier_cycles
     t["latency"] = full_waves * path / clock
