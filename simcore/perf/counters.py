@@ -95,6 +95,16 @@ def instruction_weights(program):
 _INTRINSIC_OPERAND = re.compile(r"_(?:mask|value|lane|width|result|pred|offset_arg)_\d+$")
 
 
+_SHUFFLE = re.compile(r"X\.shfl\w*\(")
+
+
+def shuffle_counts(program):
+    """Per basic block: the warp shuffles one execution runs (each waits for its result
+    before the next step of a shuffle reduction can start)."""
+    return np.array([sum(len(_SHUFFLE.findall(line)) for line in block.code) for block in program.blocks] + [0],
+                    float)
+
+
 def estimate_registers(program):
     """Registers per thread, estimated from the compiled program: one per 4 bytes of each
     variable of the thread (local arrays included), plus 8 for what NVCC always keeps (thread
@@ -120,6 +130,7 @@ class BlockCounts:
     warps: int = 0
     instructions: int = 0           # warp instructions issued
     critical_instructions: int = 0  # sum over phases of the longest warp's instructions
+    critical_shuffles: int = 0      # sum over phases of the most shuffles one warp ran
     barriers: int = 0
     barrier_spread: list = field(default_factory=list)   # per barrier: max - min warp instructions
     read_phases: int = 0            # phases (between barriers) that read global memory
@@ -132,6 +143,7 @@ class BlockCounts:
     shared_atomic_words: set = field(default_factory=set)   # the shared words this block's atomics hit
     atomics: int = 0                # lane-level global atomics
     atomic_warp_ops: int = 0
+    weight: float = 1.0             # how many of the grid's blocks this one stands for (sampling.py)
 
     @property
     def bank_conflicts(self):
@@ -148,7 +160,7 @@ class BlockCounts:
 
 class PerfCounters(Plugin):
     """Counts per block; results in `self.blocks` (block number -> BlockCounts) and
-    `self.atomic_lines` ({(region name, 128-byte line): [L2 operations, set of blocks]}).
+    `self.atomic_lines` ({(region name, 128-byte line): {block: L2 operations}}).
 
     Global sectors are counted once per warp and basic-block execution: the member loads of a
     float4 (or of any struct) touch the same sectors, as the one wide access they are on the
@@ -159,17 +171,21 @@ class PerfCounters(Plugin):
     def __init__(self, launch, program, report, options):
         super().__init__(launch, program, report, options)
         self.weights = instruction_weights(program)
+        self.shuffles_per_block = shuffle_counts(program)
         self.blocks = {}
         self.atomic_lines = {}
         self.region_bytes = {}
         self._wave_blocks = []
         self._step = 0
+        self._patterns = {}         # shared access pattern -> its wavefronts (see _shared_access)
 
     # ------------------------------------------------------------------ waves
     def on_wave_start(self, wave):
         self._finish_wave()
         nwarps = wave.S // WARP
         self.issued = np.zeros(nwarps, float)
+        self.shuffled = np.zeros(nwarps, float)
+        self.shuffled_at_phase_start = np.zeros(nwarps, float)
         self.at_phase_start = np.zeros(nwarps, float)
         self.rounds = np.zeros(nwarps, float)
         self.rounds_at_phase_start = np.zeros(nwarps, float)
@@ -201,9 +217,12 @@ class PerfCounters(Plugin):
         warps = slice(b * self.wpb, (b + 1) * self.wpb)
         work = self.issued[warps] - self.at_phase_start[warps]
         rounds = self.rounds[warps] - self.rounds_at_phase_start[warps]
+        shuffles = self.shuffled[warps] - self.shuffled_at_phase_start[warps]
         counts = self._wave_blocks[b]
         counts.critical_instructions += float(work.max()) if work.size else 0.0
         counts.read_rounds += float(rounds.max()) if rounds.size else 0.0
+        counts.critical_shuffles += float(shuffles.max()) if shuffles.size else 0.0
+        self.shuffled_at_phase_start[warps] = self.shuffled[warps]
         if self.phase_reads[b]:
             counts.read_phases += 1
         self.phase_reads[b] = False
@@ -219,13 +238,18 @@ class PerfCounters(Plugin):
         warps = self.wave.slot_warp[lanes]          # ascending: lanes come sorted
         if len(warps) == 0:
             return
+        shuffles = self.shuffles_per_block[pc]
         if warps[0] == warps[-1]:
             self.issued[warps[0]] += self.weights[pc]
+            if shuffles:
+                self.shuffled[warps[0]] += shuffles
         else:
             starts = np.empty(len(warps), bool)
             starts[0] = True
             np.not_equal(warps[1:], warps[:-1], out=starts[1:])
             self.issued[warps[starts]] += self.weights[pc]
+            if shuffles:
+                self.shuffled[warps[starts]] += shuffles
 
     def on_memory_access(self, region, offsets, size, kind, lanes, site):
         if len(offsets) == 0:
@@ -280,30 +304,26 @@ class PerfCounters(Plugin):
         lines = (sectors & ((1 << 36) - 1)) * SECTOR // 128
         blocks = self.warp_block[sectors >> 36] + self.wave.first_block
         for line, op, b in zip(lines.tolist(), ops.tolist(), blocks.tolist()):
-            entry = self.atomic_lines.setdefault((region.name, line), [0, set()])
-            entry[0] += op
-            entry[1].add(b)
+            entry = self.atomic_lines.setdefault((region.name, line), {})
+            entry[b] = entry.get(b, 0) + op
 
     def _shared_access(self, offsets, size, kind, warps):
         """Wavefronts = most distinct words in one bank, per warp; atomics also serialise the
-        lanes of a warp on one word."""
+        lanes of a warp on one word. The wavefronts of an access pattern do not change when
+        every lane's address moves by the same amount (banks rotate), so a loop's repeated
+        pattern is counted once and looked up after."""
         words = offsets // 4
-        if size > 4:
-            words = np.concatenate([words + k for k in range(size // 4)])
-            warps = np.tile(warps, size // 4)
-        distinct = np.unique(warps * (1 << 36) + words)
-        w = distinct >> 36
-        bank = (distinct & ((1 << 36) - 1)) % 32
-        per_bank = np.unique(w * 32 + bank, return_counts=True)
-        wave_warps = per_bank[0] // 32
-        order = np.unique(wave_warps, return_index=True)
-        worst = np.maximum.reduceat(per_bank[1], order[1])
-        blocks = self.warp_block[order[0]]
-        for b in np.unique(blocks):
-            counts = self._wave_blocks[b]
-            sel = blocks == b
-            counts.shared_accesses += int(sel.sum())
-            counts.shared_wavefronts += int(worst[sel].sum())
+        pattern = ((words - words[0]).tobytes(), (warps - warps[0]).tobytes(), int(warps[0] % self.wpb), size)
+        per_block = self._patterns.get(pattern)
+        first_block = self.warp_block[warps[0]]
+        if per_block is None:
+            per_block = self._bank_wavefronts(words, size, warps, first_block)
+            if len(self._patterns) < 4096:
+                self._patterns[pattern] = per_block
+        for rel, accesses, wavefronts in per_block:
+            counts = self._wave_blocks[first_block + rel]
+            counts.shared_accesses += accesses
+            counts.shared_wavefronts += wavefronts
         if kind in ("atomic", "cas"):
             keys, per_word = np.unique(warps * (1 << 36) + words, return_counts=True)
             key_warps = keys >> 36
@@ -316,6 +336,25 @@ class PerfCounters(Plugin):
                 found = self._wave_blocks[b].shared_atomic_words
                 if len(found) < 4096:
                     found.update((keys[sel] & ((1 << 36) - 1)).tolist())
+
+    def _bank_wavefronts(self, words, size, warps, first_block):
+        """[(block - first_block, warp accesses, wavefronts)] of one shared access."""
+        if size > 4:
+            words = np.concatenate([words + k for k in range(size // 4)])
+            warps = np.tile(warps, size // 4)
+        distinct = np.unique(warps * (1 << 36) + words)
+        w = distinct >> 36
+        bank = (distinct & ((1 << 36) - 1)) % 32
+        per_bank = np.unique(w * 32 + bank, return_counts=True)
+        wave_warps = per_bank[0] // 32
+        order = np.unique(wave_warps, return_index=True)
+        worst = np.maximum.reduceat(per_bank[1], order[1])
+        blocks = self.warp_block[order[0]]
+        out = []
+        for b in np.unique(blocks):
+            sel = blocks == b
+            out.append((int(b - first_block), int(sel.sum()), int(worst[sel].sum())))
+        return tuple(out)
 
     def on_barrier_release(self, sync, lanes):
         if sync.op != "bar":

@@ -91,8 +91,18 @@ class Estimate:
         return f"<Estimate: model estimate {self.time_ms:.4f} ms on {self.gpu}, bound by {self.bound}>"
 
 
+def _weights(blocks):
+    return np.array([b.weight for b in blocks], float)
+
+
 def _mean(blocks, attr):
-    return float(np.mean([getattr(b, attr) for b in blocks]))
+    """The grid's mean per block of `attr`, from the sampled blocks and their weights."""
+    return _weighted([getattr(b, attr) for b in blocks], blocks)
+
+
+def _weighted(values, blocks):
+    w = _weights(blocks)
+    return float(np.dot(np.asarray(values, float), w) / w.sum())
 
 
 def shared_atomic_cycles(gpu, counts):
@@ -105,23 +115,29 @@ def shared_atomic_cycles(gpu, counts):
     return counts.shared_atomic_serial * (gpu.shared_atomic_cycles + gpu.shared_atomic_contention_cycles * others)
 
 
-def atomic_time(gpu, counters, blocks, scale, lane_atomics):
+def atomic_time(gpu, counters, lane_atomics):
     """Seconds of the L2's atomic units for the whole grid. An L2 atomic operation (one per
     warp and sector, times the most lanes on one address: counters.py) on a 128-byte line
     waits for the earlier ones on that line; different lines proceed in parallel, up to
     `atomic_parallel_lines` at once. A line that sampled blocks far apart hit is hit by the
-    whole grid (its operations scale with the grid); a line only one block hits stands for
-    one line per block."""
+    whole grid: its operations are each sampled block's times the blocks it stands for. A
+    line only one block (or two neighbours) hit stands for one such line per block."""
     if not counters.atomic_lines:
         return 0.0
-    def grid_wide(hit):                 # hit by sampled blocks that are not neighbours
-        return max(hit) - min(hit) > 1
-
-    shared_ops = [ops * scale for ops, hit in counters.atomic_lines.values() if grid_wide(hit)]
-    private_ops = [ops for ops, hit in counters.atomic_lines.values() if not grid_wide(hit)]
-    busiest = max(shared_ops + private_ops)
-    total = sum(shared_ops) + sum(private_ops) * scale
-    lines = len(shared_ops) + len(private_ops) * scale
+    blocks = counters.blocks
+    busiest = total = lines = 0.0
+    for per_block in counters.atomic_lines.values():
+        hit = list(per_block)
+        if max(hit) - min(hit) > 1:          # grid-wide
+            ops = sum(n * blocks[b].weight for b, n in per_block.items())
+            busiest = max(busiest, ops)
+            total += ops
+            lines += 1
+        else:
+            weight = max(blocks[b].weight for b in hit)
+            busiest = max(busiest, sum(per_block.values()))
+            total += sum(per_block.values()) * weight
+            lines += weight
     serial = gpu.atomic_same_address_ns * 1e-9
     return max(busiest * serial, total * serial / min(lines, gpu.atomic_parallel_lines),
                lane_atomics / gpu.atomic_distinct_per_s)
@@ -143,16 +159,15 @@ def estimate_time(gpu, kernel_name, grid, block, counters, registers, shared_per
     waves = nblocks / (gpu.sms * occ.blocks_per_sm)
     full_waves = math.ceil(waves)
     tail = waves / full_waves
-    scale = nblocks / len(blocks)
 
     per_block = {
         "warp_instructions": _mean(blocks, "instructions"),
         "critical_path_instructions": _mean(blocks, "critical_instructions"),
         "barriers": _mean(blocks, "barriers"),
         "global_accesses": _mean(blocks, "global_accesses"),
-        "global_sectors": float(np.mean([b.sectors for b in blocks])),
+        "global_sectors": _weighted([b.sectors for b in blocks], blocks),
         "shared_accesses": _mean(blocks, "shared_accesses"),
-        "bank_conflicts": float(np.mean([b.bank_conflicts for b in blocks])),
+        "bank_conflicts": _weighted([b.bank_conflicts for b in blocks], blocks),
         "atomics": _mean(blocks, "atomics"),
         "read_phases": _mean(blocks, "read_phases"),
     }
@@ -162,7 +177,7 @@ def estimate_time(gpu, kernel_name, grid, block, counters, registers, shared_per
     t = {}
     # issue and shared memory: SM-local, so the tail's idle SMs cost
     t["issue"] = nblocks * per_block["warp_instructions"] / (gpu.sms * gpu.issue_per_cycle_per_sm) / clock / tail
-    wavefronts = _mean(blocks, "shared_wavefronts") + float(np.mean([shared_atomic_cycles(gpu, b) for b in blocks]))
+    wavefronts = _mean(blocks, "shared_wavefronts") + _weighted([shared_atomic_cycles(gpu, b) for b in blocks], blocks)
     t["shared"] = nblocks * wavefronts * (gpu.shared_banks * gpu.bank_bytes) / (
         gpu.sms * gpu.shared_bytes_per_cycle_per_sm) / clock / tail
     # memory: each array's DRAM traffic is at most its size (reuse between blocks hits L2);
@@ -171,14 +186,14 @@ def estimate_time(gpu, kernel_name, grid, block, counters, registers, shared_per
     traffic = {}
     for b in blocks:
         for key, sectors in b.global_sectors.items():
-            traffic[key] = traffic.get(key, 0) + sectors * 32 * scale
+            traffic[key] = traffic.get(key, 0) + sectors * 32 * b.weight
     footprint = sum(region_bytes.get(name, 0) for name in {name for name, _ in traffic})
     resident = footprint <= gpu.l2_bytes / 2
     dram_bytes = 0.0 if resident else sum(min(v, region_bytes.get(name, v)) for (name, _), v in traffic.items())
     l2_bytes = sum(traffic.values())
     t["dram"] = dram_bytes / gpu.dram_bytes_per_s
     t["l2"] = l2_bytes / gpu.l2_bytes_per_s
-    t["atomics"] = atomic_time(gpu, counters, blocks, scale, per_block["atomics"] * nblocks)
+    t["atomics"] = atomic_time(gpu, counters, per_block["atomics"] * nblocks)
     # block dispatch
     per_block_dispatch = max(gpu.block_dispatch_cycles, occ.warps_per_block * gpu.warp_dispatch_cycles)
     t["dispatch"] = nblocks / gpu.sms * per_block_dispatch / clock
@@ -186,10 +201,15 @@ def estimate_time(gpu, kernel_name, grid, block, counters, registers, shared_per
     cpi = gpu.dependent_issue_cycles       # the chain of one warp; sharing the issue slots is the issue term
     miss = dram_bytes / l2_bytes if l2_bytes else 0.0
     mem_latency = gpu.l2_latency_cycles + miss * (gpu.dram_latency_cycles - gpu.l2_latency_cycles)
-    barrier_cycles = float(np.mean([sum(gpu.barrier_cycles(b.warps, s * cpi) for s in b.barrier_spread)
-                                    for b in blocks]))
+    barrier_cycles = _weighted([sum(gpu.barrier_cycles(b.warps, s * cpi) for s in b.barrier_spread)
+                                for b in blocks], blocks)
     per_block["read_rounds"] = _mean(blocks, "read_rounds")
-    path = per_block["critical_path_instructions"] * cpi + per_block["read_rounds"] * mem_latency + barrier_cycles
+    # a shuffle's result comes back after the shared-memory latency, not the ALU's; and a
+    # block's warps start one warp dispatch after another
+    shuffle_wait = _mean(blocks, "critical_shuffles") * (gpu.shared_latency_cycles - cpi)
+    wave_start = occ.warps_per_block * gpu.warp_dispatch_cycles
+    path = (per_block["critical_path_instructions"] * cpi + per_block["read_rounds"] * mem_latency + barrier_cycles
+            + shuffle_wait + wave_start)
     per_block["critical_path_cycles"] = path
     per_block["barrier_cycles"] = barrier_cycles
     t["latency"] = full_waves * path / clock
