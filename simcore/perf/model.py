@@ -26,8 +26,11 @@ Explainable on purpose (a roofline with occupancy), no fitted fudge factors:
    (at most the compute there is to hide it) stays exposed.
    The other resources are shown too: they are the ones that would bind next.
 """
+import json
 import math
 from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
 
 import numpy as np
 
@@ -79,16 +82,62 @@ class Estimate:
     sampled_blocks: tuple
     notes: list = field(default_factory=list)
 
+    @property
+    def error_bar(self):
+        """The held-out validation's typical error (percent) for estimates bound by the same
+        resource on this GPU, or None where this GPU was not validated."""
+        return typical_error(self.gpu, self.bound)
+
+    @property
+    def accuracy(self):
+        """One sentence: how far the H200 held-out validation says such an estimate may be off."""
+        bar = self.error_bar
+        if bar is None:
+            return (f"model estimate, not validated on the {self.gpu} (its parameters are partly assumed: "
+                    "treat it as rougher than the H200's)")
+        return (f"model estimate, typically within \u00b1{bar}% on the {self.gpu} for kernels like this "
+                f"(bound by {self.bound}; held-out validation, docs/timing-validation.md)")
+
     def __str__(self):
         occ = self.occupancy
         parts = ", ".join(f"{k} {v:.4f}" for k, v in self.breakdown.items())
         return (f"model estimate for {self.kernel} on {self.gpu}: {self.time_ms:.4f} ms "
-                f"(bound by {self.bound}; model ms: {parts}); {occ.blocks_per_sm} blocks/SM "
-                f"(limited by {occ.limiter}), {self.waves:.2f} waves, tail efficiency "
-                f"{self.tail_efficiency:.0%}")
+                f"(bound by {self.bound}: {BOUND_MEANING.get(self.bound, self.bound)}; model ms: {parts}); "
+                f"{occ.blocks_per_sm} blocks/SM (limited by {occ.limiter}), {self.waves:.2f} waves, tail "
+                f"efficiency {self.tail_efficiency:.0%}. {self.accuracy[0].upper()}{self.accuracy[1:]}.")
 
     def __repr__(self):
-        return f"<Estimate: model estimate {self.time_ms:.4f} ms on {self.gpu}, bound by {self.bound}>"
+        bar = "" if self.error_bar is None else f" \u00b1{self.error_bar}%"
+        return f"<Estimate: model estimate {self.time_ms:.4f} ms{bar} on {self.gpu}, bound by {self.bound}>"
+
+
+BOUND_MEANING = {
+    "issue": "the SMs' instruction issue",
+    "shared": "shared-memory bandwidth and bank conflicts (shared atomics included)",
+    "dram": "DRAM bandwidth",
+    "l2": "L2 bandwidth",
+    "atomics": "the L2's atomic units (same-address atomics wait for each other)",
+    "dispatch": "starting blocks (many small blocks)",
+    "latency": "latency: too few warps to hide the memory and barrier waits of each block",
+}
+
+
+@lru_cache(maxsize=None)
+def _error_bars():
+    try:
+        text = resources.files("simcore").joinpath("data/timing-error-bars.json").read_text()
+    except (FileNotFoundError, OSError):
+        return None
+    return json.loads(text)
+
+
+def typical_error(gpu_key, bound):
+    """Percent, from simcore/data/timing-error-bars.json (None for GPUs not validated)."""
+    bars = _error_bars()
+    if bars is None or gpu_key != bars.get("gpu"):
+        return None
+    table = bars["bounds"]
+    return (table.get(bound) or table["all"])["typical_pct"]
 
 
 def _weights(blocks):
