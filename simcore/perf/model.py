@@ -6,19 +6,22 @@ Explainable on purpose (a roofline with occupancy), no fitted fudge factors:
    limit, the register limit (registers estimated from the program, allocated per warp in units
    of 256) and the shared-memory limit (1 KB reserved per block). waves = blocks / (SMs x
    resident blocks); the last, partial wave leaves SMs idle (the tail).
-2. Per resource, the time the whole grid needs from it, scaling the sampled blocks' counts to
-   the grid:
+2. Per resource, the time the whole grid needs from it, from the sampled blocks' counts, each
+   weighted by the blocks it stands for (sampling.py):
      issue      warp instructions / (SMs x 4 per cycle)                     (x tail)
-     shared     wavefronts x 128 B / (SMs x shared bytes per cycle)         (x tail)
-     dram       per array: min(its size, sectors x 32 B) / DRAM bandwidth
+     shared     (wavefronts + shared-atomic cycles) x 128 B / (SMs x shared bytes per cycle) (x tail)
+     dram       per array: min(its size, sectors x 32 B) / DRAM bandwidth; 0 when the arrays
+                fit in half the L2 (they stay there between launches)
      l2         all sectors x 32 B / L2 bandwidth
-     atomics    atomics on an address several blocks share, one after another, plus the rest
-                at the distinct-address rate
+     atomics    L2 atomic operations per 128-byte line, one after another on a line, lines in
+                parallel up to a measured width, from the whole grid (atomic_time); at least
+                the distinct-address rate
      dispatch   blocks per SM x the cost of starting a block (microbenchmark)
      latency    waves x one block's critical path: per phase (barrier to barrier) the longest
-                warp's instructions at 4 cycles each (a dependent chain), a memory latency
-                per phase that reads global memory, and each barrier's cost (H200 fit: fixed +
-                per warp + the last warp's lateness)
+                warp's instructions at 4 cycles each (a dependent chain), its shuffles at the
+                shared-memory latency, a memory latency per basic block it ran that loads from
+                global memory, each barrier's cost (H200 fit: fixed + per warp + the last
+                warp's lateness), and the warp dispatch of its warps
 3. time = launch floor + the largest of them (the bound) + the exposed waits ('overlap'): a
    block alternates between waiting for memory (a latency per phase that reads global memory)
    and computing, barriers and its own end keep its warps together, and only the other
