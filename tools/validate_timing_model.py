@@ -31,6 +31,88 @@ SWEEP_TARGET = 0.30
 MEDIAN_TARGET = 0.15
 
 
+NOTES = """
+## What changed in the model (all before the held-out errors were computed)
+
+Each rule was designed on the training sweeps (microbenchmarks) and the earlier sweeps:
+
+* **Global atomics from the whole grid**: an L2 atomic operation per warp and 32-byte sector
+  (times the most lanes on one address), serialised per 128-byte line at 1.76 ns (the same-address
+  microbenchmark), lines in parallel up to 57 (fit: atomic_spread_global_4096); a line hit by
+  sampled blocks far apart is hit by every block, so its operations scale with the grid.
+  The project's `atomic_per_thread` ex08 answer: 7.39 ms model, 7.40 ms H200 (was 0.025 ms).
+* **Same-word shared atomics** serialise: cycles per lane = 4.0 + 1.21 x the other warps of the
+  block on the same word (fit: shared_atomic_same).
+* **float4** and other wide accesses: a basic block's member loads of one struct count each
+  sector once (they are one access on the GPU).
+* **Latency-bound small grids**: one memory round trip per basic block that loads (a grid-stride
+  loop pays one per iteration), L2 latency 340 cycles (grid_stride_copy/grid1); arrays that fit in
+  half the L2 stay there between launches (no DRAM traffic); shuffles wait the shared-memory
+  latency; a block's warps start one warp dispatch apart.
+* **Blocks that differ**: the sample is the first two and last two blocks plus up to 30 blocks
+  spread over the grid and over blockIdx mod 32, each weighted by the blocks it stands for; the
+  number run is set by simulated steps, not wall-clock time.
+* FMA fusion (a multiply feeding an add is one instruction), constant-trip loop control at 1/8
+  (fma_chain); L2 bandwidth 5.0e12 B/s (dependent_chain/grid2112; the earlier 3.01e12 was a lower
+  bound).
+
+## Where it still misses (held-out)
+
+* `heavy_middle_blocks` (66%, pick +63%): a quarter of the blocks run 512 dependent multiply-adds per
+  thread. The sample finds them in proportion, and the model prices their work as issue
+  throughput (2 instructions per iteration); the H200 takes about half that (0.035 ms against
+  the model's 0.064 at 256-1024 threads), probably because NVCC fuses or unrolls the loop further
+  than the instruction count assumes. Not investigated further: it is held out.
+* `transpose_naive` (50%, low): the strided writes (one sector per lane) are priced by L2 bandwidth
+  of sectors; the H200 is about 2x slower, probably because partial-sector writes cost more than
+  reads. `transpose_tiled` (32%, high): DRAM-priced, though its 32 MB (just over half the L2)
+  probably stays partly in L2.
+* `atomic_spread_global_256` (38%, low): 256 counters on 8 lines; the line model underestimates how
+  little parallelism 8 lines get.
+* Picks: the two histograms pick within 10-11% of the best (measured curves are flat), copy_float4
+  picks 64 (+22%): the model sees every block size from 64 up as DRAM-bound and equal.
+
+## ex08's answers on the H200 next to the model
+
+Every answer of `tests/test_exercise_tuning.py` that the speed points must judge, timed on the H200
+(CuPy events, `course/data/h200-timing-sweeps.json` `ex08_answers`) and estimated by the model;
+ratios against the solution at the same n. The speed points need model/ref <= 1.5 at both sizes;
+the H200 deserves them when gpu/ref <= 1.3 at both (test
+`test_speed_points_go_to_exactly_the_answers_an_h200_runs_within_the_factor` checks the two agree).
+
+| answer | n | H200 ms | model ms | error | model bound | model/ref | gpu/ref |
+| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: |
+""" + """| solution | 4194304 | 0.0208 | 0.0154 | -26% | latency | 1.00 | 1.00 |
+| barrier_only_in_warp_zero | 4194304 | 0.0206 | 0.0154 | -25% | latency | 1.00 | 0.99 |
+| shuffle_at_512 | 4194304 | 0.0254 | 0.0205 | -19% | atomics | 1.33 | 1.22 |
+| atomic_per_warp | 4194304 | 0.2431 | 0.2372 | -2% | atomics | 15.41 | 11.69 |
+| xor_shuffles_thread_zero_adds | 4194304 | 0.0198 | 0.0184 | -7% | latency | 1.19 | 0.95 |
+| warp_zero_with_syncwarp | 4194304 | 0.0208 | 0.0169 | -19% | latency | 1.10 | 1.00 |
+| slow_in_unsampled_blocks | 4194304 | 0.1078 | 0.0909 | -16% | issue | 5.91 | 5.18 |
+| cheap_only_at_the_speed_grid | 4194304 | 0.0210 | 0.0156 | -26% | latency | 1.01 | 1.01 |
+| atomic_per_thread_at_256 | 4194304 | 7.4108 | 7.3878 | -0% | atomics | 479.98 | 356.29 |
+| float4_quarter_of_the_blocks | 4194304 | 0.0161 | 0.0101 | -37% | latency | 0.65 | 0.77 |
+| starting_kernel | 4194304 | 0.0392 | 0.0350 | -11% | atomics | 2.27 | 1.88 |
+| tree_at_512 | 4194304 | 0.0279 | 0.0247 | -12% | latency | 1.61 | 1.34 |
+| atomic_per_thread | 4194304 | 7.4043 | 7.3880 | -0% | atomics | 480.00 | 355.97 |
+| shuffle_at_128 | 4194304 | 0.0656 | 0.0635 | -3% | atomics | 4.12 | 3.16 |
+| solution | 3000017 | 0.0183 | 0.0130 | -29% | latency | 1.00 | 1.00 |
+| barrier_only_in_warp_zero | 3000017 | 0.0178 | 0.0130 | -27% | latency | 1.00 | 0.98 |
+| shuffle_at_512 | 3000017 | 0.0201 | 0.0163 | -19% | atomics | 1.26 | 1.10 |
+| atomic_per_warp | 3000017 | 0.1771 | 0.1713 | -3% | atomics | 13.21 | 9.69 |
+| xor_shuffles_thread_zero_adds | 3000017 | 0.0166 | 0.0152 | -8% | latency | 1.17 | 0.91 |
+| warp_zero_with_syncwarp | 3000017 | 0.0173 | 0.0141 | -18% | latency | 1.09 | 0.95 |
+| slow_in_unsampled_blocks | 3000017 | 0.0866 | 0.0696 | -20% | issue | 5.36 | 4.74 |
+| cheap_only_at_the_speed_grid | 3000017 | 5.3093 | 5.2861 | -0% | atomics | 407.60 | 290.57 |
+| atomic_per_thread_at_256 | 3000017 | 5.3038 | 5.2858 | -0% | atomics | 407.58 | 290.27 |
+| float4_quarter_of_the_blocks | 3000017 | 0.0142 | 0.0090 | -37% | latency | 0.69 | 0.78 |
+| starting_kernel | 3000017 | 0.0339 | 0.0267 | -21% | atomics | 2.06 | 1.85 |
+| tree_at_512 | 3000017 | 0.0226 | 0.0200 | -12% | latency | 1.54 | 1.24 |
+| atomic_per_thread | 3000017 | 5.2977 | 5.2860 | -0% | atomics | 407.59 | 289.94 |
+| shuffle_at_128 | 3000017 | 0.0499 | 0.0470 | -6% | atomics | 3.63 | 2.73 |
+"""
+
+
 def _kernel(source, options, name):
     return simcore.RawModule(code=source, options=options).get_function(name)
 
@@ -124,7 +206,9 @@ def markdown(rows, before=None):
            "*training* microbenchmarks; never the held-out sweeps).", "",
            "**Held-out** sweeps were chosen and committed before they were measured, and the model's rules were "
            "frozen (commit 19fa2dd) before its errors on them were first computed; nothing was changed after. "
-           "The measured times themselves were visible in the measuring run's log before the freeze.", "",
+           "The measured times themselves were visible in the measuring run's log before the freeze. The "
+           "'before' column is the same script run against main at ba1972f (its simcore), `--json`, passed "
+           "as `--before`.", "",
            f"Targets (issue 25): median absolute error <= {_pct(MEDIAN_TARGET)} over the held-out points; no "
            f"sweep's median error over {_pct(SWEEP_TARGET)}; every pick within {_pct(PICK_TARGET)} of the measured best.", "",
            "| set | sweeps | points | median abs error | 90th percentile | worst sweep (median) | sweeps over 30% "
@@ -160,6 +244,7 @@ def markdown(rows, before=None):
                 pflag = "" if r["pick_vs_best"] <= PICK_TARGET else " MISSED"
                 out.append(f"| {role} | {r['sweep']} | {_pct(r['median_error'])}{flag} | {r['pick']} | {r['best']} "
                            f"| +{_pct(r['pick_vs_best'])}{pflag} | {r['cpu_s']:.1f} |")
+    out.append(NOTES)
     out += ["", "## Training sweeps: every point (ms; model / measured, model's bound)", ""]
     for r in rows:
         if r["role"] == "training":
