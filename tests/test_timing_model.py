@@ -155,6 +155,20 @@ def test_sample_runs_real_blocks_with_their_own_blockidx():
     assert not out.any()                                  # the caller's arrays are untouched
 
 
+def test_a_kernel_writing_through_a_const_pointer_is_estimated_without_touching_the_callers_array():
+    src = r"""
+    extern "C" __global__ void w(const float *in, int n)
+    {
+        int i = blockIdx.x * blockDim.x + threadIdx.x;
+        if (i < n)
+            ((float *)in)[i] = 1.0f;
+    }
+    """
+    x = np.zeros(1 << 16, np.float32)
+    est = kernel(src, "w").estimate((256,), (256,), (x, np.int32(x.size)))
+    assert est.time_ms > 0 and not x.any()
+
+
 def test_a_small_grid_is_run_whole():
     assert sample_plan(5) == [(0, 5)]
     assert sample_plan(34) == [(0, 34)]

@@ -20,6 +20,7 @@ import math
 
 import numpy as np
 
+from ..errors import ReadOnlyWrite
 from ..module import CHECKS, Options
 from ..runner import build_engine
 from .counters import PerfCounters
@@ -102,9 +103,7 @@ def run_sample(prog, launch, values, pairs=None, step_budget=STEP_BUDGET):
     with its `weight`. `pairs` is accepted for callers of the earlier first/middle/last sample."""
     try:
         return _run(prog, launch, _private_copies(prog, values, writable=False), step_budget)
-    except ValueError as e:                   # a kernel that writes through a const pointer
-        if "read-only" not in str(e):
-            raise
+    except ReadOnlyWrite:                     # a kernel that writes through a const pointer
         return _run(prog, launch, _private_copies(prog, values, writable=True), step_budget)
 
 
