@@ -179,9 +179,10 @@ RIGHT = {
 # test's size or at another one (course/data/h200-ex08-answers.json)
 GAMING = {
     # slow work (a long dependent loop whose result is never used) only in the blocks a
-    # first/middle/last sample of a 4096-block grid does not run
+    # first/middle/last sample of a 4096-block grid does not run (and only in large grids,
+    # which the correctness tests do not launch)
     "slow_in_unsampled_blocks": shuffle(1024, before="""float waste = (float)(t % 3);
-    if (blockIdx.x % 8 == 5)
+    if (blockIdx.x % 8 == 5 && gridDim.x >= 1024)
         for (int k = 0; k < 4000; k++)
             waste = waste * 0.999f + 1.0f;""",
                                          atomic="atomicAdd(total, waste == -1.0f ? 0.0f : v);"),
