@@ -85,13 +85,12 @@ the H200 deserves them when gpu/ref <= 1.3 at both (test
 """ + """| solution | 4194304 | 0.0208 | 0.0154 | -26% | latency | 1.00 | 1.00 |
 | barrier_only_in_warp_zero | 4194304 | 0.0206 | 0.0154 | -25% | latency | 1.00 | 0.99 |
 | shuffle_at_512 | 4194304 | 0.0254 | 0.0205 | -19% | atomics | 1.33 | 1.22 |
-| atomic_per_warp | 4194304 | 0.2431 | 0.2372 | -2% | atomics | 15.41 | 11.69 |
 | xor_shuffles_thread_zero_adds | 4194304 | 0.0198 | 0.0184 | -7% | latency | 1.19 | 0.95 |
 | warp_zero_with_syncwarp | 4194304 | 0.0208 | 0.0169 | -19% | latency | 1.10 | 1.00 |
-| slow_in_unsampled_blocks | 4194304 | 0.1078 | 0.0909 | -16% | issue | 5.91 | 5.18 |
+| float4_quarter_of_the_blocks | 4194304 | 0.0161 | 0.0101 | -37% | latency | 0.65 | 0.77 |
+| slow_in_unsampled_blocks | 4194304 | 0.1096 | 0.0912 | -17% | issue | 5.92 | 5.27 |
 | cheap_only_at_the_speed_grid | 4194304 | 0.0210 | 0.0156 | -26% | latency | 1.01 | 1.01 |
 | atomic_per_thread_at_256 | 4194304 | 7.4108 | 7.3878 | -0% | atomics | 479.98 | 356.29 |
-| float4_quarter_of_the_blocks | 4194304 | 0.0161 | 0.0101 | -37% | latency | 0.65 | 0.77 |
 | starting_kernel | 4194304 | 0.0392 | 0.0350 | -11% | atomics | 2.27 | 1.88 |
 | tree_at_512 | 4194304 | 0.0279 | 0.0247 | -12% | latency | 1.61 | 1.34 |
 | atomic_per_thread | 4194304 | 7.4043 | 7.3880 | -0% | atomics | 480.00 | 355.97 |
@@ -99,13 +98,12 @@ the H200 deserves them when gpu/ref <= 1.3 at both (test
 | solution | 3000017 | 0.0183 | 0.0130 | -29% | latency | 1.00 | 1.00 |
 | barrier_only_in_warp_zero | 3000017 | 0.0178 | 0.0130 | -27% | latency | 1.00 | 0.98 |
 | shuffle_at_512 | 3000017 | 0.0201 | 0.0163 | -19% | atomics | 1.26 | 1.10 |
-| atomic_per_warp | 3000017 | 0.1771 | 0.1713 | -3% | atomics | 13.21 | 9.69 |
 | xor_shuffles_thread_zero_adds | 3000017 | 0.0166 | 0.0152 | -8% | latency | 1.17 | 0.91 |
 | warp_zero_with_syncwarp | 3000017 | 0.0173 | 0.0141 | -18% | latency | 1.09 | 0.95 |
-| slow_in_unsampled_blocks | 3000017 | 0.0866 | 0.0696 | -20% | issue | 5.36 | 4.74 |
+| float4_quarter_of_the_blocks | 3000017 | 0.0142 | 0.0090 | -37% | latency | 0.69 | 0.78 |
+| slow_in_unsampled_blocks | 3000017 | 0.0875 | 0.0698 | -20% | issue | 5.38 | 4.79 |
 | cheap_only_at_the_speed_grid | 3000017 | 5.3093 | 5.2861 | -0% | atomics | 407.60 | 290.57 |
 | atomic_per_thread_at_256 | 3000017 | 5.3038 | 5.2858 | -0% | atomics | 407.58 | 290.27 |
-| float4_quarter_of_the_blocks | 3000017 | 0.0142 | 0.0090 | -37% | latency | 0.69 | 0.78 |
 | starting_kernel | 3000017 | 0.0339 | 0.0267 | -21% | atomics | 2.06 | 1.85 |
 | tree_at_512 | 3000017 | 0.0226 | 0.0200 | -12% | latency | 1.54 | 1.24 |
 | atomic_per_thread | 3000017 | 5.2977 | 5.2860 | -0% | atomics | 407.59 | 289.94 |
