@@ -37,9 +37,21 @@ class BarrierModel:
     c_late: float
 
     def cycles(self, block, skew):
+        """simcore's barrier formula (simcore.perf.hardware.barrier_cycles, the timing model's):
+        the last of W warps is skew * (W - 1) cycles late."""
+        from simcore.perf.hardware import barrier_cycles
+
         w = np.ceil(np.asarray(block, dtype=float) / 32)
-        return self.c0 + self.c_warp * w + np.asarray(skew, dtype=float) * (
-            self.c_skew + self.c_late * (w - 1))
+        skew = np.asarray(skew, dtype=float)
+        return barrier_cycles(self.c0, self.c_warp, self.c_late, w, skew * (w - 1), c_skew=self.c_skew, skew=skew)
+
+    @classmethod
+    def of_gpu(cls, gpu="H200"):
+        """The model the timing model uses for `gpu` (simcore/data/gpus.json; c_skew 0)."""
+        from simcore.perf import get_gpu
+
+        b = get_gpu(gpu).barrier
+        return cls(b["c0"], b["c_warp"], 0.0, b["c_late"])
 
     def formula(self):
         return (f"cycles ≈ {self.c0:.0f} + {self.c_warp:.2f}·W + skew·({self.c_skew:.2f} + "

@@ -68,7 +68,7 @@ def estimate_launch(source: str, kernel_name: str, *, make_args: Callable, n: in
 def _describe(est) -> str:
     parts = ", ".join(f"{k} {v:.4f}" for k, v in est.breakdown.items() if v >= 5e-5)
     return (f"bound by {est.bound}; per resource (ms, MODEL): {parts}; "
-            f"{est.occupancy.blocks_per_sm} blocks per SM, {est.waves:.2f} waves")
+            f"{est.occupancy.blocks_per_sm} blocks per SM, {est.waves:.2f} waves; {est.accuracy}")
 
 
 def check_estimated_time(source: str, kernel_name: str, *, make_args: Callable, reference: Callable,

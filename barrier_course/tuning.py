@@ -125,6 +125,7 @@ def breakdown_text(estimate, width=30):
              f" + {estimate.bound} {bd[estimate.bound]:.4f} (the bound) + overlap {bd['overlap']:.4f}",
              f"  {occ.blocks_per_sm} blocks per SM (limited by {occ.limiter}), {estimate.waves:.2f} waves,"
              f" {estimate.per_block['barriers']:.0f} barriers per block",
+             f"  {estimate.accuracy}",
              "  each resource alone (ms, MODEL):"]
     for key, value in bd.items():
         bar = "#" * max(0, round(width * value / top))

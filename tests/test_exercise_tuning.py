@@ -3,10 +3,13 @@ ways than the solution get all of them, and the speed points go only to right ke
 
 Each answer is what a student writes in place of the solution region of
 solutions/ex08_tune_block_sum: the `#define BLOCK_SIZE` line and the whole kernel. Speed is
-graded on simcore's H200 timing MODEL (deterministic), within 1.3x of the reference solution.
+graded on simcore's H200 timing MODEL (deterministic), within 1.5x of the reference solution's
+estimate at two problem sizes; which answers deserve the points is decided by their H200 times
+(course/data/h200-timing-sweeps.json: within 1.3x of the solution's).
 """
 
 import ast
+import functools
 import json
 
 import numpy as np
@@ -80,6 +83,16 @@ WRONG = {
 """), {"test_speed"}),
     # the shuffle version at a small block: right, but too many blocks, too many atomics
     "shuffle_at_128": (shuffle(128), {"test_speed"}),
+    # no block barrier at all: every warp adds its own partial sum with one atomic on one
+    # address, 131 072 of them: right, and 11.7x the solution's time on an H200
+    "atomic_per_warp": (kernel(1024, """
+    int i = blockIdx.x * BLOCK_SIZE + threadIdx.x;
+    float v = (i < n) ? in[i] : 0.0f;
+    for (int offset = 16; offset > 0; offset /= 2)
+        v += __shfl_down_sync(0xffffffffu, v, offset);
+    if (threadIdx.x % 32 == 0)
+        atomicAdd(total, v);
+"""), {"test_speed"}),
     # fast but racy: warp 0 reads the other warps' partial sums without the barrier
     "no_barrier_before_warp_zero": (shuffle(1024, barrier=""),
                                     {"test_easy_sizes", "test_every_schedule", "test_speed"}),
@@ -118,15 +131,6 @@ RIGHT = {
                                          finish="__syncthreads();\n        v = (lane < BLOCK_SIZE / 32) ? warp_sums[lane] : 0.0f;"),
     # the solution's structure at 512 threads: a little slower, within the limit
     "shuffle_at_512": shuffle(512),
-    # no block barrier at all: every warp adds its own partial sum with one atomic
-    "atomic_per_warp": kernel(1024, """
-    int i = blockIdx.x * BLOCK_SIZE + threadIdx.x;
-    float v = (i < n) ? in[i] : 0.0f;
-    for (int offset = 16; offset > 0; offset /= 2)
-        v += __shfl_down_sync(0xffffffffu, v, offset);
-    if (threadIdx.x % 32 == 0)
-        atomicAdd(total, v);
-"""),
     # butterfly shuffles (xor), and thread 0 adds the warp sums in a plain loop
     "xor_shuffles_thread_zero_adds": kernel(1024, """
     __shared__ float sums[BLOCK_SIZE / 32];
@@ -169,6 +173,89 @@ RIGHT = {
 """),
 }
 
+
+# Right answers that try to fool a speed test run on a sample of the blocks, or on one grid
+# size (issue 24 item 5): each is correct at every size, and slow on an H200 at the speed
+# test's size or at another one (course/data/h200-ex08-answers.json)
+GAMING = {
+    # slow work (a long dependent loop whose result is never used) only in the blocks a
+    # first/middle/last sample of a 4096-block grid does not run (and only in large grids,
+    # which the correctness tests do not launch)
+    "slow_in_unsampled_blocks": shuffle(1024, before="""float waste = (float)(t % 3);
+    if (blockIdx.x % 8 == 5 && gridDim.x >= 1024)
+        for (int k = 0; k < 4000; k++)
+            waste = waste * 0.999f + 1.0f;""",
+                                         atomic="atomicAdd(total, waste == -1.0f ? 0.0f : v);"),
+    # the solution only when the grid is the speed test's; one atomic per thread otherwise
+    "cheap_only_at_the_speed_grid": kernel(1024, """
+    __shared__ float warp_sums[32];
+    int t = threadIdx.x;
+    int lane = t % 32, warp = t / 32;
+    int i = blockIdx.x * BLOCK_SIZE + t;
+    if (gridDim.x != 4096) {
+        if (i < n)
+            atomicAdd(total, in[i]);
+        return;
+    }
+    float v = (i < n) ? in[i] : 0.0f;
+    for (int offset = 16; offset > 0; offset /= 2)
+        v += __shfl_down_sync(0xffffffffu, v, offset);
+    if (lane == 0)
+        warp_sums[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        v = (lane < BLOCK_SIZE / 32) ? warp_sums[lane] : 0.0f;
+        for (int offset = 16; offset > 0; offset /= 2)
+            v += __shfl_down_sync(0xffffffffu, v, offset);
+        if (lane == 0)
+            atomicAdd(total, v);
+    }
+"""),
+    # every value through one same-address atomic, from a smaller block
+    "atomic_per_thread_at_256": kernel(256, """
+    int i = blockIdx.x * BLOCK_SIZE + threadIdx.x;
+    if (i < n)
+        atomicAdd(total, in[i]);
+"""),
+}
+
+# a right answer that is faster than the solution on a GPU by construction: a quarter of the
+# blocks do the work, each thread loading four elements with one float4 load; the rest return
+FAST_BY_CONSTRUCTION = {
+    "float4_quarter_of_the_blocks": kernel(1024, """
+    __shared__ float warp_sums[32];
+    int t = threadIdx.x;
+    int lane = t % 32, warp = t / 32;
+    int working = (gridDim.x + 3) / 4;
+    if (blockIdx.x >= working)
+        return;
+    int i = (blockIdx.x * BLOCK_SIZE + t) * 4;
+    float v = 0.0f;
+    if (i + 3 < n) {
+        float4 q = reinterpret_cast<const float4 *>(in)[i / 4];
+        v = (q.x + q.y) + (q.z + q.w);
+    } else {
+        for (int k = i; k < n; k++)
+            v += in[k];
+    }
+    for (int offset = 16; offset > 0; offset /= 2)
+        v += __shfl_down_sync(0xffffffffu, v, offset);
+    if (lane == 0)
+        warp_sums[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        v = (lane < BLOCK_SIZE / 32) ? warp_sums[lane] : 0.0f;
+        for (int offset = 16; offset > 0; offset /= 2)
+            v += __shfl_down_sync(0xffffffffu, v, offset);
+        if (lane == 0)
+            atomicAdd(total, v);
+    }
+"""),
+}
+
+WRONG.update({name: (answer, {"test_speed"}) for name, answer in GAMING.items()})
+RIGHT.update(FAST_BY_CONSTRUCTION)
+
 FULL = max_points(NOTEBOOK)
 
 # the tests every exercise runs on its answers (all graded in one scorer run); the solution's
@@ -183,6 +270,65 @@ def test_the_exercise_is_worth_ten_points():
     assert sum(FULL.values()) == 10
 
 
+def _h200_times():
+    """{(answer, n): median ms} of ex08's answers timed on an H200 (course/data)."""
+    data = json.loads((NOTEBOOK.parents[2] / "course/data/h200-timing-sweeps.json").read_text())
+    return {(r["name"], r["n"]): r["median_ms"] for r in data["ex08_answers"]}
+
+
+HIDDEN_N = 3_000_017
+
+
+@pytest.mark.parametrize("name", sorted({"solution", *RIGHT, *GAMING, "starting_kernel", "tree_at_512",
+                                         "atomic_per_thread", "shuffle_at_128", "atomic_per_warp"}))
+def test_speed_points_go_to_exactly_the_answers_an_h200_runs_within_the_factor(name):
+    """The H200 (CuPy events) decides who deserves the speed points: within 1.3x of the
+    solution's measured time at both problem sizes the speed cell tests. The MODEL's verdict
+    (within FACTOR x of its estimate of the solution, at both sizes) must be the same, for
+    every answer measured."""
+    from barrier_course.speed_grading import estimate_launch
+
+    gpu = _h200_times()
+    consts = _setup_constants()
+    source = answer_template(NOTEBOOK) if name == "solution" else kernel_with(NOTEBOOK, RIGHT.get(name) or WRONG[name][0])
+    block = int(source.split("#define BLOCK_SIZE", 1)[1].split()[0])
+    sizes = (consts["SPEED_N"], HIDDEN_N)
+    deserves = all(gpu[(name, n)] <= 1.3 * gpu[("solution", n)] for n in sizes)
+    ratios = {n: estimate_launch(source, KERNEL, make_args=_setup_namespace()["sum_args"], n=n, block=block).time_ms
+              / _solution_estimate(n) for n in sizes}
+    gets = all(r <= consts["FACTOR"] for r in ratios.values())
+    assert gets == deserves, (name, ratios, {n: gpu[(name, n)] / gpu[("solution", n)] for n in sizes})
+
+
+@functools.lru_cache(maxsize=None)
+def _solution_estimate(n):
+    from barrier_course.speed_grading import estimate_launch
+    return estimate_launch(answer_template(NOTEBOOK), KERNEL, make_args=_setup_namespace()["sum_args"], n=n,
+                           block=1024).time_ms
+
+
+def test_the_hidden_speed_test_runs_at_another_grid_with_the_solutions_estimate():
+    """A kernel fast only at SPEED_N's grid fails the hidden test: it runs at HIDDEN_N, whose
+    limit is FACTOR x the solution's MODEL estimate there."""
+    from barrier_course.speed_grading import estimate_launch
+
+    nb = json.loads(NOTEBOOK.read_text())
+    cell = next("".join(c["source"]) for c in nb["cells"]
+                if c["metadata"].get("nbgrader", {}).get("grade_id") == "test_speed")
+    assert f"n={HIDDEN_N:_}" in cell and "0.0130" in cell
+    est = estimate_launch(answer_template(NOTEBOOK), KERNEL, make_args=_setup_namespace()["sum_args"],
+                          n=HIDDEN_N, block=1024)
+    assert est.time_ms == pytest.approx(0.0130, abs=5e-5)
+
+
+def _setup_namespace():
+    ns = {}
+    exec(compile(next("".join(c["source"]) for c in json.loads(NOTEBOOK.read_text())["cells"]
+                      if c["metadata"].get("nbgrader", {}).get("grade_id") == "setup")
+                 .split("SPEED_N =")[0], "setup", "exec"), ns)
+    return ns
+
+
 def _setup_constants():
     nb = json.loads(NOTEBOOK.read_text())
     src = next("".join(c["source"]) for c in nb["cells"]
@@ -190,7 +336,7 @@ def _setup_constants():
     consts = {}
     for node in ast.parse(src).body:
         if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name) \
-                and node.targets[0].id in ("SPEED_N", "REFERENCE_MS"):
+                and node.targets[0].id in ("SPEED_N", "REFERENCE_MS", "FACTOR"):
             consts[node.targets[0].id] = eval(compile(ast.Expression(node.value), "setup", "eval"))
     return consts
 
@@ -219,7 +365,8 @@ def test_the_solution_gets_full_marks_and_the_blank_release_none():
     assert all(m.strip().splitlines()[0].startswith("Exercise not done yet") for _, m in blank.values()), blank
 
 
-@pytest.mark.parametrize("name", ["starting_kernel", "atomic_per_thread", "shuffle_at_128"])
+@pytest.mark.parametrize("name", ["starting_kernel", "atomic_per_thread", "shuffle_at_128", "atomic_per_warp",
+                                  *GAMING])
 def test_a_correct_but_slow_kernel_loses_only_the_speed_points(name):
     scores = grade(NOTEBOOK, kernel_with(NOTEBOOK, WRONG[name][0]))
     assert {k for k, (p, _) in scores.items() if p < FULL[k]} == {"test_speed"}, scores
@@ -233,7 +380,7 @@ def test_a_fast_racy_kernel_gets_no_speed_points_and_says_why():
 
 
 def test_missing_block_size_is_told_in_one_line():
-    answer = RIGHT["atomic_per_warp"].replace("#define BLOCK_SIZE 1024\n", "").replace("BLOCK_SIZE", "blockDim.x")
+    answer = WRONG["atomic_per_warp"][0].replace("#define BLOCK_SIZE 1024\n", "").replace("BLOCK_SIZE", "blockDim.x")
     scores = grade(NOTEBOOK, kernel_with(NOTEBOOK, answer))
     assert all(p == 0 for p, _ in scores.values()), scores
     assert "#define BLOCK_SIZE" in scores["test_easy_sizes"][1].splitlines()[0]

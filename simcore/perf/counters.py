@@ -44,16 +44,16 @@ def statement_instructions(line):
     operation and per arithmetic operator. Free: copies and conversions, the arithmetic of a
     memory operation's address (base + offset goes into the addressing mode, index arithmetic
     is usually hoisted out of loops), the simulator's own bookkeeping (u_* definedness
-    shadows). A loop counter's increment by a constant costs 1/4 (NVCC unrolls such loops,
-    by 4 by default)."""
+    shadows). A loop counter's increment by a constant costs 1/8 (NVCC unrolls such loops,
+    by 4 or more; the fma_chain training sweep issues 1.1-1.2 instructions per one-FMA iteration)."""
     if line.lstrip().startswith("u_") or "X.DEFINED" in line or _COPY.match(line):
         return 0.0
     if _INCREMENT.match(line):
-        return 0.25
+        return 0.125
     memory = _MEMORY.search(line)
     if memory is None:
         rhs = line.split("=", 1)[1] if "=" in line else line
-        return float(len(_ARITH.findall(rhs)))
+        return float(arithmetic_instructions(rhs))
     # a memory operation: the op itself plus the arithmetic of the value it stores (the
     # operand after the address), not the address
     args = line[memory.end():]
@@ -65,25 +65,44 @@ def statement_instructions(line):
             cut = i
             break
     stored = args[cut + 1:].split(",", 1)[0] if "X.st" in line[memory.start():memory.end()] else ""
-    return 1.0 + len(_ARITH.findall(stored))
+    return 1.0 + arithmetic_instructions(stored)
+
+
+def arithmetic_instructions(expr):
+    """Operators in `expr`, a multiply followed by an add counted once: NVCC fuses them into
+    one FMA (float) or IMAD (integer) instruction."""
+    ops = _ARITH.findall(expr)
+    multiplies = sum(op == "*" for op in ops)
+    adds = sum(op in ("+", "-") for op in ops)
+    return len(ops) - min(multiplies, adds)
 
 
 def instruction_weights(program):
     """Per basic block: an estimate of the machine instructions one warp issues to run it once:
     its statements (statement_instructions), plus a compare and a branch for a conditional
-    branch (1/2 when it tests a counter against a constant: an unrolled loop's test). An
+    branch (1/8 when it tests a counter against a constant: an unrolled loop's test). An
     unconditional jump is free (the compiler lays blocks out to fall through)."""
     weights = []
     for block in program.blocks:
         w = sum(statement_instructions(line) for line in block.code)
         if block.term.kind == "branch":
             cond = block.term.cond
-            w += 0.5 if _CONSTANT_TEST.match(cond) else 1 + len(_ARITH.findall(cond))
+            w += 0.125 if _CONSTANT_TEST.match(cond) else 1 + arithmetic_instructions(cond)
         weights.append(w)
     return np.array(weights + [0.0], float)
 
 
 _INTRINSIC_OPERAND = re.compile(r"_(?:mask|value|lane|width|result|pred|offset_arg)_\d+$")
+
+
+_SHUFFLE = re.compile(r"X\.shfl\w*\(")
+
+
+def shuffle_counts(program):
+    """Per basic block: the warp shuffles one execution runs (each waits for its result
+    before the next step of a shuffle reduction can start)."""
+    return np.array([sum(len(_SHUFFLE.findall(line)) for line in block.code) for block in program.blocks] + [0],
+                    float)
 
 
 def estimate_registers(program):
@@ -111,15 +130,20 @@ class BlockCounts:
     warps: int = 0
     instructions: int = 0           # warp instructions issued
     critical_instructions: int = 0  # sum over phases of the longest warp's instructions
+    critical_shuffles: int = 0      # sum over phases of the most shuffles one warp ran
     barriers: int = 0
     barrier_spread: list = field(default_factory=list)   # per barrier: max - min warp instructions
     read_phases: int = 0            # phases (between barriers) that read global memory
+    read_rounds: int = 0            # sum over phases of the most global-load rounds of one warp
     global_accesses: int = 0        # warp-level global load/store instructions
     global_sectors: dict = field(default_factory=dict)   # (region name, 'read'|'write') -> sectors
     shared_accesses: int = 0        # warp-level shared load/store instructions
     shared_wavefronts: int = 0      # >= shared_accesses; the excess is bank conflicts
+    shared_atomic_serial: int = 0   # shared atomics: sum over warp accesses of the most lanes on one word
+    shared_atomic_words: set = field(default_factory=set)   # the shared words this block's atomics hit
     atomics: int = 0                # lane-level global atomics
     atomic_warp_ops: int = 0
+    weight: float = 1.0             # how many of the grid's blocks this one stands for (sampling.py)
 
     @property
     def bank_conflicts(self):
@@ -129,26 +153,45 @@ class BlockCounts:
     def sectors(self):
         return sum(self.global_sectors.values())
 
+    def signature(self):
+        """The counts that tell whether two blocks did the same work."""
+        return (self.instructions, self.global_accesses, self.shared_accesses, self.atomics, self.barriers)
+
 
 class PerfCounters(Plugin):
     """Counts per block; results in `self.blocks` (block number -> BlockCounts) and
-    `self.atomic_addresses` ({(region name, byte offset): set of blocks})."""
+    `self.atomic_lines` ({(region name, 128-byte line): {block: L2 operations}}).
+
+    Global sectors are counted once per warp and basic-block execution: the member loads of a
+    float4 (or of any struct) touch the same sectors, as the one wide access they are on the
+    GPU. A global atomic costs the L2 one operation per warp and 32-byte sector, times the
+    most lanes of the warp on one address of that sector (lanes on distinct addresses of a
+    sector are served together, lanes on the same address one after another)."""
 
     def __init__(self, launch, program, report, options):
         super().__init__(launch, program, report, options)
         self.weights = instruction_weights(program)
+        self.shuffles_per_block = shuffle_counts(program)
         self.blocks = {}
-        self.atomic_addresses = {}
+        self.atomic_lines = {}
         self.region_bytes = {}
         self._wave_blocks = []
+        self._step = 0
+        self._patterns = {}         # shared access pattern -> its wavefronts (see _shared_access)
 
     # ------------------------------------------------------------------ waves
     def on_wave_start(self, wave):
         self._finish_wave()
         nwarps = wave.S // WARP
         self.issued = np.zeros(nwarps, float)
+        self.shuffled = np.zeros(nwarps, float)
+        self.shuffled_at_phase_start = np.zeros(nwarps, float)
         self.at_phase_start = np.zeros(nwarps, float)
+        self.rounds = np.zeros(nwarps, float)
+        self.rounds_at_phase_start = np.zeros(nwarps, float)
+        self.last_read_step = np.full(nwarps, -1, np.int64)
         self.phase_reads = np.zeros(wave.nblk, bool)
+        self._step_sectors = {}
         wpb = wave.spb // WARP
         self.wpb = wpb
         self.warp_block = np.arange(nwarps) // wpb
@@ -173,76 +216,145 @@ class PerfCounters(Plugin):
         """End block b's current phase (at a barrier or at the block's end)."""
         warps = slice(b * self.wpb, (b + 1) * self.wpb)
         work = self.issued[warps] - self.at_phase_start[warps]
+        rounds = self.rounds[warps] - self.rounds_at_phase_start[warps]
+        shuffles = self.shuffled[warps] - self.shuffled_at_phase_start[warps]
         counts = self._wave_blocks[b]
         counts.critical_instructions += float(work.max()) if work.size else 0.0
+        counts.read_rounds += float(rounds.max()) if rounds.size else 0.0
+        counts.critical_shuffles += float(shuffles.max()) if shuffles.size else 0.0
+        self.shuffled_at_phase_start[warps] = self.shuffled[warps]
         if self.phase_reads[b]:
             counts.read_phases += 1
         self.phase_reads[b] = False
         self.at_phase_start[warps] = self.issued[warps]
+        self.rounds_at_phase_start[warps] = self.rounds[warps]
         return work
 
     # ------------------------------------------------------------------ execution
     def on_step(self, pc, lanes):
+        self._step += 1
+        if self._step_sectors:
+            self._step_sectors = {}
         warps = self.wave.slot_warp[lanes]          # ascending: lanes come sorted
         if len(warps) == 0:
             return
+        shuffles = self.shuffles_per_block[pc]
         if warps[0] == warps[-1]:
             self.issued[warps[0]] += self.weights[pc]
+            if shuffles:
+                self.shuffled[warps[0]] += shuffles
         else:
             starts = np.empty(len(warps), bool)
             starts[0] = True
             np.not_equal(warps[1:], warps[:-1], out=starts[1:])
             self.issued[warps[starts]] += self.weights[pc]
+            if shuffles:
+                self.shuffled[warps[starts]] += shuffles
 
     def on_memory_access(self, region, offsets, size, kind, lanes, site):
         if len(offsets) == 0:
             return
-        wave = self.wave
-        warps = np.asarray(wave.slot_warp[lanes], np.int64)
+        warps = np.asarray(self.wave.slot_warp[lanes], np.int64)
         if region.kind == "global":
-            self.region_bytes[region.name] = region.nbytes
-            first = offsets // SECTOR
-            last = (offsets + size - 1) // SECTOR
-            keys = warps * (1 << 36) + first
-            if (last != first).any():
-                keys = np.concatenate([keys, warps * (1 << 36) + last])
-            pairs = np.unique(keys)
-            blocks = self.warp_block[np.unique(warps)]
-            sector_blocks = self.warp_block[pairs >> 36]
-            direction = "write" if kind == "write" else "read"
-            for b in np.unique(blocks):
-                counts = self._wave_blocks[b]
-                key = (region.name, direction)
-                counts.global_sectors[key] = counts.global_sectors.get(key, 0) + int((sector_blocks == b).sum())
-                counts.global_accesses += int((blocks == b).sum())
-                if direction == "read":
-                    self.phase_reads[b] = True
-            if kind in ("atomic", "cas"):
-                lane_blocks = self.warp_block[warps]
-                for b in np.unique(lane_blocks):
-                    counts = self._wave_blocks[b]
-                    counts.atomics += int((lane_blocks == b).sum())
-                    counts.atomic_warp_ops += int(len(np.unique(warps[lane_blocks == b])))
-                for off, b in set(zip(offsets.tolist(), (lane_blocks + wave.first_block).tolist())):
-                    self.atomic_addresses.setdefault((region.name, off), set()).add(b)
-        else:   # shared: wavefronts = most distinct words in one bank, per warp
-            words = offsets // 4
-            if size > 4:
-                words = np.concatenate([words + k for k in range(size // 4)])
-                warps = np.tile(warps, size // 4)
-            distinct = np.unique(warps * (1 << 36) + words)
-            w = distinct >> 36
-            bank = (distinct & ((1 << 36) - 1)) % 32
-            per_bank = np.unique(w * 32 + bank, return_counts=True)
-            wave_warps = per_bank[0] // 32
-            order = np.unique(wave_warps, return_index=True)
-            worst = np.maximum.reduceat(per_bank[1], order[1])
-            blocks = self.warp_block[order[0]]
-            for b in np.unique(blocks):
-                counts = self._wave_blocks[b]
-                sel = blocks == b
-                counts.shared_accesses += int(sel.sum())
-                counts.shared_wavefronts += int(worst[sel].sum())
+            self._global_access(region, offsets, size, kind, warps)
+        else:
+            self._shared_access(offsets, size, kind, warps)
+
+    def _global_access(self, region, offsets, size, kind, warps):
+        self.region_bytes[region.name] = region.nbytes
+        first = offsets // SECTOR
+        last = (offsets + size - 1) // SECTOR
+        keys = warps * (1 << 36) + first
+        if (last != first).any():
+            keys = np.concatenate([keys, warps * (1 << 36) + last])
+        pairs = np.unique(keys)
+        direction = "write" if kind == "write" else "read"
+        key = (region.name, direction)
+        seen = self._step_sectors.get(key)          # this basic block's earlier accesses
+        self._step_sectors[key] = pairs if seen is None else np.union1d(seen, pairs)
+        if seen is not None:
+            pairs = pairs[~np.isin(pairs, seen, assume_unique=True)]
+        access_warps = np.unique(warps)
+        blocks = self.warp_block[access_warps]
+        sector_blocks = self.warp_block[pairs >> 36]
+        if direction == "read":
+            fresh = access_warps[self.last_read_step[access_warps] != self._step]
+            self.rounds[fresh] += 1                 # one round trip per basic block that loads
+            self.last_read_step[access_warps] = self._step
+        for b in np.unique(blocks):
+            counts = self._wave_blocks[b]
+            counts.global_sectors[key] = counts.global_sectors.get(key, 0) + int((sector_blocks == b).sum())
+            counts.global_accesses += int((blocks == b).sum())
+            if direction == "read":
+                self.phase_reads[b] = True
+        if kind in ("atomic", "cas"):
+            self._global_atomic(region, offsets, warps)
+
+    def _global_atomic(self, region, offsets, warps):
+        lane_blocks = self.warp_block[warps]
+        for b in np.unique(lane_blocks):
+            counts = self._wave_blocks[b]
+            counts.atomics += int((lane_blocks == b).sum())
+            counts.atomic_warp_ops += int(len(np.unique(warps[lane_blocks == b])))
+        # L2 operations: per (warp, sector), the most lanes on one address
+        addr, per_addr = np.unique(warps * (1 << 36) + offsets, return_counts=True)
+        sector_key = (addr >> 36) * (1 << 36) + (addr & ((1 << 36) - 1)) // SECTOR
+        sectors, starts = np.unique(sector_key, return_index=True)
+        ops = np.maximum.reduceat(per_addr, starts)
+        lines = (sectors & ((1 << 36) - 1)) * SECTOR // 128
+        blocks = self.warp_block[sectors >> 36] + self.wave.first_block
+        for line, op, b in zip(lines.tolist(), ops.tolist(), blocks.tolist()):
+            entry = self.atomic_lines.setdefault((region.name, line), {})
+            entry[b] = entry.get(b, 0) + op
+
+    def _shared_access(self, offsets, size, kind, warps):
+        """Wavefronts = most distinct words in one bank, per warp; atomics also serialise the
+        lanes of a warp on one word. The wavefronts of an access pattern do not change when
+        every lane's address moves by the same amount (banks rotate), so a loop's repeated
+        pattern is counted once and looked up after."""
+        words = offsets // 4
+        pattern = ((words - words[0]).tobytes(), (warps - warps[0]).tobytes(), int(warps[0] % self.wpb), size)
+        per_block = self._patterns.get(pattern)
+        first_block = self.warp_block[warps[0]]
+        if per_block is None:
+            per_block = self._bank_wavefronts(words, size, warps, first_block)
+            if len(self._patterns) < 4096:
+                self._patterns[pattern] = per_block
+        for rel, accesses, wavefronts in per_block:
+            counts = self._wave_blocks[first_block + rel]
+            counts.shared_accesses += accesses
+            counts.shared_wavefronts += wavefronts
+        if kind in ("atomic", "cas"):
+            keys, per_word = np.unique(warps * (1 << 36) + words, return_counts=True)
+            key_warps = keys >> 36
+            starts = np.unique(key_warps, return_index=True)[1]
+            most = np.maximum.reduceat(per_word, starts)
+            for b, m, kw in zip(self.warp_block[key_warps[starts]].tolist(), most.tolist(), key_warps[starts].tolist()):
+                self._wave_blocks[b].shared_atomic_serial += m
+            for b in np.unique(self.warp_block[key_warps]):
+                sel = self.warp_block[key_warps] == b
+                found = self._wave_blocks[b].shared_atomic_words
+                if len(found) < 4096:
+                    found.update((keys[sel] & ((1 << 36) - 1)).tolist())
+
+    def _bank_wavefronts(self, words, size, warps, first_block):
+        """[(block - first_block, warp accesses, wavefronts)] of one shared access."""
+        if size > 4:
+            words = np.concatenate([words + k for k in range(size // 4)])
+            warps = np.tile(warps, size // 4)
+        distinct = np.unique(warps * (1 << 36) + words)
+        w = distinct >> 36
+        bank = (distinct & ((1 << 36) - 1)) % 32
+        per_bank = np.unique(w * 32 + bank, return_counts=True)
+        wave_warps = per_bank[0] // 32
+        order = np.unique(wave_warps, return_index=True)
+        worst = np.maximum.reduceat(per_bank[1], order[1])
+        blocks = self.warp_block[order[0]]
+        out = []
+        for b in np.unique(blocks):
+            sel = blocks == b
+            out.append((int(b - first_block), int(sel.sum()), int(worst[sel].sum())))
+        return tuple(out)
 
     def on_barrier_release(self, sync, lanes):
         if sync.op != "bar":

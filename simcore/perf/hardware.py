@@ -43,12 +43,24 @@ class GPU:
     block_dispatch_cycles: float
     warp_dispatch_cycles: float
     source: dict
+    # measured on the H200 (course/data/h200-timing-sweeps.json, training sweeps); other GPUs
+    # take these values unless gpus.json gives theirs
+    shared_atomic_cycles: float = 4.0
+    shared_atomic_contention_cycles: float = 1.21
+    atomic_parallel_lines: float = 57.0
 
     def barrier_cycles(self, warps, late_cycles):
         """Cycles one barrier of a block of `warps` warps takes when its last warp arrives
         `late_cycles` after the first (fit to the H200 barrier measurements)."""
         b = self.barrier
-        return b["c0"] + b["c_warp"] * warps + b["c_late"] * late_cycles
+        return barrier_cycles(b["c0"], b["c_warp"], b["c_late"], warps, late_cycles)
+
+
+def barrier_cycles(c0, c_warp, c_late, warps, late_cycles, c_skew=0.0, skew=0.0):
+    """The one barrier-cost formula (the timing model's and lesson 07's,
+    barrier_course/cost_model.py): c0 + c_warp * W + c_late * (the last warp's lateness),
+    plus c_skew * skew, the measuring kernel's own spin overhead (0 in the timing model)."""
+    return c0 + c_warp * warps + c_late * late_cycles + c_skew * skew
 
 
 @lru_cache(maxsize=None)

@@ -6,19 +6,22 @@ Explainable on purpose (a roofline with occupancy), no fitted fudge factors:
    limit, the register limit (registers estimated from the program, allocated per warp in units
    of 256) and the shared-memory limit (1 KB reserved per block). waves = blocks / (SMs x
    resident blocks); the last, partial wave leaves SMs idle (the tail).
-2. Per resource, the time the whole grid needs from it, scaling the sampled blocks' counts to
-   the grid:
+2. Per resource, the time the whole grid needs from it, from the sampled blocks' counts, each
+   weighted by the blocks it stands for (sampling.py):
      issue      warp instructions / (SMs x 4 per cycle)                     (x tail)
-     shared     wavefronts x 128 B / (SMs x shared bytes per cycle)         (x tail)
-     dram       per array: min(its size, sectors x 32 B) / DRAM bandwidth
+     shared     (wavefronts + shared-atomic cycles) x 128 B / (SMs x shared bytes per cycle) (x tail)
+     dram       per array: min(its size, sectors x 32 B) / DRAM bandwidth; 0 when the arrays
+                fit in half the L2 (they stay there between launches)
      l2         all sectors x 32 B / L2 bandwidth
-     atomics    atomics on an address several blocks share, one after another, plus the rest
-                at the distinct-address rate
+     atomics    L2 atomic operations per 128-byte line, one after another on a line, lines in
+                parallel up to a measured width, from the whole grid (atomic_time); at least
+                the distinct-address rate
      dispatch   blocks per SM x the cost of starting a block (microbenchmark)
      latency    waves x one block's critical path: per phase (barrier to barrier) the longest
-                warp's instructions at 4 cycles each (a dependent chain), a memory latency
-                per phase that reads global memory, and each barrier's cost (H200 fit: fixed +
-                per warp + the last warp's lateness)
+                warp's instructions at 4 cycles each (a dependent chain), its shuffles at the
+                shared-memory latency, a memory latency per basic block it ran that loads from
+                global memory, each barrier's cost (H200 fit: fixed + per warp + the last
+                warp's lateness), and the warp dispatch of its warps
 3. time = launch floor + the largest of them (the bound) + the exposed waits ('overlap'): a
    block alternates between waiting for memory (a latency per phase that reads global memory)
    and computing, barriers and its own end keep its warps together, and only the other
@@ -26,8 +29,11 @@ Explainable on purpose (a roofline with occupancy), no fitted fudge factors:
    (at most the compute there is to hide it) stays exposed.
    The other resources are shown too: they are the ones that would bind next.
 """
+import json
 import math
 from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
 
 import numpy as np
 
@@ -79,20 +85,114 @@ class Estimate:
     sampled_blocks: tuple
     notes: list = field(default_factory=list)
 
+    @property
+    def error_bar(self):
+        """The held-out validation's typical error (percent) for estimates bound by the same
+        resource on this GPU, or None where this GPU was not validated."""
+        return typical_error(self.gpu, self.bound)
+
+    @property
+    def accuracy(self):
+        """One sentence: how far the H200 held-out validation says such an estimate may be off."""
+        bar = self.error_bar
+        if bar is None:
+            return (f"model estimate, not validated on the {self.gpu} (its parameters are partly assumed: "
+                    "treat it as rougher than the H200's)")
+        return (f"model estimate, typically within \u00b1{bar}% on the {self.gpu} for kernels like this "
+                f"(bound by {self.bound}; held-out validation, docs/timing-validation.md)")
+
     def __str__(self):
         occ = self.occupancy
         parts = ", ".join(f"{k} {v:.4f}" for k, v in self.breakdown.items())
         return (f"model estimate for {self.kernel} on {self.gpu}: {self.time_ms:.4f} ms "
-                f"(bound by {self.bound}; model ms: {parts}); {occ.blocks_per_sm} blocks/SM "
-                f"(limited by {occ.limiter}), {self.waves:.2f} waves, tail efficiency "
-                f"{self.tail_efficiency:.0%}")
+                f"(bound by {self.bound}: {BOUND_MEANING.get(self.bound, self.bound)}; model ms: {parts}); "
+                f"{occ.blocks_per_sm} blocks/SM (limited by {occ.limiter}), {self.waves:.2f} waves, tail "
+                f"efficiency {self.tail_efficiency:.0%}. {self.accuracy[0].upper()}{self.accuracy[1:]}.")
 
     def __repr__(self):
-        return f"<Estimate: model estimate {self.time_ms:.4f} ms on {self.gpu}, bound by {self.bound}>"
+        bar = "" if self.error_bar is None else f" \u00b1{self.error_bar}%"
+        return f"<Estimate: model estimate {self.time_ms:.4f} ms{bar} on {self.gpu}, bound by {self.bound}>"
+
+
+BOUND_MEANING = {
+    "issue": "the SMs' instruction issue",
+    "shared": "shared-memory bandwidth and bank conflicts (shared atomics included)",
+    "dram": "DRAM bandwidth",
+    "l2": "L2 bandwidth",
+    "atomics": "the L2's atomic units (same-address atomics wait for each other)",
+    "dispatch": "starting blocks (many small blocks)",
+    "latency": "latency: too few warps to hide the memory and barrier waits of each block",
+}
+
+
+@lru_cache(maxsize=None)
+def _error_bars():
+    try:
+        text = resources.files("simcore").joinpath("data/timing-error-bars.json").read_text()
+    except (FileNotFoundError, OSError):
+        return None
+    return json.loads(text)
+
+
+def typical_error(gpu_key, bound):
+    """Percent, from simcore/data/timing-error-bars.json (None for GPUs not validated)."""
+    bars = _error_bars()
+    if bars is None or gpu_key != bars.get("gpu"):
+        return None
+    table = bars["bounds"]
+    return (table.get(bound) or table["all"])["typical_pct"]
+
+
+def _weights(blocks):
+    return np.array([b.weight for b in blocks], float)
 
 
 def _mean(blocks, attr):
-    return float(np.mean([getattr(b, attr) for b in blocks]))
+    """The grid's mean per block of `attr`, from the sampled blocks and their weights."""
+    return _weighted([getattr(b, attr) for b in blocks], blocks)
+
+
+def _weighted(values, blocks):
+    w = _weights(blocks)
+    return float(np.dot(np.asarray(values, float), w) / w.sum())
+
+
+def shared_atomic_cycles(gpu, counts):
+    """Cycles of the SM's shared-memory unit for one block's shared atomics: the lanes of a
+    warp on one word go one after another, each slower by the other warps of the block that
+    hit the same word at the same time (about (warps - 1) / words the block's atomics use)."""
+    if not counts.shared_atomic_serial:
+        return 0.0
+    others = (counts.warps - 1) / max(1, len(counts.shared_atomic_words))
+    return counts.shared_atomic_serial * (gpu.shared_atomic_cycles + gpu.shared_atomic_contention_cycles * others)
+
+
+def atomic_time(gpu, counters, lane_atomics):
+    """Seconds of the L2's atomic units for the whole grid. An L2 atomic operation (one per
+    warp and sector, times the most lanes on one address: counters.py) on a 128-byte line
+    waits for the earlier ones on that line; different lines proceed in parallel, up to
+    `atomic_parallel_lines` at once. A line that sampled blocks far apart hit is hit by the
+    whole grid: its operations are each sampled block's times the blocks it stands for. A
+    line only one block (or two neighbours) hit stands for one such line per block."""
+    if not counters.atomic_lines:
+        return 0.0
+    blocks = counters.blocks
+    busiest = total = lines = 0.0
+    for per_block in counters.atomic_lines.values():
+        hit = list(per_block)
+        if max(hit) - min(hit) > 1:          # grid-wide
+            ops = sum(n * blocks[b].weight for b, n in per_block.items())
+            busiest = max(busiest, ops)
+            total += ops
+            lines += 1
+        else:
+            weight = max(blocks[b].weight for b in hit)
+            busiest = max(busiest, sum(per_block.values()))
+            total += sum(per_block.values()) * weight
+            lines += weight
+    serial = gpu.atomic_same_address_ns * 1e-9
+    return max(busiest * serial, total * serial / min(lines, gpu.atomic_parallel_lines),
+               lane_atomics / gpu.atomic_distinct_per_s)
 
 
 def estimate_time(gpu, kernel_name, grid, block, counters, registers, shared_per_block, region_bytes):
@@ -111,16 +211,15 @@ def estimate_time(gpu, kernel_name, grid, block, counters, registers, shared_per
     waves = nblocks / (gpu.sms * occ.blocks_per_sm)
     full_waves = math.ceil(waves)
     tail = waves / full_waves
-    scale = nblocks / len(blocks)
 
     per_block = {
         "warp_instructions": _mean(blocks, "instructions"),
         "critical_path_instructions": _mean(blocks, "critical_instructions"),
         "barriers": _mean(blocks, "barriers"),
         "global_accesses": _mean(blocks, "global_accesses"),
-        "global_sectors": float(np.mean([b.sectors for b in blocks])),
+        "global_sectors": _weighted([b.sectors for b in blocks], blocks),
         "shared_accesses": _mean(blocks, "shared_accesses"),
-        "bank_conflicts": float(np.mean([b.bank_conflicts for b in blocks])),
+        "bank_conflicts": _weighted([b.bank_conflicts for b in blocks], blocks),
         "atomics": _mean(blocks, "atomics"),
         "read_phases": _mean(blocks, "read_phases"),
     }
@@ -130,37 +229,39 @@ def estimate_time(gpu, kernel_name, grid, block, counters, registers, shared_per
     t = {}
     # issue and shared memory: SM-local, so the tail's idle SMs cost
     t["issue"] = nblocks * per_block["warp_instructions"] / (gpu.sms * gpu.issue_per_cycle_per_sm) / clock / tail
-    wavefronts = _mean(blocks, "shared_wavefronts")
+    wavefronts = _mean(blocks, "shared_wavefronts") + _weighted([shared_atomic_cycles(gpu, b) for b in blocks], blocks)
     t["shared"] = nblocks * wavefronts * (gpu.shared_banks * gpu.bank_bytes) / (
         gpu.sms * gpu.shared_bytes_per_cycle_per_sm) / clock / tail
-    # memory: each array's DRAM traffic is at most its size (reuse between blocks hits L2)
+    # memory: each array's DRAM traffic is at most its size (reuse between blocks hits L2);
+    # a launch whose arrays fit in half the L2 finds them there when it runs again (as in
+    # any timing loop), so it reads and writes the L2 only
     traffic = {}
     for b in blocks:
         for key, sectors in b.global_sectors.items():
-            traffic[key] = traffic.get(key, 0) + sectors * 32 * scale
-    dram_bytes = sum(min(v, region_bytes.get(name, v)) for (name, _), v in traffic.items())
+            traffic[key] = traffic.get(key, 0) + sectors * 32 * b.weight
+    footprint = sum(region_bytes.get(name, 0) for name in {name for name, _ in traffic})
+    resident = footprint <= gpu.l2_bytes / 2
+    dram_bytes = 0.0 if resident else sum(min(v, region_bytes.get(name, v)) for (name, _), v in traffic.items())
     l2_bytes = sum(traffic.values())
     t["dram"] = dram_bytes / gpu.dram_bytes_per_s
     t["l2"] = l2_bytes / gpu.l2_bytes_per_s
-    # atomics: those on an address that several blocks hit are serialised
-    shared_addr = sum(len(bl) for bl in counters.atomic_addresses.values() if len(bl) > 1)
-    total_atomics = per_block["atomics"] * nblocks
-    contended = 0.0
-    if counters.atomic_addresses:
-        sampled_atomics = sum(b.atomics for b in blocks) or 1
-        # an address every block hits: grows with the grid, so scale the sample's share of them
-        contended = total_atomics * shared_addr / sampled_atomics
-    t["atomics"] = contended * gpu.atomic_same_address_ns * 1e-9 + (total_atomics - contended) / gpu.atomic_distinct_per_s
+    t["atomics"] = atomic_time(gpu, counters, per_block["atomics"] * nblocks)
     # block dispatch
     per_block_dispatch = max(gpu.block_dispatch_cycles, occ.warps_per_block * gpu.warp_dispatch_cycles)
     t["dispatch"] = nblocks / gpu.sms * per_block_dispatch / clock
     # latency: a block's critical path, once per wave
     cpi = gpu.dependent_issue_cycles       # the chain of one warp; sharing the issue slots is the issue term
-    miss = dram_bytes / l2_bytes if l2_bytes else 1.0
+    miss = dram_bytes / l2_bytes if l2_bytes else 0.0
     mem_latency = gpu.l2_latency_cycles + miss * (gpu.dram_latency_cycles - gpu.l2_latency_cycles)
-    barrier_cycles = float(np.mean([sum(gpu.barrier_cycles(b.warps, s * cpi) for s in b.barrier_spread)
-                                    for b in blocks]))
-    path = per_block["critical_path_instructions"] * cpi + per_block["read_phases"] * mem_latency + barrier_cycles
+    barrier_cycles = _weighted([sum(gpu.barrier_cycles(b.warps, s * cpi) for s in b.barrier_spread)
+                                for b in blocks], blocks)
+    per_block["read_rounds"] = _mean(blocks, "read_rounds")
+    # a shuffle's result comes back after the shared-memory latency, not the ALU's; and a
+    # block's warps start one warp dispatch after another
+    shuffle_wait = _mean(blocks, "critical_shuffles") * (gpu.shared_latency_cycles - cpi)
+    wave_start = occ.warps_per_block * gpu.warp_dispatch_cycles
+    path = (per_block["critical_path_instructions"] * cpi + per_block["read_rounds"] * mem_latency + barrier_cycles
+            + shuffle_wait + wave_start)
     per_block["critical_path_cycles"] = path
     per_block["barrier_cycles"] = barrier_cycles
     t["latency"] = full_waves * path / clock

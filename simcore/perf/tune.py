@@ -31,16 +31,19 @@ class Sweep:
         head = (f"MODEL estimates for {self.kernel} on {self.gpu} (not measurements)\n"
                 f"{'block':>6} {'time ms':>9} {'bound':>9} {'blocks/SM':>9} {'waves':>8} "
                 f"{'issue':>8} {'shared':>8} {'dram':>8} {'l2':>8} {'atomics':>8} {'dispatch':>8} {'latency':>8} "
-                f"{'overlap':>8}")
+                f"{'overlap':>8} {'typ. err':>8}")
         lines = [head]
+        footer = ("typ. err: how far H200 estimates with the same bound typically were from the measured time "
+                  "(held-out validation, docs/timing-validation.md); ? = this GPU was not validated")
         best = self.best
         for b, e in self.rows:
             bd = e.breakdown
             lines.append(f"{b:>6} {e.time_ms:9.4f} {e.bound:>9} {e.occupancy.blocks_per_sm:>9} {e.waves:8.2f} "
                          + " ".join(f"{bd[k]:8.4f}" for k in ("issue", "shared", "dram", "l2", "atomics",
                                                                "dispatch", "latency", "overlap"))
+                         + (f" {'±' + str(e.error_bar) + '%':>8}" if e.error_bar is not None else f" {'?':>8}")
                          + ("   <- best (model)" if b == best else ""))
-        return "\n".join(lines)
+        return "\n".join(lines + [footer])
 
     def __str__(self):
         return self.table
