@@ -91,6 +91,7 @@ from functools import cached_property
 import numpy as np
 
 from ..context import EXIT
+from . import race_rule
 from .base import Plugin
 from .release_acquire import DENSE_LIMIT, ReleaseAcquire
 
@@ -344,6 +345,14 @@ class Stamps:
         self.lag = None if acquired is None else np.minimum(wave.bar_epoch - acquired, MAX_LAG)
         self.stamp = stamp(lay, self.tid, wave.bar_epoch, wave.warp_epoch, self.lag)
         self.bar = self.stamp >> lay.BAR_SHIFT
+        self.lanes = {}         # slot -> race_rule.LaneStamp, for the one-lane fast path
+
+    def of_lane(self, slot):
+        """The stamp of one slot as integers (race_rule.LaneStamp), made once per epoch."""
+        me = self.lanes.get(slot)
+        if me is None:
+            me = self.lanes[slot] = race_rule.lane_stamp(self, slot)
+        return me
 
     def lag_of(self, L):
         return None if self.lag is None else self.lag[L]
@@ -664,6 +673,60 @@ class RaceDetector(Plugin):
         g0 = offsets >> (granule.bit_length() - 1) if granule & (granule - 1) == 0 else offsets // granule
         for extra in range(max(1, size // granule)):
             self._check(region, g0 + extra, granule, kind, L, site)
+
+    def on_lane_access(self, region, offset, size, kind, L, slot, site):
+        """One lane's access: on_memory_access's early outs, then the fast path per granule where
+        barrier and warp epochs decide (else, or where it may race, the vectorised check)."""
+        if region.kind == "shared":
+            if not self.check_shared:
+                return
+            granule = self.program.shared_access_size
+        else:
+            if not self.check_global:
+                return
+            granule = self.program.global_access_size
+            if kind == "read" and region.id not in self.global_shadows and (region.readonly or region.const):
+                return
+        g0 = offset // granule
+        fast = self._epochs_decide()
+        for extra in range(max(1, size // granule)):
+            if not (fast and self._check_lane(region, g0 + extra, granule, kind, slot, site)):
+                self._check(region, np.array([g0 + extra], np.int64), granule, kind, L, site)
+
+    def _epochs_decide(self):
+        """Whether barrier and warp epochs alone order this kernel's accesses (no lane clocks, no
+        release/acquire clocks, no fence ticket): the one-lane fast path's rule is then complete."""
+        return not self.lane_clocks and self.sync is None and self.fences is None and \
+            not (self.untracked_threads and self.fenced_any)
+
+    def _check_lane(self, region, gran, granule, kind, slot, site):
+        """The fast path for one lane's access to granule `gran` (race_rule.py): record it and
+        return True when nothing conflicts; return False, with nothing changed, where it may race
+        (then _check decides and reports)."""
+        number = int(self.memory_number[site])
+        if number < 0:
+            return False
+        sh = self._shadow(region, granule)
+        is_global = region.kind == "global"
+        st = self.stamps(region.kind)
+        lay, spb, me = st.lay, self.wave.spb, st.of_lane(slot)
+        key = gran if is_global else int(self.wave.slot_block[slot]) * max(1, region.nbytes // granule) + gran
+        atomic = kind in ("atomic", "cas")
+        w = int(sh.w[key])
+        if race_rule.unordered(lay, w, me, is_global, spb):
+            code = int(sh.w_codes(key, w))
+            # atomic against atomic is fine; a plain read of what an atomicCAS wrote is the CAS
+            # loop's first guess
+            if (code & 1) == 0 if atomic else (code & 2) == 0:
+                return False
+        if kind == "read":
+            old = int(sh.readers()[key])
+            sh.read(key, race_rule.folded_reader(lay, old, me, is_global, spb), number * 4)
+            return True
+        if sh.r is not None and kind != "cas" and race_rule.unordered(lay, int(sh.r[key]), me, is_global, spb):
+            return False
+        sh.write(key, me.stamp, number * 4 + (1 if atomic else 0) + (2 if kind == "cas" else 0))
+        return True
 
     def _shadow(self, region, granule):
         e = self.wave

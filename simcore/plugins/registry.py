@@ -25,6 +25,10 @@ class Plugins:
         self.all = list(plugins)
         for hook in HOOKS:
             setattr(self, hook[3:], [getattr(p, hook) for p in self.all if _overrides(p, hook)])
+        # one lane's access: every plugin that watches accesses, through its own one-lane hook
+        # where it has one (else Plugin's, which forwards to on_memory_access)
+        self.lane_access = [p.on_lane_access for p in self.all
+                            if _overrides(p, "on_memory_access") or _overrides(p, "on_lane_access")]
         self.tracks_shared_writes = any(p.tracks_shared_writes for p in self.all)
 
     def __iter__(self):
