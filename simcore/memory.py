@@ -268,7 +268,7 @@ class Memory:
             slot = int(L[0])
         else:
             return None
-        a = int(addr) if np.ndim(addr) == 0 else int(addr[0])
+        a = int(addr[0]) if isinstance(addr, np.ndarray) and addr.ndim else int(addr)
         region = self.regions.get(a >> REGION_SHIFT)
         if region is None or region.kind == "local":
             return None
@@ -304,11 +304,13 @@ class Memory:
             hook(region, off, size, "write", L, slot, site)
         view = self.view(region, dtype)
         i = off // size
+        if not (isinstance(value, np.generic) and value.dtype == dtype):
+            value = np.asarray(value, dtype=dtype).reshape(-1)[0]       # the cast the general store makes
         if region.kind == "global":
-            view[i:i + 1] = value
+            view[i] = value
         else:
             row = int(self.wave.slot_block[slot])
-            view[row, i:i + 1] = value
+            view[row, i] = value
             if region.init is not None:
                 g = off // self.granule
                 region.init[row, g:g + size // self.granule] = True      # as store's (none if narrower)
@@ -365,7 +367,6 @@ class Memory:
     def store(self, addr, value, dtype, L, site, taint, check_align=True):
         found = self._lone_access(addr, dtype.itemsize, L, check_align)
         if found is not None and not found[0].readonly and _defined(taint):
-            value = np.broadcast_to(np.asarray(value, dtype=dtype), (1,))
             return self._lone_store(found, value, dtype, L, site)
         region, off, keep = self.decode(addr, dtype.itemsize, L, site, "write", check_align)
         n = self.wave.nlanes(L)

@@ -706,11 +706,12 @@ class RaceDetector(Plugin):
         number = int(self.memory_number[site])
         if number < 0:
             return False
-        sh = self._shadow(region, granule)
         is_global = region.kind == "global"
-        st = self.stamps(region.kind)
+        sh = (self.global_shadows if is_global else self.shared_shadows).get(region.id) or \
+            self._shadow(region, granule)
+        st = self._stamps.get(region.kind) or self.stamps(region.kind)
         lay, spb, me = st.lay, self.wave.spb, st.of_lane(slot)
-        key = gran if is_global else int(self.wave.slot_block[slot]) * max(1, region.nbytes // granule) + gran
+        key = gran if is_global else int(self.wave.slot_block[slot]) * sh.per + gran
         atomic = kind in ("atomic", "cas")
         w = int(sh.w[key])
         if race_rule.unordered(lay, w, me, is_global, spb):
@@ -737,6 +738,7 @@ class RaceDetector(Plugin):
             ra = self.sync is not None
             sh = table[region.id] = (Shadow(e.nblk * per, self.shared_layout, self.lane_clocks, ra)
                                      if region.kind == "shared" else Shadow(per, self.global_layout, self.lane_clocks, ra))
+            sh.per = per            # granules per block's copy (shared memory) or in all (global)
         return sh
 
     def _check(self, region, gran, granule, kind, L, site):
