@@ -4,7 +4,7 @@ thread's loop (a serial scan, thread 0 finishing a reduction, a one-thread read-
 The vectorised checks (races.RaceDetector._unordered, _fold_reader) decide a whole wave's
 access with a dozen numpy calls, whatever its width; for one lane those calls cost far more than
 the rule itself. Here the same rule reads one record as Python integers, in the record layout
-of races.Layout, bit for bit what the vectorised functions compute for that lane (the race
+of race_shadow.Layout, bit for bit what the vectorised functions compute for that lane (the race
 tests and tools/same_behaviour.py hold the two to the same verdicts).
 
 The fast path decides only the common case: it records an access that nothing conflicts with.
@@ -13,12 +13,12 @@ needs more than barrier and warp epochs (lane clocks, release/acquire clocks, th
 """
 from dataclasses import dataclass
 
-MAX_LAG = 3        # as races.MAX_LAG: 2 bits of barrier epochs entered by bar.arrive
+from .race_shadow import MAX_LAG
 
 
 @dataclass(frozen=True)
 class LaneStamp:
-    """What a record says about the lane making an access (races.Stamps, one slot of it)."""
+    """What a record says about the lane making an access (race_shadow.Stamps, one slot of it)."""
     stamp: int          # its record without the site: epochs and thread
     bar: int            # stamp >> BAR_SHIFT: its barrier epoch
     lag: object         # barrier epochs it entered by bar.arrive (None: no thread lags)
@@ -32,7 +32,14 @@ class LaneStamp:
 
 
 def lane_stamp(st, slot):
-    """One slot of races.Stamps `st`, as integers."""
+    """One slot of race_shadow.Stamps `st`, as integers (made once per epoch: Stamps.lanes)."""
+    me = st.lanes.get(slot)
+    if me is None:
+        me = st.lanes[slot] = _lane_stamp(st, slot)
+    return me
+
+
+def _lane_stamp(st, slot):
     lag = None if st.lag is None else int(st.lag[slot])
     return LaneStamp(int(st.stamp[slot]), int(st.bar[slot]), lag, int(st.tid[slot]), int(st.warp[slot]),
                      int(st.wep[slot]), int(st.block[slot]), int(st.several[slot]),
