@@ -1,43 +1,24 @@
 """The race checks ('race': shared memory, 'global_race': global memory), a plugin.
 
-Shadow memory per granule (the kernel's smallest access size) remembers the last writer and
-the readers of the current *barrier interval*. Two accesses race when they come from
-different threads of one block, at least one writes (plain, or atomic against plain), and
-no barrier separates them: each thread's barrier epoch counts the barriers it has passed,
-and lanes of one warp are also ordered by __syncwarp (their warp epoch).
+Two accesses race when they come from different threads, at least one writes (plain, or atomic
+against plain), and nothing orders them: in one block no barrier separates them (each thread's
+barrier epoch counts the barriers it has passed) and no __syncwarp orders two lanes of one warp;
+threads of different blocks are ordered only by a release/acquire hand-off (or, in launches too
+large for its clocks, the fence ticket). The pieces, each in its own module:
 
-Each granule has a writer's record and, from the region's first read on, a readers' record: one
-integer each, whose layout (Layout) is fitted to the launch: what a race report needs and what
-the kernel can use, in as few bits as that launch needs. From the low bits up:
+  race_shadow.py      the records: per granule the last writer's and this interval's readers',
+                      in a bit layout fitted to the launch (Layout, Shadow); every slot's current
+                      stamp (Stamps)
+  lane_clocks.py      the order __syncwarp gives lanes, where a sync may name part of a warp
+  release_acquire.py  the vector clocks of fences and strong accesses (kernels that fence)
+  race_rule.py        the rule for one lane's access on plain integers (the one-lane fast path)
+  here                the hooks, the rule over a wave's lanes (RaceDetector._unordered, one
+                      comment per clause, as Oclgrind's RaceDetector::check reads), how readers
+                      fold into one record, the sweep of old epochs, the reports
 
-  site      the access's memory site (loads, stores and atomics only, numbered densely:
-            Site.memory) * 4, + 1 if atomic, + 2 if atomicCAS: the report's line and text, and
-            whether a later atomic (or a CAS loop's plain first read) conflicts with the writer.
-            (memory sites * 4 + 3).bit_length() bits: 5 up to 7 memory sites, 8 up to 63.
-  thread    one thread, or several readers behind two flag bits (see Layout). Shared memory: the
-            thread's slot in its block (a shadow entry belongs to one block), bits(slots per block
-            - 1) + 2: 10 bits for 256-thread blocks, 12 for 1024. Global memory: the launch-wide
-            slot, bits(slots in the launch) + 2: 23 bits at 2^20 threads. (The report derives
-            block, warp and lane from it.)
-  lag       2 bits, only in kernels with bar.arrive: barrier epochs the thread entered by
-            arriving, not waiting (MAX_LAG = 3).
-  warp ep.  8 bits, only in kernels with __syncwarp: the __syncwarps the thread passed, mod 256
-            (with lane clocks, unused: see below).
-  barrier   8 bits, the highest field (so "same interval" is one shift and compare): the
-            barriers the thread passed, mod 256. 8 bits are the fewest the sweep allows: every
-            SWEEP_EVERY = 64 epochs the stamps all live threads have left behind are made plainly
-            old, and a stamp must stay less than half the range from its group's newest epoch:
-            SWEEP_EVERY + STALE_GAP = 72 < 128, while 7 bits (half range 64) would not do.
-
-The record is a signed integer with the sign bit clear (NONE, -1, is "nobody"), the cheapest of:
-the site inside an int32 (4 bytes); an int32 without it plus a uint8 (or uint16) site array (5 or
-6 bytes: global memory of launches up to 2^20 threads, kernels with __syncwarp and many sites);
-the site inside an int64 (8: global memory of larger launches); an int64 plus a site array (never
-in practice: over 2^26 blocks of one thread). So a shared array read and written costs 8 bytes a
-word (10 in 1024-thread blocks with __syncwarp), a global output only written 4 to 8 (the
-2^20 reduce, stencil, reverse: 5), an array only read none at all. Once a kernel fences, global
-writes add one byte (the fence count). Bytes per written word at 2^20 threads: reduce 7.82,
-stencil 5.34, reverse 5.18 (fixed int64/int32 stamps with site arrays took 9.94, 9.11, 9.06).
+Each access becomes one record (Access: region, granules, lanes, kind, shadow, stamps) that the
+rule and the shadow's update read. A write races with the writer's record and the readers' of
+its granules; a read with the writer's only, then joins the readers.
 
 Readers of one granule in one step (lanes of several warps, or of several blocks) are folded
 into one record after the scatter (_record_read): each lane that lost the scatter is folded
@@ -46,33 +27,12 @@ block < several blocks) and a writer ordered after one of them by __syncwarp sti
 the others (conformance/y_syncwarp_orders_one_of_two_readers*.cu). A broadcast read (16 lanes of a
 tiled matmul reading As[ty][k]) takes a shortcut to that very record where its lanes carry the same
 epochs: the lanes are grouped by granule once (_reader_groups), the writer check and the record
-are then per granule (_writer_may_conflict, _record_broadcast_read): the tiled matmul with checks
-on takes 0.54x (256x256) and 0.51x (512x512) the CPU time of the per-lane fold.
+are then per granule (_writer_may_conflict, _record_broadcast_read).
 
-Lanes of one warp: while every __syncwarp of a kernel names the whole warp (its mask is the
-constant 0xffffffff: __syncwarp(), a 32-thread tile's sync()), two lanes are ordered once the
-later one's warp epoch moved past the earlier access. A partial sync (__syncwarp(mask), a smaller
-tile's sync(), a mask from __activemask()) orders only the lanes it names, which one count per
-lane cannot say; so a kernel where some __syncwarp's mask is not that constant (decided from
-the program: SyncSite.whole_warp) gets *lane clocks*, a vector clock over the lanes of each warp:
-
-  own[l]      the warp syncs lane l took part in (per slot, int32: no wrap-around);
-  know[l][m]  the newest own[m] that lane l has heard of, through a chain of syncs.
-
-At a sync of the lanes G of one mask, each lane of G counts it (own[g] += 1, know[g][g] = own[g])
-and then every lane of G takes the element-wise max of their rows of `know`. Lanes that exited
-are done: the sync also orders the accesses of the exited lanes its mask names (a tail warp's
-__syncwarp() names all 32), and only those: a lane outside the mask may exit before or after the
-sync, so ordering it when it happened to exit first would make the verdict depend on the run.
-An access by lane m carries own[m] at the time (the shadow's w_clock / r_clock, an int32 beside
-each record), and an access by lane l of m's warp is ordered after it iff know[l][m] > that
-clock. Readers of one warp folded into one record keep every reader's clock in a row of 32
-(Shadow.rows, one per granule that ever had them): a lane is ordered after the record iff it is
-ordered after each reader but itself; a later reader ordered after all of them replaces the
-record, as before. Between warps, and across barriers, nothing changes; the warp epochs in the
-records are then not read (nor swept). Shuffles, votes and __activemask() order no memory, with
-or without lane clocks. Kernels without a partial sync keep the records, the size and the speed
-they had (no clock arrays, one extra test per access).
+One lane's access (a lone thread's loop: Memory's one-lane path calls on_lane_access) goes the
+integer way of race_rule.py where barrier and warp epochs alone decide: it records an access
+nothing conflicts with, and leaves one that may race (and kernels with lane clocks, fences or
+the ticket) to the vectorised check, which reports it.
 
 Kernels that fence: release/acquire hand-offs (release_acquire.py) order accesses too. Each
 record then has its thread's own clock beside it (Shadow.w_sync / r_sync; for readers folded
@@ -81,10 +41,7 @@ write after a fence: Shadow.w_release), each shadow the granules releases publis
 (Shadow.flags). An access is ordered after a record when its thread has heard of a newer
 clock of the record's thread (of every thread of a folded record's group); a strong read of a
 release's location, and a release's strong write after strong reads, are the hand-off itself.
-Kernels without a fence keep their records, sizes and speed (self.sync is None). With lane clocks: 128 bytes per slot of
-the wave (know; at most 8 MB), 4 more a record, and a 16-thread tile reduction at 2^16 threads
-takes 1.4x the CPU time (its 9 tile syncs: one max over each tile's rows, a view when the tiles
-are whole).
+Kernels without a fence keep their records, sizes and speed (self.sync is None).
 """
 from dataclasses import dataclass
 
