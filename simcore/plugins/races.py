@@ -405,9 +405,8 @@ class RaceDetector(Plugin):
             k = int(np.flatnonzero(w_conf)[0])
             ws = int(codes[k])
             plain_flag = self.sync is not None and kind == "read" and not acc.strong and bool(sh.w_release[key[k]])
-            self._report("RAW" if kind == "read" else "WAW", region, gran[k], granule, self._thread(w, st, L, k),
-                         self.memory_sites[ws >> 2], "atomic" if ws & 1 else "write",
-                         self._thread(acc.cur, st, L, k), site, "atomic" if acc.atomic else kind, plain_flag=plain_flag)
+            self._report("RAW" if kind == "read" else "WAW", acc, k, self._thread(w, st, L, k),
+                         self.memory_sites[ws >> 2], "atomic" if ws & 1 else "write", plain_flag=plain_flag)
         if kind == "read":
             self._record_read(acc, repeats, shared_reads)
         else:
@@ -553,9 +552,8 @@ class RaceDetector(Plugin):
             k = int(np.flatnonzero(r_conf)[0])
             other = st.lay.field(r[k])
             cross = is_global and int(block_of(st.lay, other, e.spb)) != int(st.block[L][k])
-            self._report("WAR", region, gran[k], granule, self._thread(r, st, L, k),
-                         self.memory_sites[sh.r_code(key[k]) >> 2], "read", self._thread(cur, st, L, k), site,
-                         "atomic" if atomic else kind, cross=cross)
+            self._report("WAR", acc, k, self._thread(r, st, L, k), self.memory_sites[sh.r_code(key[k]) >> 2], "read",
+                         cross=cross)
         sh.write(key, cur, number * 4 + (1 if atomic else 0) + (2 if kind == "cas" else 0))
         if self.lane_clocks:
             sh.w_clock[key] = self.clocks.own[L]
@@ -570,8 +568,7 @@ class RaceDetector(Plugin):
             clash = st.lay.field(back) != st.lay.field(cur)
             if clash.any():
                 k = int(np.flatnonzero(clash)[0])
-                self._report("WAW", region, gran[k], granule, self._thread(back, st, L, k), site, "write",
-                             self._thread(cur, st, L, k), site, kind)
+                self._report("WAW", acc, k, self._thread(back, st, L, k), site, "write")
         if is_global and self.fences is not None:
             g = st.lay.field(cur).astype(np.int64)     # launch-wide thread numbers, for the clocks
             sh.fence_counts()[key] = self.fences[g]
@@ -587,7 +584,7 @@ class RaceDetector(Plugin):
         lanes may read one granule; shared_reads: their groups (_reader_groups), where found."""
         sh, key, st, L, curbar, is_global = acc.sh, acc.key, acc.st, acc.L, acc.curbar, acc.is_global
         if self.lane_clocks:
-            return self._record_read_with_clocks(sh, key, st, L, curbar, acc.number, is_global)
+            return self._record_read_with_clocks(acc)
         code = acc.number * 4
         if shared_reads is not None and self._record_broadcast_read(sh, key, st, shared_reads, code, is_global):
             return
@@ -720,10 +717,11 @@ class RaceDetector(Plugin):
         sh.read(gran, new if covered is None else np.where(covered, rec, new), code)
         return True
 
-    def _record_read_with_clocks(self, sh, key, st, L, curbar, number, is_global):
+    def _record_read_with_clocks(self, acc):
         """_record_read with lane clocks: the same records, each with its lane's clock, and for
         readers of one warp folded together the row of their clocks (old readers of this interval
         and warp stay in it: a lane ordered after a later reader is ordered after them too)."""
+        sh, key, st, L, curbar, number, is_global = acc.sh, acc.key, acc.st, acc.L, acc.curbar, acc.number, acc.is_global
         e, lay = self.wave, st.lay
         old = sh.readers()[key]
         old_clock = sh.r_clock[key]
@@ -800,10 +798,12 @@ class RaceDetector(Plugin):
         """Bytes the shadows of the current wave hold (global memory's and this wave's shared)."""
         return sum(sh.nbytes for table in (self.global_shadows, self.shared_shadows) for sh in table.values())
 
-    def _report(self, hazard, region, gran, granule, other_tid, other_site, other_kind, tid, site, kind, cross=None,
-                plain_flag=False):
-        e = self.wave
-        elem = int(gran) * granule // max(1, region.dtype.itemsize)
+    def _report(self, hazard, acc, k, other_tid, other_site, other_kind, cross=None, plain_flag=False):
+        """Report the race of lane k of the access `acc` with the recorded access of thread
+        `other_tid` (-1: one of several readers) at `other_site`."""
+        e, region = self.wave, acc.region
+        tid, site, kind = self._thread(acc.cur, acc.st, acc.L, k), acc.site, "atomic" if acc.atomic else acc.kind
+        elem = int(acc.gran[k]) * acc.granule // max(1, region.dtype.itemsize)
         first = {"slot": other_tid, "site": other_site, "kind": other_kind,
                  "who": self._who(other_tid, region) if other_tid >= 0 else "another thread"}
         second = {"slot": tid, "site": site, "kind": kind, "who": self._who(tid, region)}
