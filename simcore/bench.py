@@ -347,7 +347,7 @@ def worst_cases(quick=False):
                       C.ravel(),
                       ("worst.cl", "matmul", (m, m, 1), (16, 16, 1),
                        [("out", np.float32, m * m), ("in", A.ravel()), ("in", B.ravel()), ("int", m)])))
-    return cases + narrow_loop_cases(quick)
+    return cases
 
 
 def narrow_loop_cases(quick=False):
@@ -808,7 +808,7 @@ def run_all(a, sizes, names, rep, results, trees):
                  "peak MiB on/off", "output on/off"], rows))
     print(f"(2^11 = the lesson-sized launch, 8 blocks; peak MiB: tracemalloc peak of one launch, untimed)\n")
 
-    worst = [] if a.no_worst else worst_cases(a.quick)
+    worst = [] if a.no_worst else worst_cases(a.quick) + narrow_loop_cases(a.quick)
     if worst:
         rows = []
         for case in worst:
