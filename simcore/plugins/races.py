@@ -721,7 +721,8 @@ class RaceDetector(Plugin):
         """_record_read with lane clocks: the same records, each with its lane's clock, and for
         readers of one warp folded together the row of their clocks (old readers of this interval
         and warp stay in it: a lane ordered after a later reader is ordered after them too)."""
-        sh, key, st, L, curbar, number, is_global = acc.sh, acc.key, acc.st, acc.L, acc.curbar, acc.number, acc.is_global
+        sh, key, st, L, curbar = acc.sh, acc.key, acc.st, acc.L, acc.curbar
+        number, is_global = acc.number, acc.is_global
         e, lay = self.wave, st.lay
         old = sh.readers()[key]
         old_clock = sh.r_clock[key]
