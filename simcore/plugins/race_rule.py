@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from .race_shadow import MAX_LAG
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class LaneStamp:
     """What a record says about the lane making an access (race_shadow.Stamps, one slot of it)."""
     stamp: int          # its record without the site: epochs and thread

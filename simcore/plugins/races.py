@@ -56,7 +56,7 @@ from .race_shadow import (EPOCH_BITS, FLAG_BITS, FULL, MAX_LAG, NONE, SITE_FLAGS
 from .release_acquire import DENSE_LIMIT, ReleaseAcquire
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Access:
     """One checked access of a wave's lanes to one granule each: what the rule and the shadow's
     update read (RaceDetector._access makes it)."""
