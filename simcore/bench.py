@@ -212,6 +212,36 @@ __global__ void matmul(float *C, const float *A, const float *B, int n)
 }
 """
 
+# One lane's checked memory accesses in a loop (the race and uninitialised-value checks' one-lane
+# fast path): a lone thread's global read-modify-write, and a block whose thread 0 scans shared
+# memory between barriers every round (a convergence loop's test).
+NARROW_SOURCE = r"""
+__global__ void lone_rmw(unsigned *out, int n)
+{
+    if (threadIdx.x == 0 && blockIdx.x == 0)
+        for (int i = 0; i < n; ++i)
+            out[i & 1023] = out[i & 1023] * 3u + (unsigned)i;
+}
+
+__global__ void lone_scan(unsigned *out, int rounds)
+{
+    __shared__ unsigned s[256];
+    int t = threadIdx.x;
+    s[t] = t;
+    unsigned total = 0u;
+    for (int r = 0; r < rounds; ++r) {
+        __syncthreads();
+        s[t] += 1u;
+        __syncthreads();
+        if (t == 0)
+            for (int i = 0; i < 256; ++i)
+                total += s[i];
+    }
+    if (t == 0)
+        out[0] = total;
+}
+"""
+
 # name: (block size, output length for n threads, OpenCL file, Numba workload or None)
 WORKLOADS = {
     "reverse": (256, lambda n: n, "reverse.cl", "reverse"),
@@ -273,8 +303,9 @@ class Case:
     """One launch to time: the simcore kernel, its grid, its arguments (fresh per run), which
     argument is the output, and the same launch for Oclgrind."""
 
-    def __init__(self, label, size, kernel, grid, block, make_args, out_index, ref, ocl=None):
+    def __init__(self, label, size, kernel, grid, block, make_args, out_index, ref, ocl=None, source=None):
         self.label, self.size, self.kernel = label, size, kernel
+        self.source = source    # the CUDA source holding the kernel (None: SOURCE or WORST_SOURCE)
         self.grid, self.block = grid, block
         self.make_args, self.out_index, self.ref = make_args, out_index, ref
         self.ocl = ocl      # (cl file, kernel name, global size, local size, [OpenCL argument specs])
@@ -326,6 +357,26 @@ def worst_cases(quick=False):
     return cases
 
 
+def narrow_loop_cases(quick=False):
+    """The one-lane checked-access worst cases (NARROW_SOURCE), with their numpy references."""
+    iters = 500 if quick else 5000
+    out = np.zeros(1024, np.uint32)
+    for i in range(iters):
+        out[i & 1023] = out[i & 1023] * np.uint32(3) + np.uint32(i)
+    rounds = 5 if quick else 40
+    total = (rounds * sum(range(256)) + 256 * rounds * (rounds + 1) // 2) & 0xFFFFFFFF
+    return [
+        Case("lone read-modify-write", f"1 of 256 threads, {iters:,} iterations", "lone_rmw", (1,), (256,),
+             lambda: [np.zeros(1024, np.uint32), np.int32(iters)], 0, out,
+             ("narrow.cl", "lone_rmw", (256, 1, 1), (256, 1, 1), [("out", np.uint32, 1024), ("int", iters)]),
+             source=NARROW_SOURCE),
+        Case("lone shared scan", f"256 threads, {rounds} rounds of 256 reads by thread 0", "lone_scan", (1,), (256,),
+             lambda: [np.zeros(1, np.uint32), np.int32(rounds)], 0, np.array([total], np.uint32),
+             ("narrow.cl", "lone_scan", (256, 1, 1), (256, 1, 1), [("out", np.uint32, 1), ("int", rounds)]),
+             source=NARROW_SOURCE),
+    ]
+
+
 # ===================================================================== simcore
 _MODULES = {}
 
@@ -339,7 +390,7 @@ def module(source=None):
 
 
 def kernel_of(case):
-    return module(SOURCE if case.kernel in WORKLOADS else WORST_SOURCE).get_function(case.kernel)
+    return module(case_source(case)).get_function(case.kernel)
 
 
 _WARM = set()
@@ -494,6 +545,8 @@ def fmt_memory(sizes):
 
 # ===================================================================== before/after: another simcore tree
 def case_source(case):
+    if getattr(case, "source", None):
+        return case.source
     return SOURCE if case.kernel in WORKLOADS else WORST_SOURCE
 
 
@@ -856,7 +909,7 @@ def run_all(a, sizes, names, rep, results, trees):
                  "peak MiB on/off", "output on/off"], rows))
     print(f"(2^11 = the lesson-sized launch, 8 blocks; peak MiB: tracemalloc peak of one launch, untimed)\n")
 
-    worst = [] if a.no_worst else worst_cases(a.quick)
+    worst = [] if a.no_worst else worst_cases(a.quick) + narrow_loop_cases(a.quick)
     if worst:
         rows = []
         for case in worst:

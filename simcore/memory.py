@@ -255,8 +255,71 @@ class Memory:
             sel = reg == r
             yield sel, addr[sel], idx[sel]
 
+    # ---- one lane's access (a lone thread's loop): the same steps on Python integers
+    def _lone_access(self, addr, size, L, check_align):
+        """(region, byte offset, slot) of an access by one lane that lies inside one global or
+        shared array, aligned: what decode finds without a fault; None for anything else (more
+        lanes, local memory, a bad address), which the general path decides."""
+        if isinstance(L, slice):
+            if L.step is not None or L.start is None or L.stop is None or L.stop - L.start != 1:
+                return None
+            slot = L.start
+        elif len(L) == 1:
+            slot = int(L[0])
+        else:
+            return None
+        a = int(addr[0]) if isinstance(addr, np.ndarray) and addr.ndim else int(addr)
+        region = self.regions.get(a >> REGION_SHIFT)
+        if region is None or region.kind == "local":
+            return None
+        off = a - region_base(a >> REGION_SHIFT)
+        if off < 0 or off + size > region.nbytes or (check_align and size > 1 and off & (size - 1)):
+            return None
+        return region, off, slot
+
+    def _lone_load(self, found, dtype, L, site, want_taint):
+        region, off, slot = found
+        size = dtype.itemsize
+        for hook in self.plugins.lane_access:
+            hook(region, off, size, "read", L, slot, site)
+        view = self.view(region, dtype)
+        i = off // size
+        taint = DEFINED
+        if region.kind == "global":
+            vals = view[i:i + 1].copy()
+        else:
+            row = int(self.wave.slot_block[slot])
+            vals = view[row, i:i + 1].copy()
+            if region.init is not None:
+                g = off // self.granule
+                n = size // self.granule
+                if not (region.init[row, g] if n <= 1 else region.init[row, g:g + n].all()):
+                    taint = np.full(1, UNDEF_SHARED, np.uint8)
+        return (vals, taint) if want_taint else vals
+
+    def _lone_store(self, found, value, dtype, L, site):
+        region, off, slot = found
+        size = dtype.itemsize
+        for hook in self.plugins.lane_access:
+            hook(region, off, size, "write", L, slot, site)
+        view = self.view(region, dtype)
+        i = off // size
+        if not (isinstance(value, np.generic) and value.dtype == dtype):
+            value = np.asarray(value, dtype=dtype).reshape(-1)[0]       # the cast the general store makes
+        if region.kind == "global":
+            view[i] = value
+        else:
+            row = int(self.wave.slot_block[slot])
+            view[row, i] = value
+            if region.init is not None:
+                g = off // self.granule
+                region.init[row, g:g + size // self.granule] = True      # as store's (none if narrower)
+
     # ---- loads and stores (called from generated code through Context)
     def load(self, addr, dtype, L, site, want_taint, check_align=True):
+        found = self._lone_access(addr, dtype.itemsize, L, check_align)
+        if found is not None:
+            return self._lone_load(found, dtype, L, site, want_taint)
         region, off, keep = self.decode(addr, dtype.itemsize, L, site, "read", check_align)
         if region is None and off is None:
             out = np.zeros(self.wave.nlanes(L), dtype)
@@ -302,6 +365,9 @@ class Memory:
         return (vals, taint) if want_taint else vals
 
     def store(self, addr, value, dtype, L, site, taint, check_align=True):
+        found = self._lone_access(addr, dtype.itemsize, L, check_align)
+        if found is not None and not found[0].readonly and _defined(taint):
+            return self._lone_store(found, value, dtype, L, site)
         region, off, keep = self.decode(addr, dtype.itemsize, L, site, "write", check_align)
         n = self.wave.nlanes(L)
         value = np.broadcast_to(np.asarray(value, dtype=dtype), (n,))
@@ -403,6 +469,11 @@ class Memory:
         # an undefined value stored keeps its bytes undefined (a copy of an unwritten local)
         written = True if taint is None else (np.broadcast_to(taint, (len(off),)) == 0)[:, None]
         region.init[rows, cols] = written
+
+
+def _defined(taint):
+    """Whether a stored value's taint (None: not tracked; 0: defined) says it is defined."""
+    return taint is None or not np.any(taint)
 
 
 def _gather(table, rows, cols):

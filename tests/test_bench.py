@@ -27,6 +27,12 @@ def test_simcore_is_exact_on_the_small_worst_cases():
         assert bench.run_simcore(case, True, repeat=1)["verdict"] == "exact", case.label
 
 
+def test_simcore_is_exact_on_the_one_lane_loops_with_checks_on_and_off():
+    for case in bench.narrow_loop_cases(quick=True):
+        for checks in (True, False):
+            assert bench.run_simcore(case, checks, repeat=1)["verdict"] == "exact", (case.label, checks)
+
+
 def test_times_are_reported_as_median_and_range():
     assert bench.fmt_stat([0.010, 0.030, 0.020]) == "20 ms [10-30]"
     assert bench.fmt_stat([2.0]) == "2.00 s (1 run)"

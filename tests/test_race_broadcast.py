@@ -39,6 +39,13 @@ __global__ void bcast(float *g, float *out, int nread, int span, int writer, int
 BLOCKS, THREADS = 3, 128
 
 
+def _reads(sh, key, st, slots, number, is_global):
+    """The access record of a read by lanes `slots` of granules `key` (what the per-lane
+    checks read of it)."""
+    return races.Access(None, None, None, "read", slots, None, number, sh, st, key, is_global, False, False,
+                        st.stamp[slots], st.bar[slots])
+
+
 @pytest.fixture
 def replayed(monkeypatch):
     """Every shortcut taken, checked against the per-lane checks on the same shadow; -> the
@@ -57,7 +64,7 @@ def replayed(monkeypatch):
         if before[1] is not None:
             sh.r_site[:] = before[1]
         slots = groups[0]          # the lanes, as an index array (the per-lane fold takes either)
-        self._record_read(sh, key, st, slots, st.bar[slots], code // 4, is_global, True, None)
+        self._record_read(_reads(sh, key, st, slots, code // 4, is_global), True, None)
         np.testing.assert_array_equal(sh.r, shortcut[0])
         if before[1] is not None:
             np.testing.assert_array_equal(sh.r_site, shortcut[1])
@@ -67,7 +74,7 @@ def replayed(monkeypatch):
         maybe = may_conflict(self, sh, key, st, groups, is_global)
         if not maybe:
             slots = groups[0]
-            assert not self._unordered(sh.w[key], st, slots, st.bar[slots], is_global).any()
+            assert not self._unordered(_reads(sh, key, st, slots, 0, is_global), sh.w[key], "write").any()
         return maybe
     monkeypatch.setattr(races.RaceDetector, "_record_broadcast_read", checked)
     monkeypatch.setattr(races.RaceDetector, "_writer_may_conflict", checked_writer)

@@ -22,6 +22,7 @@ A check hook (`on_*` under "misuse found") is called when the simulator finds a 
 launch check governs; the plugin owning that check raises the fault through `self.report`, or
 returns to let the launch go on as it would on hardware.
 """
+import numpy as np
 
 
 class Plugin:
@@ -66,6 +67,13 @@ class Plugin:
         size: bytes per lane; kind: 'read' | 'write' | 'atomic' | 'cas'. For shared memory the
         row is the block of each lane (`wave.slot_block[lanes]`). Lanes out of bounds are
         already left out."""
+
+    def on_lane_access(self, region, offset, size, kind, lanes, slot, site):
+        """The same notice for an access by one lane (a lone thread's loop), in plain integers:
+        offset: its byte offset, slot: its slot (lanes: that slot as the caller gave it). A
+        plugin that watches accesses need not override it: by default it is on_memory_access
+        with one-element arrays."""
+        self.on_memory_access(region, np.array([offset], np.int64), size, kind, lanes, site)
 
     def on_fence(self, lanes):
         """__threadfence() or __threadfence_system() by `lanes` (an int array)."""

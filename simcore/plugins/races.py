@@ -1,43 +1,24 @@
 """The race checks ('race': shared memory, 'global_race': global memory), a plugin.
 
-Shadow memory per granule (the kernel's smallest access size) remembers the last writer and
-the readers of the current *barrier interval*. Two accesses race when they come from
-different threads of one block, at least one writes (plain, or atomic against plain), and
-no barrier separates them: each thread's barrier epoch counts the barriers it has passed,
-and lanes of one warp are also ordered by __syncwarp (their warp epoch).
+Two accesses race when they come from different threads, at least one writes (plain, or atomic
+against plain), and nothing orders them: in one block no barrier separates them (each thread's
+barrier epoch counts the barriers it has passed) and no __syncwarp orders two lanes of one warp;
+threads of different blocks are ordered only by a release/acquire hand-off (or, in launches too
+large for its clocks, the fence ticket). The pieces, each in its own module:
 
-Each granule has a writer's record and, from the region's first read on, a readers' record: one
-integer each, whose layout (Layout) is fitted to the launch: what a race report needs and what
-the kernel can use, in as few bits as that launch needs. From the low bits up:
+  race_shadow.py      the records: per granule the last writer's and this interval's readers',
+                      in a bit layout fitted to the launch (Layout, Shadow); every slot's current
+                      stamp (Stamps)
+  lane_clocks.py      the order __syncwarp gives lanes, where a sync may name part of a warp
+  release_acquire.py  the vector clocks of fences and strong accesses (kernels that fence)
+  race_rule.py        the rule for one lane's access on plain integers (the one-lane fast path)
+  here                the hooks, the rule over a wave's lanes (RaceDetector._unordered, one
+                      comment per clause, as Oclgrind's RaceDetector::check reads), how readers
+                      fold into one record, the sweep of old epochs, the reports
 
-  site      the access's memory site (loads, stores and atomics only, numbered densely:
-            Site.memory) * 4, + 1 if atomic, + 2 if atomicCAS: the report's line and text, and
-            whether a later atomic (or a CAS loop's plain first read) conflicts with the writer.
-            (memory sites * 4 + 3).bit_length() bits: 5 up to 7 memory sites, 8 up to 63.
-  thread    one thread, or several readers behind two flag bits (see Layout). Shared memory: the
-            thread's slot in its block (a shadow entry belongs to one block), bits(slots per block
-            - 1) + 2: 10 bits for 256-thread blocks, 12 for 1024. Global memory: the launch-wide
-            slot, bits(slots in the launch) + 2: 23 bits at 2^20 threads. (The report derives
-            block, warp and lane from it.)
-  lag       2 bits, only in kernels with bar.arrive: barrier epochs the thread entered by
-            arriving, not waiting (MAX_LAG = 3).
-  warp ep.  8 bits, only in kernels with __syncwarp: the __syncwarps the thread passed, mod 256
-            (with lane clocks, unused: see below).
-  barrier   8 bits, the highest field (so "same interval" is one shift and compare): the
-            barriers the thread passed, mod 256. 8 bits are the fewest the sweep allows: every
-            SWEEP_EVERY = 64 epochs the stamps all live threads have left behind are made plainly
-            old, and a stamp must stay less than half the range from its group's newest epoch:
-            SWEEP_EVERY + STALE_GAP = 72 < 128, while 7 bits (half range 64) would not do.
-
-The record is a signed integer with the sign bit clear (NONE, -1, is "nobody"), the cheapest of:
-the site inside an int32 (4 bytes); an int32 without it plus a uint8 (or uint16) site array (5 or
-6 bytes: global memory of launches up to 2^20 threads, kernels with __syncwarp and many sites);
-the site inside an int64 (8: global memory of larger launches); an int64 plus a site array (never
-in practice: over 2^26 blocks of one thread). So a shared array read and written costs 8 bytes a
-word (10 in 1024-thread blocks with __syncwarp), a global output only written 4 to 8 (the
-2^20 reduce, stencil, reverse: 5), an array only read none at all. Once a kernel fences, global
-writes add one byte (the fence count). Bytes per written word at 2^20 threads: reduce 7.82,
-stencil 5.34, reverse 5.18 (fixed int64/int32 stamps with site arrays took 9.94, 9.11, 9.06).
+Each access becomes one record (Access: region, granules, lanes, kind, shadow, stamps) that the
+rule and the shadow's update read. A write races with the writer's record and the readers' of
+its granules; a read with the writer's only, then joins the readers.
 
 Readers of one granule in one step (lanes of several warps, or of several blocks) are folded
 into one record after the scatter (_record_read): each lane that lost the scatter is folded
@@ -46,33 +27,12 @@ block < several blocks) and a writer ordered after one of them by __syncwarp sti
 the others (conformance/y_syncwarp_orders_one_of_two_readers*.cu). A broadcast read (16 lanes of a
 tiled matmul reading As[ty][k]) takes a shortcut to that very record where its lanes carry the same
 epochs: the lanes are grouped by granule once (_reader_groups), the writer check and the record
-are then per granule (_writer_may_conflict, _record_broadcast_read): the tiled matmul with checks
-on takes 0.54x (256x256) and 0.51x (512x512) the CPU time of the per-lane fold.
+are then per granule (_writer_may_conflict, _record_broadcast_read).
 
-Lanes of one warp: while every __syncwarp of a kernel names the whole warp (its mask is the
-constant 0xffffffff: __syncwarp(), a 32-thread tile's sync()), two lanes are ordered once the
-later one's warp epoch moved past the earlier access. A partial sync (__syncwarp(mask), a smaller
-tile's sync(), a mask from __activemask()) orders only the lanes it names, which one count per
-lane cannot say; so a kernel where some __syncwarp's mask is not that constant (decided from
-the program: SyncSite.whole_warp) gets *lane clocks*, a vector clock over the lanes of each warp:
-
-  own[l]      the warp syncs lane l took part in (per slot, int32: no wrap-around);
-  know[l][m]  the newest own[m] that lane l has heard of, through a chain of syncs.
-
-At a sync of the lanes G of one mask, each lane of G counts it (own[g] += 1, know[g][g] = own[g])
-and then every lane of G takes the element-wise max of their rows of `know`. Lanes that exited
-are done: the sync also orders the accesses of the exited lanes its mask names (a tail warp's
-__syncwarp() names all 32), and only those: a lane outside the mask may exit before or after the
-sync, so ordering it when it happened to exit first would make the verdict depend on the run.
-An access by lane m carries own[m] at the time (the shadow's w_clock / r_clock, an int32 beside
-each record), and an access by lane l of m's warp is ordered after it iff know[l][m] > that
-clock. Readers of one warp folded into one record keep every reader's clock in a row of 32
-(Shadow.rows, one per granule that ever had them): a lane is ordered after the record iff it is
-ordered after each reader but itself; a later reader ordered after all of them replaces the
-record, as before. Between warps, and across barriers, nothing changes; the warp epochs in the
-records are then not read (nor swept). Shuffles, votes and __activemask() order no memory, with
-or without lane clocks. Kernels without a partial sync keep the records, the size and the speed
-they had (no clock arrays, one extra test per access).
+One lane's access (a lone thread's loop: Memory's one-lane path calls on_lane_access) goes the
+integer way of race_rule.py where barrier and warp epochs alone decide: it records an access
+nothing conflicts with, and leaves one that may race (and kernels with lane clocks, fences or
+the ticket) to the vectorised check, which reports it.
 
 Kernels that fence: release/acquire hand-offs (release_acquire.py) order accesses too. Each
 record then has its thread's own clock beside it (Shadow.w_sync / r_sync; for readers folded
@@ -81,125 +41,40 @@ write after a fence: Shadow.w_release), each shadow the granules releases publis
 (Shadow.flags). An access is ordered after a record when its thread has heard of a newer
 clock of the record's thread (of every thread of a folded record's group); a strong read of a
 release's location, and a release's strong write after strong reads, are the hand-off itself.
-Kernels without a fence keep their records, sizes and speed (self.sync is None). With lane clocks: 128 bytes per slot of
-the wave (know; at most 8 MB), 4 more a record, and a 16-thread tile reduction at 2^16 threads
-takes 1.4x the CPU time (its 9 tile syncs: one max over each tile's rows, a view when the tiles
-are whole).
+Kernels without a fence keep their records, sizes and speed (self.sync is None).
 """
-from functools import cached_property
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..context import EXIT
+from . import race_rule
 from .base import Plugin
+from .lane_clocks import LaneClocks, needs_lane_clocks
+from .race_shadow import (EPOCH_BITS, FLAG_BITS, FULL, MAX_LAG, NONE, SITE_FLAGS, STALE_GAP, SWEEP_EVERY,  # noqa: F401
+                          Layout, Shadow, Stamps, block_of, same_interval, stamp, warp_of)
 from .release_acquire import DENSE_LIMIT, ReleaseAcquire
 
-NONE = -1
-MAX_LAG = 3                    # 2 bits: barrier epochs a thread passed by bar.arrive, not waiting
-# Epochs are kept modulo 2**EPOCH_BITS, so a stamp that many barriers (or __syncwarps) old would
-# read as "this interval". Every SWEEP_EVERY epochs of a block (warp) the stamps all its live
-# threads have left behind are made plainly old: cleared (shared memory) or given an epoch no
-# live thread will have before the next sweep (global memory, where the thread still matters
-# to other blocks).
-SWEEP_EVERY = 64
-STALE_GAP = 2 * (MAX_LAG + 1)  # a swept stamp's epoch: this far below the group's slowest thread
-EPOCH_BITS = 8
-FLAG_BITS = 2                  # SEVERAL and WARPS, above a thread number
-FULL = 0xFFFFFFFF
-SITE_FLAGS = 2                 # atomic, atomicCAS: below the site number
 
-
-class Layout:
-    """Where the fields of a record lie, for one kind of memory in one launch (see the module
-    docstring). The thread field holds a thread number, or with the SEVERAL flag several
-    readers: of one warp w (low bits w << 5 | 31, so that (field & LOW) >> 5 is the warp in both
-    cases), of several warps of one block (SEVERAL | WARPS | block; shared memory: no block), or
-    of several blocks (all ones)."""
-
-    def __init__(self, shared, id_bits, nsites, lag, syncwarp):
-        self.shared = shared
-        self.id_bits = id_bits
-        self.nsites = nsites
-        tid_bits = id_bits + FLAG_BITS
-        self.lag_bits = 2 if lag else 0
-        self.wep_bits = EPOCH_BITS if syncwarp else 0
-        largest_code = nsites * 4 + 3
-        site_bits = largest_code.bit_length()
-        rest = tid_bits + self.lag_bits + self.wep_bits + EPOCH_BITS
-        # the cheapest of: sites inside an int32; an int32 and a site array; sites inside an int64
-        self.site_dtype = None
-        if rest + site_bits <= 31:
-            self.dtype = np.int32
-        elif rest <= 31:
-            self.dtype, site_bits, self.site_dtype = np.int32, 0, _narrowest(largest_code)
-        elif rest + site_bits <= 63:
-            self.dtype = np.int64
-        else:
-            self.dtype, site_bits, self.site_dtype = np.int64, 0, _narrowest(largest_code)
-        self.packed_sites = site_bits > 0
-        self.SITE_MASK = (1 << site_bits) - 1
-        self.TID_SHIFT = site_bits
-        self.TID_MASK = (1 << tid_bits) - 1
-        self.SEVERAL = 1 << (tid_bits - 1)
-        self.LOW = self.SEVERAL - 1
-        self.WARPS = 1 << (tid_bits - 2)
-        self.BLOCK_MASK = self.WARPS - 1
-        self.MANY_TID = self.TID_MASK
-        self.EMASK = (1 << EPOCH_BITS) - 1
-        self.HALF = (self.EMASK + 1) // 2
-        self.LAG_SHIFT = self.TID_SHIFT + tid_bits
-        self.WEP_SHIFT = self.LAG_SHIFT + self.lag_bits
-        self.BAR_SHIFT = self.WEP_SHIFT + self.wep_bits
-        self.THREAD_BITS = self.TID_MASK << self.TID_SHIFT        # the thread field in place
-        assert self.BAR_SHIFT + EPOCH_BITS < 8 * np.dtype(self.dtype).itemsize   # the sign bit stays clear
-        assert self.HALF > SWEEP_EVERY + STALE_GAP                             # see RaceDetector._sweep
-
-    @classmethod
-    def for_launch(cls, shared, slots, program):
-        """The layout for shared memory (slots: per block) or global memory (slots: in the launch).
-        A several-warps record must not look like a warp's (its warp field is past the last warp),
-        and the several-blocks one (all ones) like a block's: shared slots need bits(slots - 1),
-        launch-wide slots bits(slots)."""
-        sites = program.sync_sites
-        lag = any(s.op == "bar" and s.mode == "arrive" for s in sites)
-        syncwarp = any(s.op == "syncwarp" for s in sites)
-        id_bits = max(5, (slots - 1).bit_length() if shared else slots.bit_length())
-        return cls(shared, id_bits, sum(s.memory for s in program.sites), lag, syncwarp)
-
-    def field(self, rec):
-        """The thread field of records (or stamps)."""
-        return (rec >> self.TID_SHIFT) & self.TID_MASK
-
-    def in_place(self, field):
-        """A thread field's bits, where it lies in a record."""
-        return field << self.TID_SHIFT
-
-
-def stamp(lay, tid, bar, wep, lag=None):
-    """One stamp per access (see Layout): a record without its site.
-
-    The lag is how many of the thread's barrier epochs it entered by bar.arrive, which publishes
-    its earlier writes but waits for nobody: its accesses since its last waiting barrier are
-    unordered with every interval from that one to its current one.
-
-    Same barrier interval <=> equal bits from BAR_SHIFT up; NONE (-1) never matches."""
-    dt = lay.dtype
-    st = ((bar.astype(dt) & lay.EMASK) << lay.BAR_SHIFT) | lay.in_place(tid.astype(dt))
-    if lay.wep_bits:
-        st |= (wep.astype(dt) & lay.EMASK) << lay.WEP_SHIFT
-    return st if lag is None else st | (lag.astype(dt) << lay.LAG_SHIFT)
-
-
-def same_interval(lay, other, curbar, curlag):
-    """Which recorded stamps `other` fall in a barrier interval this access (epoch curbar, lag
-    curlag; None: no thread lags) shares: the same epoch, or, for a lagging side, an epoch
-    between its last waiting barrier and its current one. NONE never matches."""
-    ob = other >> lay.BAR_SHIFT
-    if curlag is None:
-        return ob == curbar
-    olag = (other >> lay.LAG_SHIFT) & MAX_LAG
-    d = (curbar - ob) & lay.EMASK
-    return (other >= 0) & ((d <= curlag) | (((-d) & lay.EMASK) <= olag))
+@dataclass(slots=True)
+class Access:
+    """One checked access of a wave's lanes to one granule each: what the rule and the shadow's
+    update read (RaceDetector._access makes it)."""
+    region: object          # memory.Region
+    gran: np.ndarray        # per lane, the granule in the region
+    granule: int            # bytes a granule
+    kind: str               # 'read' | 'write' | 'atomic' | 'cas'
+    L: object               # the lanes (a slice or slot numbers)
+    site: int               # program site
+    number: int             # memory site number (what records keep)
+    sh: Shadow              # the region's shadow
+    st: Stamps              # the wave's stamps for this kind of memory
+    key: np.ndarray         # per lane, the shadow entry
+    is_global: bool
+    atomic: bool            # an atomic (or atomicCAS)
+    strong: bool            # atomic or volatile (release/acquire's strong accesses)
+    cur: np.ndarray         # per lane, its stamp
+    curbar: np.ndarray      # per lane, its barrier epoch
 
 
 def _increasing(key):
@@ -209,182 +84,6 @@ def _increasing(key):
     if not (head[1:] > head[:-1]).all():
         return False
     return bool((key[1:] > key[:-1]).all())
-
-
-def warp_of(lay, field):
-    """The warp of a thread field; for a several-warps record a number no warp has."""
-    return (field & lay.LOW) >> 5
-
-
-def block_of(lay, field, spb):
-    """The block of a global thread field (`spb` slots a block): one thread's, or the one block
-    that several readers share, or lay.BLOCK_MASK when readers of several blocks are folded
-    together."""
-    several_warps = (field & (lay.SEVERAL | lay.WARPS)) == (lay.SEVERAL | lay.WARPS)
-    return np.where(several_warps, field & lay.BLOCK_MASK, warp_of(lay, field) * 32 // spb)
-
-
-def _narrowest(largest):
-    """The smallest unsigned integer type that holds 0..largest (site codes are never negative)."""
-    for t in (np.uint8, np.uint16, np.uint32):
-        if largest <= np.iinfo(t).max:
-            return t
-    return np.int64
-
-
-class Shadow:
-    """One record per granule: the last writer's, and from the region's first read on the
-    readers' (the last reader's site, the readers folded as Layout says). A global array only
-    ever written (an output) costs one record a granule, a shared one read and written two. Plus
-    1 byte for the writer's fence count once a kernel fences; plus the site arrays (1 or 2 bytes
-    a record) where the layout keeps the sites apart."""
-
-    def __init__(self, n, lay, lane_clocks=False, release_acquire=False):
-        self.n = n
-        self.lay = lay
-        # Kernels that fence (release_acquire.py): the accessing thread's own clock beside each
-        # record, whether the last write was a release, and the granules releases published to
-        self.w_sync = np.zeros(n, np.int32) if release_acquire else None
-        self.w_release = np.zeros(n, bool) if release_acquire else None
-        self.r_sync = None
-        self.flags = {} if release_acquire else None
-        self.w_fence = None                      # global memory: the writer's fence count at the write
-        self.w = np.full(n, NONE, lay.dtype)    # last writer's record
-        self.r = None                            # readers' record, from the first read on
-        self.w_site = self.r_site = None         # sites apart (a layout that could not hold them)
-        if not lay.packed_sites:
-            self.w_site = np.zeros(n, lay.site_dtype)
-        # Kernels with a partial warp sync (LaneClocks): the accessing lane's own clock beside each
-        # record, and for readers of one warp folded together, each reader's clock (a row of 32
-        # per granule that ever had such readers: row_of says which row; -1 none; in a row, -1:
-        # that lane did not read).
-        self.lane_clocks = lane_clocks
-        self.w_clock = np.zeros(n, np.int32) if lane_clocks else None
-        self.r_clock = None
-        self.row_of = None
-        self.rows = None
-        self.nrows = 0
-
-    def readers(self):
-        """The readers' records, allocated at the region's first read (before it: nobody read)."""
-        if self.r is None:
-            self.r = np.full(self.n, NONE, self.lay.dtype)
-            if not self.lay.packed_sites:
-                self.r_site = np.zeros(self.n, self.lay.site_dtype)
-            if self.lane_clocks:
-                self.r_clock = np.zeros(self.n, np.int32)
-            if self.w_sync is not None:
-                self.r_sync = np.zeros(self.n, np.int32)
-        return self.r
-
-    def reader_rows(self, key):
-        """The rows (indices into self.rows) of granules `key`, made where a granule has none."""
-        if self.row_of is None:
-            self.row_of = np.full(self.n, -1, np.int32)
-            self.rows = np.full((max(16, len(key)), 32), -1, np.int32)
-        idx = self.row_of[key]
-        new = np.unique(key[idx < 0])
-        if len(new):
-            if self.nrows + len(new) > len(self.rows):
-                grown = np.full((max(2 * len(self.rows), self.nrows + len(new)), 32), -1, np.int32)
-                grown[:self.nrows] = self.rows[:self.nrows]
-                self.rows = grown
-            self.row_of[new] = np.arange(self.nrows, self.nrows + len(new), dtype=np.int32)
-            self.nrows += len(new)
-            idx = self.row_of[key]
-        return idx
-
-    def write(self, key, records, code):
-        """Store writers' stamps with their site code (site * 4 + flags)."""
-        if self.lay.packed_sites:
-            self.w[key] = records | code
-        else:
-            self.w[key] = records
-            self.w_site[key] = code
-
-    def read(self, key, records, code):
-        if self.lay.packed_sites:
-            self.r[key] = records | code
-        else:
-            self.r[key] = records
-            self.r_site[key] = code
-
-    def w_codes(self, key, records):
-        """The site codes of the writer records `records` (= self.w[key])."""
-        return records & self.lay.SITE_MASK if self.lay.packed_sites else self.w_site[key]
-
-    def r_code(self, key):
-        return int(self.r[key] & self.lay.SITE_MASK) if self.lay.packed_sites else int(self.r_site[key])
-
-    def fence_counts(self):
-        """The writers' fence counts, from the first fence on (writes before it: count 0)."""
-        if self.w_fence is None:
-            self.w_fence = np.zeros(len(self.w), np.uint8)
-        return self.w_fence
-
-    @property
-    def nbytes(self):
-        return sum(a.nbytes for a in (self.w_fence, self.w, self.w_site, self.r, self.r_site, self.w_clock,
-                                      self.r_clock, self.row_of, self.rows, self.w_sync, self.w_release,
-                                      self.r_sync) if a is not None)
-
-
-class Stamps:
-    """The current stamp of every slot, and what the checks derive from it (cached per epoch;
-    each derived array is computed the first time a check needs it)."""
-
-    def __init__(self, wave, lay, acquired=None):
-        self.lay = lay
-        if lay.shared:
-            self.tid = wave.slot_thread.astype(lay.dtype)          # the slot within its block
-        else:
-            self.tid = np.arange(wave.S, dtype=lay.dtype) + lay.dtype(wave.gslot_base)
-        self.spb = wave.spb
-        # lag: barrier epochs entered by bar.arrive since the thread last waited (None: nobody lags)
-        self.lag = None if acquired is None else np.minimum(wave.bar_epoch - acquired, MAX_LAG)
-        self.stamp = stamp(lay, self.tid, wave.bar_epoch, wave.warp_epoch, self.lag)
-        self.bar = self.stamp >> lay.BAR_SHIFT
-
-    def lag_of(self, L):
-        return None if self.lag is None else self.lag[L]
-
-    @cached_property
-    def uniform(self):
-        """Whether every slot of the wave carries the same epochs (the usual case in lockstep)."""
-        ep = self.epochs
-        return bool((ep == ep[0]).all())
-
-    @cached_property
-    def wep(self):
-        return self.stamp >> self.lay.WEP_SHIFT
-
-    @cached_property
-    def warp(self):
-        return self.tid >> 5
-
-    @cached_property
-    def epochs(self):
-        return self.stamp & self.lay.dtype(~self.lay.THREAD_BITS)
-
-    @cached_property
-    def several(self):
-        lay = self.lay
-        return self.epochs | lay.in_place(lay.SEVERAL | (self.warp << 5) | 31)
-
-    @cached_property
-    def block(self):
-        return self.tid // self.spb
-
-    @cached_property
-    def several_warps(self):
-        lay = self.lay
-        if lay.shared:                      # the shadow entry says which block
-            return self.epochs | lay.in_place(lay.SEVERAL | lay.WARPS)
-        return self.epochs | lay.in_place(lay.SEVERAL | lay.WARPS | self.block)
-
-    @cached_property
-    def many_blocks(self):
-        return self.epochs | self.lay.in_place(self.lay.MANY_TID)
 
 
 class RaceDetector(Plugin):
@@ -406,9 +105,8 @@ class RaceDetector(Plugin):
         self.memory_number[self.memory_sites] = np.arange(len(self.memory_sites))
         # Lane clocks (see the module docstring) only where a __syncwarp may name part of a warp:
         # its mask is not the constant 0xffffffff (a variable, __activemask(), a tile under 32)
-        self.lane_clocks = any(s.op == "syncwarp" and not getattr(s, "whole_warp", False)
-                               for s in program.sync_sites)
-        self.own = self.know = None
+        self.lane_clocks = needs_lane_clocks(program)
+        self.clocks = None          # lane_clocks.LaneClocks of the running wave, where needed
         self._lanes = None          # 0, 1, 2, ...: lane positions, for _reader_groups
         # Release/acquire (release_acquire.py): vector clocks, only in kernels that fence
         self.sync = None
@@ -433,8 +131,7 @@ class RaceDetector(Plugin):
         self._wep_swept = np.zeros(wave.nwarps, np.int64)    # per warp: the same for __syncwarp epochs
         self._bar_due = self._wep_due = SWEEP_EVERY          # no block (warp) can be due before
         if self.lane_clocks:
-            self.own = np.zeros(wave.S, np.int32)               # per slot: the warp syncs it took part in
-            self.know = np.zeros((wave.S, 32), np.int32)        # per slot: the clocks of its warp it knows
+            self.clocks = LaneClocks(wave)
 
     def on_block_fence(self, lanes):
         """__threadfence_block(): one side of a release/acquire hand-off inside a block."""
@@ -497,7 +194,7 @@ class RaceDetector(Plugin):
             self._bar_due = int(self._bar_swept.min()) + SWEEP_EVERY
         if self.lane_clocks:
             if sync.op == "syncwarp":
-                self._join_clocks(sync, e.lane_index(lanes))
+                self.clocks.join(sync, e.lane_index(lanes))
             return                # the records' warp epochs are not read: nothing to sweep
         if e.warp_epoch[lanes].max() >= self._wep_due and \
                 (e.warp_epoch[lanes] >= self._wep_swept[e.slot_warp[lanes]] + SWEEP_EVERY).any():
@@ -515,71 +212,6 @@ class RaceDetector(Plugin):
         else:
             group = e.slot_block[lanes].astype(np.int64)
         self.sync.barrier(lanes + e.gslot_base, group)
-
-    def _join_clocks(self, sync, lanes):
-        """A __syncwarp (or tile.sync()) completed for `lanes`, in groups of one warp and one mask:
-        each lane's own clock moves on, then every lane of a group knows what any of them knew.
-        The lanes that exited are done: a group orders the accesses of those its mask names (a
-        tail warp's full mask names them all), never of lanes outside it."""
-        e = self.wave
-        masks = e.R[sync.operands["mask"]][lanes].astype(np.int64) & FULL
-        key = e.slot_warp[lanes].astype(np.int64) << 32 | masks
-        if not (key[1:] >= key[:-1]).all():            # usually in slot order already
-            order = np.argsort(key, kind="stable")
-            lanes, key = lanes[order], key[order]
-        change = np.ones(len(key), bool)
-        change[1:] = key[1:] != key[:-1]
-        starts = np.flatnonzero(change)
-        group = np.cumsum(change) - 1
-        own, know = self.own, self.know
-        own[lanes] += 1
-        col = e.slot_lane[lanes]
-        know[lanes, col] = own[lanes]
-        n, size = len(lanes), (len(lanes) // len(starts))
-        first = int(lanes[0])
-        # as usual (tiles of a whole wave): consecutive slots in groups of one size, a view each
-        rows = know[first:first + n] if int(lanes[-1]) - first == n - 1 and (np.diff(lanes) == 1).all() else None
-        if rows is not None and size * len(starts) == n and (np.diff(starts) == size).all():
-            joined = rows.reshape(-1, size, 32).max(axis=1)
-        else:
-            rows = None
-            joined = np.maximum.reduceat(know[lanes], starts, axis=0)
-        members = np.bitwise_or.reduceat(np.int64(1) << col, starts)
-        gwarp = key[starts] >> 32
-        live = e.live_bits()[gwarp]
-        # the exited lanes it orders: those its mask names, and only those. (Whether a lane outside
-        # the mask has already exited when the sync runs is up to the schedule: ordering it then
-        # would make the verdict depend on the run.)
-        exited = ~live & key[starts] & FULL
-        g = np.flatnonzero(exited)
-        if len(g):
-            lane = np.arange(32)
-            gone = ((exited[g][:, None] >> lane) & 1) == 1
-            after = own[gwarp[g][:, None] * 32 + lane] + 1        # after every access they made
-            joined[g] = np.where(gone, np.maximum(joined[g], after), joined[g])
-        if rows is not None:
-            rows.reshape(-1, size, 32)[:] = joined[:, None, :]
-        else:
-            know[lanes] = joined[group]
-
-    def _lane_ordered(self, sh, key, rec, clock, L, readers):
-        """Lane clocks: per lane of L, whether the recorded access `rec` (a lane of its own warp;
-        its clock `clock`) is ordered before it: its lane knows a clock of that lane newer than
-        the access. A record of several readers of one warp (readers=True): every reader's,
-        except the lane's own read (program order)."""
-        e = self.wave
-        lay = sh.lay
-        slots = e.lane_index(L)
-        field = lay.field(rec)
-        ordered = self.know.ravel()[slots * 32 + (field & 31)] > clock
-        if readers and sh.row_of is not None:
-            one_warp = np.flatnonzero((rec >= 0) & ((field & (lay.SEVERAL | lay.WARPS)) == lay.SEVERAL))
-            if len(one_warp):
-                rows = sh.rows[sh.row_of[key[one_warp]]]
-                ok = (rows < 0) | (self.know[slots[one_warp]] > rows)
-                ok[np.arange(len(one_warp)), e.slot_lane[slots[one_warp]]] = True
-                ordered[one_warp] = ok.all(axis=1)
-        return ordered
 
     def _sweep(self, which):
         """Make plainly old every stamp whose barrier epoch ('bar') or warp epoch ('warp') all live
@@ -665,6 +297,61 @@ class RaceDetector(Plugin):
         for extra in range(max(1, size // granule)):
             self._check(region, g0 + extra, granule, kind, L, site)
 
+    def on_lane_access(self, region, offset, size, kind, L, slot, site):
+        """One lane's access: on_memory_access's early outs, then the fast path per granule where
+        barrier and warp epochs decide (else, or where it may race, the vectorised check)."""
+        if region.kind == "shared":
+            if not self.check_shared:
+                return
+            granule = self.program.shared_access_size
+        else:
+            if not self.check_global:
+                return
+            granule = self.program.global_access_size
+            if kind == "read" and region.id not in self.global_shadows and (region.readonly or region.const):
+                return
+        g0 = offset // granule
+        fast = self._epochs_decide()
+        for extra in range(max(1, size // granule)):
+            if not (fast and self._check_lane(region, g0 + extra, granule, kind, slot, site)):
+                self._check(region, np.array([g0 + extra], np.int64), granule, kind, L, site)
+
+    def _epochs_decide(self):
+        """Whether barrier and warp epochs alone order this kernel's accesses (no lane clocks, no
+        release/acquire clocks, no fence ticket): the one-lane fast path's rule is then complete."""
+        return not self.lane_clocks and self.sync is None and self.fences is None and \
+            not (self.untracked_threads and self.fenced_any)
+
+    def _check_lane(self, region, gran, granule, kind, slot, site):
+        """The fast path for one lane's access to granule `gran` (race_rule.py): record it and
+        return True when nothing conflicts; return False, with nothing changed, where it may race
+        (then _check decides and reports)."""
+        number = int(self.memory_number[site])
+        if number < 0:
+            return False
+        is_global = region.kind == "global"
+        sh = (self.global_shadows if is_global else self.shared_shadows).get(region.id) or \
+            self._shadow(region, granule)
+        st = self._stamps.get(region.kind) or self.stamps(region.kind)
+        lay, spb, me = st.lay, self.wave.spb, race_rule.lane_stamp(st, slot)
+        key = gran if is_global else int(self.wave.slot_block[slot]) * sh.per + gran
+        atomic = kind in ("atomic", "cas")
+        w = int(sh.w[key])
+        if race_rule.unordered(lay, w, me, is_global, spb):
+            code = int(sh.w_codes(key, w))
+            # atomic against atomic is fine; a plain read of what an atomicCAS wrote is the CAS
+            # loop's first guess
+            if (code & 1) == 0 if atomic else (code & 2) == 0:
+                return False
+        if kind == "read":
+            old = int(sh.readers()[key])
+            sh.read(key, race_rule.folded_reader(lay, old, me, is_global, spb), number * 4)
+            return True
+        if sh.r is not None and kind != "cas" and race_rule.unordered(lay, int(sh.r[key]), me, is_global, spb):
+            return False
+        sh.write(key, me.stamp, number * 4 + (1 if atomic else 0) + (2 if kind == "cas" else 0))
+        return True
+
     def _shadow(self, region, granule):
         e = self.wave
         table = self.shared_shadows if region.kind == "shared" else self.global_shadows
@@ -674,71 +361,59 @@ class RaceDetector(Plugin):
             ra = self.sync is not None
             sh = table[region.id] = (Shadow(e.nblk * per, self.shared_layout, self.lane_clocks, ra)
                                      if region.kind == "shared" else Shadow(per, self.global_layout, self.lane_clocks, ra))
+            sh.per = per            # granules per block's copy (shared memory) or in all (global)
         return sh
 
-    def _check(self, region, gran, granule, kind, L, site):
-        e = self.wave
+    def _access(self, region, gran, granule, kind, L, site):
+        """The record of one checked access (Access), for the rule and the shadow's update."""
         number = int(self.memory_number[site])
         if number < 0:
             raise AssertionError(f"memory access at site {site}, which the compiler did not mark as one")
         sh = self._shadow(region, granule)
         is_global = region.kind == "global"
         st = self.stamps(region.kind)
-        cur, curbar = st.stamp[L], st.bar[L]
-        if is_global:
-            key = gran.astype(np.int64)
-        else:
-            key = e.slot_block[L].astype(np.int64) * max(1, region.nbytes // granule) + gran
+        key = gran.astype(np.int64) if is_global else \
+            self.wave.slot_block[L].astype(np.int64) * max(1, region.nbytes // granule) + gran
         atomic = kind in ("atomic", "cas")
+        return Access(region, gran, granule, kind, L, site, number, sh, st, key, is_global, atomic,
+                      atomic or bool(self.volatile[number]), st.stamp[L], st.bar[L])
+
+    def _check(self, region, gran, granule, kind, L, site):
+        acc = self._access(region, gran, granule, kind, L, site)
+        sh, key, st = acc.sh, acc.key, acc.st
         # lanes sharing granules (a broadcast read): found once, for the writer check and the record
         repeats = kind == "read" and len(key) > 1 and not _increasing(key)
         shared_reads = self._reader_groups(sh, key, st, L) if repeats and not self.lane_clocks \
             and self.sync is None else None
-        if shared_reads is not None and not self._writer_may_conflict(sh, key, st, shared_reads, is_global):
-            self._record_read(sh, key, st, L, curbar, number, is_global, repeats, shared_reads)
+        if shared_reads is not None and not self._writer_may_conflict(sh, key, st, shared_reads, acc.is_global):
+            self._record_read(acc, repeats, shared_reads)
             return
         w = sh.w[key]
-        published = None
-        if is_global and self.fences is not None and self.sync is None:
-            # the location-blind ticket rule, only where the clocks are not kept (a large launch)
-            def published(otid):
-                writer = np.minimum(otid, len(self.fences) - 1)
-                return self._published(writer, st.tid[L], sh.fence_counts()[key])
-        ordered = None
-        if self.lane_clocks:
-            def ordered():
-                return self._lane_ordered(sh, key, w, sh.w_clock[key], L, readers=False)
-        synced = None
-        strong = atomic or bool(self.volatile[number])
-        if self.sync is not None:
-            def synced():
-                return self._synced(sh, key, w, L, sh.w_sync)
-        w_conf = self._unordered(w, st, L, curbar, is_global, published, ordered, synced)
+        w_conf = self._unordered(acc, w, "write")
         if w_conf.any():
             codes = sh.w_codes(key, w)
-            if atomic:
+            if acc.atomic:
                 w_conf &= (codes & 1) == 0       # atomic against atomic is fine
             else:
                 # A plain read of what an atomicCAS writes is the CAS loop's first guess (the CAS
                 # checks it): the Programming Guide's own idiom, not a race.
                 w_conf &= (codes & 2) == 0
-            if strong and self.sync is not None:
+            if acc.strong and self.sync is not None:
                 # a strong read (volatile, atomic) of a release's flag is the hand-off itself
                 w_conf &= ~sh.w_release[key]
         if w_conf.any():
             k = int(np.flatnonzero(w_conf)[0])
             ws = int(codes[k])
-            plain_flag = self.sync is not None and kind == "read" and not strong and bool(sh.w_release[key[k]])
-            self._report("RAW" if kind == "read" else "WAW", region, gran[k], granule, self._thread(w, st, L, k),
-                         self.memory_sites[ws >> 2], "atomic" if ws & 1 else "write", self._thread(cur, st, L, k), site,
-                         "atomic" if atomic else kind, plain_flag=plain_flag)
+            plain_flag = self.sync is not None and kind == "read" and not acc.strong and bool(sh.w_release[key[k]])
+            self._report("RAW" if kind == "read" else "WAW", acc, k, self._thread(w, st, L, k),
+                         self.memory_sites[ws >> 2], "atomic" if ws & 1 else "write", plain_flag=plain_flag)
         if kind == "read":
-            self._record_read(sh, key, st, L, curbar, number, is_global, repeats, shared_reads)
+            self._record_read(acc, repeats, shared_reads)
         else:
-            self._record_write(sh, key, st, L, curbar, site, number, region, gran, granule, kind, is_global)
+            self._record_write(acc)
         if self.sync is not None:
-            self._hand_off(sh, key, L, kind, strong)
-        elif self.untracked_threads and self.fenced_any and strong and kind != "read":
+            self._hand_off(sh, key, L, kind, acc.strong)
+        elif self.untracked_threads and self.fenced_any and acc.strong and kind != "read":
             self._warn_untracked()
 
     def _warn_untracked(self):
@@ -819,57 +494,55 @@ class RaceDetector(Plugin):
             return field + int(self.wave.slot_block[L][k]) * self.wave.spb
         return field
 
-    def _unordered(self, other, st, L, curbar, is_global, published=None, ordered=None, synced=None):
-        """Which recorded accesses `other` (stamps, one per lane) nothing orders before this
-        lane's access: in this block, the same barrier interval by another thread (not ordered by
-        __syncwarp); in global memory, also any access by a thread of another block (unless that
-        thread has since published it: `published(thread ids)`). ordered: with lane clocks, a
-        function giving, per lane, whether a record of its own warp is ordered before it (else
-        the warp epochs say)."""
-        lay = st.lay
-        hit = same_interval(lay, other, curbar, st.lag_of(L))    # a barrier interval they share
-        if not (hit.any() or (is_global and (other >= 0).any())):
+    def _unordered(self, acc, other, side):
+        """The rule: which recorded accesses `other` (records, one per lane of the access `acc`:
+        the writer's, side "write", or the readers', side "read") nothing orders before it."""
+        st, L, lay = acc.st, acc.L, acc.st.lay
+        # 1. no barrier between them: a barrier interval they share (bar.arrive lags included)
+        hit = same_interval(lay, other, acc.curbar, st.lag_of(L))
+        if not (hit.any() or (acc.is_global and (other >= 0).any())):
             return hit
-        otid, tid = lay.field(other), st.tid[L]
-        hit &= otid != tid
-        owarp = warp_of(lay, otid)
-        same_warp = owarp == st.warp[L]
-        if ordered is None:
-            hit &= ~(same_warp & ((other >> lay.WEP_SHIFT) != st.wep[L]))   # ordered by __syncwarp
+        # 2. program order: a thread's own accesses are ordered
+        otid = lay.field(other)
+        hit &= otid != st.tid[L]
+        # 3. __syncwarp orders lanes of one warp: the warp epochs say, or the lane clocks where a
+        #    sync may name part of a warp
+        same_warp = warp_of(lay, otid) == st.warp[L]
+        if not self.lane_clocks:
+            hit &= ~(same_warp & ((other >> lay.WEP_SHIFT) != st.wep[L]))
         elif (hit & same_warp).any():
-            hit &= ~(same_warp & ordered())
-        if is_global:
-            # Blocks are never ordered by a barrier: an access of another block is unordered in any
-            # interval. A record of readers of several blocks always holds one of another block.
+            clock = acc.sh.w_clock[acc.key] if side == "write" else acc.sh.r_clock[acc.key]
+            hit &= ~(same_warp & self.clocks.ordered(acc.sh, acc.key, other, clock, L, readers=side == "read"))
+        if acc.is_global:
+            # 4. blocks are never ordered by a barrier: an access of another block is unordered in
+            #    any interval (a record of readers of several blocks always holds one of another
+            #    block) ...
             same_block = block_of(lay, otid, self.wave.spb) == st.block[L]
             cross = (other >= 0) & ~same_block
-            if published is not None:
-                cross &= ~published(otid)
+            if side == "write" and self.fences is not None and self.sync is None:
+                # ... unless the fence ticket published it (the location-blind rule, only where
+                # the release/acquire clocks are not kept: a large launch)
+                writer = np.minimum(otid, len(self.fences) - 1)
+                cross &= ~self._published(writer, st.tid[L], acc.sh.fence_counts()[acc.key])
             hit = (hit & same_block) | cross
-        if synced is not None and hit.any():
-            hit &= ~synced()        # a release/acquire hand-off orders them
+        if self.sync is not None and hit.any():
+            # 5. a release/acquire hand-off orders them (release_acquire.py)
+            hit &= ~self._synced(acc.sh, acc.key, other, L, acc.sh.w_sync if side == "write" else acc.sh.r_sync)
         return hit
 
-    def _record_write(self, sh, key, st, L, curbar, site, number, region, gran, granule, kind, is_global):
-        """A write or atomic (at `site`, memory site `number`): races with this interval's
-        unordered readers, then it is the last writer."""
+    def _record_write(self, acc):
+        """A write or atomic: races with this interval's unordered readers, then it is the last
+        writer."""
         e = self.wave
-        cur = st.stamp[L]
-        atomic = kind in ("atomic", "cas")
+        sh, key, st, L, kind = acc.sh, acc.key, acc.st, acc.L, acc.kind
+        region, gran, granule, site, number = acc.region, acc.gran, acc.granule, acc.site, acc.number
+        cur, atomic, is_global = acc.cur, acc.atomic, acc.is_global
         if sh.r is None or kind == "cas":         # nobody read this region yet; a CAS checks what it read
             r_conf = None
         else:
             r = sh.r[key]
-            ordered = None
-            if self.lane_clocks:
-                def ordered():
-                    return self._lane_ordered(sh, key, r, sh.r_clock[key], L, readers=True)
-            synced = None
-            if self.sync is not None:
-                def synced():
-                    return self._synced(sh, key, r, L, sh.r_sync)
-            r_conf = self._unordered(r, st, L, curbar, is_global, ordered=ordered, synced=synced)
-            if self.sync is not None and r_conf.any() and (atomic or self.volatile[number]):
+            r_conf = self._unordered(acc, r, "read")
+            if self.sync is not None and r_conf.any() and acc.strong:
                 # a release's strong write after strong reads of its flag (waiters that read it
                 # before it was set): the hand-off itself
                 codes = r & st.lay.SITE_MASK if st.lay.packed_sites else sh.r_site[key]
@@ -879,16 +552,15 @@ class RaceDetector(Plugin):
             k = int(np.flatnonzero(r_conf)[0])
             other = st.lay.field(r[k])
             cross = is_global and int(block_of(st.lay, other, e.spb)) != int(st.block[L][k])
-            self._report("WAR", region, gran[k], granule, self._thread(r, st, L, k),
-                         self.memory_sites[sh.r_code(key[k]) >> 2], "read", self._thread(cur, st, L, k), site,
-                         "atomic" if atomic else kind, cross=cross)
+            self._report("WAR", acc, k, self._thread(r, st, L, k), self.memory_sites[sh.r_code(key[k]) >> 2], "read",
+                         cross=cross)
         sh.write(key, cur, number * 4 + (1 if atomic else 0) + (2 if kind == "cas" else 0))
         if self.lane_clocks:
-            sh.w_clock[key] = self.own[L]
+            sh.w_clock[key] = self.clocks.own[L]
         if self.sync is not None:
             threads = e.lane_index(L) + e.gslot_base
             sh.w_sync[key] = self.sync.own(threads)
-            sh.w_release[key] = self.sync.releases(threads) if (atomic or self.volatile[number]) else False
+            sh.w_release[key] = self.sync.releases(threads) if acc.strong else False
         if len(key) > 1 and not atomic and not _increasing(key):
             # two lanes of this very instruction writing one location: scatter, then read back
             # (one site: the records differ in their threads only)
@@ -896,8 +568,7 @@ class RaceDetector(Plugin):
             clash = st.lay.field(back) != st.lay.field(cur)
             if clash.any():
                 k = int(np.flatnonzero(clash)[0])
-                self._report("WAW", region, gran[k], granule, self._thread(back, st, L, k), site, "write",
-                             self._thread(cur, st, L, k), site, kind)
+                self._report("WAW", acc, k, self._thread(back, st, L, k), site, "write")
         if is_global and self.fences is not None:
             g = st.lay.field(cur).astype(np.int64)     # launch-wide thread numbers, for the clocks
             sh.fence_counts()[key] = self.fences[g]
@@ -907,13 +578,14 @@ class RaceDetector(Plugin):
                 self.atomic_clock[g] = clock
                 np.maximum.at(self.block_atomic_clock, g // e.spb, clock)
 
-    def _record_read(self, sh, key, st, L, curbar, number, is_global, repeats, shared_reads=None):
+    def _record_read(self, acc, repeats, shared_reads=None):
         """A read: remember this interval's readers, folded into one record per granule that keeps
         their warp when they share one and their block when they share one. repeats: whether two
         lanes may read one granule; shared_reads: their groups (_reader_groups), where found."""
+        sh, key, st, L, curbar, is_global = acc.sh, acc.key, acc.st, acc.L, acc.curbar, acc.is_global
         if self.lane_clocks:
-            return self._record_read_with_clocks(sh, key, st, L, curbar, number, is_global)
-        code = number * 4
+            return self._record_read_with_clocks(acc)
+        code = acc.number * 4
         if shared_reads is not None and self._record_broadcast_read(sh, key, st, shared_reads, code, is_global):
             return
         old = sh.readers()[key]
@@ -1045,10 +717,12 @@ class RaceDetector(Plugin):
         sh.read(gran, new if covered is None else np.where(covered, rec, new), code)
         return True
 
-    def _record_read_with_clocks(self, sh, key, st, L, curbar, number, is_global):
+    def _record_read_with_clocks(self, acc):
         """_record_read with lane clocks: the same records, each with its lane's clock, and for
         readers of one warp folded together the row of their clocks (old readers of this interval
         and warp stay in it: a lane ordered after a later reader is ordered after them too)."""
+        sh, key, st, L, curbar = acc.sh, acc.key, acc.st, acc.L, acc.curbar
+        number, is_global = acc.number, acc.is_global
         e, lay = self.wave, st.lay
         old = sh.readers()[key]
         old_clock = sh.r_clock[key]
@@ -1057,10 +731,10 @@ class RaceDetector(Plugin):
             before = sh.r_sync[key]
             synced = self._synced(sh, key, old, L, sh.r_sync, groups=False)
         new = self._fold_reader(old, st, L, curbar, is_global,
-                                self._lane_ordered(sh, key, old, old_clock, L, readers=True), synced)
+                                self.clocks.ordered(sh, key, old, old_clock, L, readers=True), synced)
         code = number * 4
         sh.read(key, new, code)
-        sh.r_clock[key] = self.own[L]
+        sh.r_clock[key] = self.clocks.own[L]
         if len(key) > 1 and not _increasing(key):
             # lanes of this very instruction reading one location: fold the losers in (no lane is
             # ordered after another's access of the same instruction)
@@ -1090,7 +764,7 @@ class RaceDetector(Plugin):
         single = kept & ((was_field & lay.SEVERAL) == 0)
         sh.rows[rows[single], was_field[single] & 31] = old_clock[one_warp][single]
         slots = e.lane_index(L)[one_warp]
-        sh.rows[rows, e.slot_lane[slots]] = self.own[slots]
+        sh.rows[rows, e.slot_lane[slots]] = self.clocks.own[slots]
 
     @staticmethod
     def _fold_reader(r, st, L, curbar, is_global, ordered=None, synced=None):
@@ -1125,10 +799,12 @@ class RaceDetector(Plugin):
         """Bytes the shadows of the current wave hold (global memory's and this wave's shared)."""
         return sum(sh.nbytes for table in (self.global_shadows, self.shared_shadows) for sh in table.values())
 
-    def _report(self, hazard, region, gran, granule, other_tid, other_site, other_kind, tid, site, kind, cross=None,
-                plain_flag=False):
-        e = self.wave
-        elem = int(gran) * granule // max(1, region.dtype.itemsize)
+    def _report(self, hazard, acc, k, other_tid, other_site, other_kind, cross=None, plain_flag=False):
+        """Report the race of lane k of the access `acc` with the recorded access of thread
+        `other_tid` (-1: one of several readers) at `other_site`."""
+        e, region = self.wave, acc.region
+        tid, site, kind = self._thread(acc.cur, acc.st, acc.L, k), acc.site, "atomic" if acc.atomic else acc.kind
+        elem = int(acc.gran[k]) * acc.granule // max(1, region.dtype.itemsize)
         first = {"slot": other_tid, "site": other_site, "kind": other_kind,
                  "who": self._who(other_tid, region) if other_tid >= 0 else "another thread"}
         second = {"slot": tid, "site": site, "kind": kind, "who": self._who(tid, region)}

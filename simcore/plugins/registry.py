@@ -6,8 +6,8 @@ here and nowhere else: a plugin is built for a launch when its `wanted(options)`
 """
 from .base import Plugin
 
-HOOKS = ("on_wave_start", "on_launch_end", "on_step", "on_memory_access", "on_fence", "on_block_fence",
-         "on_sync_arrive",
+HOOKS = ("on_wave_start", "on_launch_end", "on_step", "on_memory_access", "on_lane_access", "on_fence",
+         "on_block_fence", "on_sync_arrive",
          "on_barrier_release", "on_barrier", "on_stalled", "on_out_of_bounds", "on_local_out_of_bounds",
          "on_undefined_use", "on_undefined_store", "on_invalid_mask", "on_divergent_barrier",
          "on_named_barrier_misuse")
@@ -25,6 +25,10 @@ class Plugins:
         self.all = list(plugins)
         for hook in HOOKS:
             setattr(self, hook[3:], [getattr(p, hook) for p in self.all if _overrides(p, hook)])
+        # one lane's access: every plugin that watches accesses, through its own one-lane hook
+        # where it has one (else Plugin's, which forwards to on_memory_access)
+        self.lane_access = [p.on_lane_access for p in self.all
+                            if _overrides(p, "on_memory_access") or _overrides(p, "on_lane_access")]
         self.tracks_shared_writes = any(p.tracks_shared_writes for p in self.all)
 
     def __iter__(self):
