@@ -15,12 +15,13 @@ reserved: a kernel that writes one gets NVRTC's answer, "identifier is undefined
 import functools
 import json
 import re
-from pathlib import Path
+from importlib.resources import files
 
 from .errors import CompileError
 from .source_lines import line_of
 
-TABLE = Path(__file__).with_name("data") / "nvrtc_environment.json"
+# the package's data folder, wherever in the package this module lies
+TABLE = files("simcore") / "data" / "nvrtc_environment.json"
 
 #: Prefixes of the names simcore generates (preprocess, cooperative_groups, lowering).
 RESERVED_PREFIXES = ("__cg_", "__cuda_", "__simcore_", "__u_")
