@@ -154,10 +154,10 @@ def test_the_cycle_finder_finds_a_cycle_through_three_modules_and_none_in_a_chai
 
 def test_the_private_name_finder_sees_from_imports_and_attribute_reads(tmp_path):
     path = tmp_path / "probe.py"
-    path.write_text("from simcore.preprocess import directives, _error\n"
-                    "from simcore import preprocess\n"
+    path.write_text("from simcore.module import RawModule, _hidden\n"
+                    "from simcore import module\n"
                     "def f():\n"
-                    "    return preprocess._error, preprocess.__name__\n")
+                    "    return module._hidden, module.__name__\n")
     assert private_imports("simcore.probe", path) == [
-        "simcore.probe:1 takes _error from simcore.preprocess",
-        "simcore.probe:4 takes _error from simcore.preprocess"]
+        "simcore.probe:1 takes _hidden from simcore.module",
+        "simcore.probe:4 takes _hidden from simcore.module"]

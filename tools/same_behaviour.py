@@ -74,7 +74,7 @@ def digest(value, depth=0):
 
 def launch_runner():
     """The module of the recorded tree's simcore that holds run_launch (its runner.py), found by
-    file so that a tree of either layout (simcore/runner.py, simcore/<folder>/runner.py) works."""
+    file, so that trees of different layouts (runner.py at the package's top or in a folder) work."""
     import importlib
 
     import simcore
