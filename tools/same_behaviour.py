@@ -44,7 +44,7 @@ def digest(value, depth=0):
 
     def feed(v, d):
         if d > 6:
-            h.update(repr(type(v)).encode())
+            h.update(type(v).__qualname__.encode())    # by name, not module path: trees of different layouts compare
         elif isinstance(v, np.ndarray):
             h.update(str((v.dtype, v.shape)).encode())
             h.update(np.ascontiguousarray(v).tobytes())
@@ -60,7 +60,7 @@ def digest(value, depth=0):
         elif v is not None and hasattr(type(v), "__slots__") and not isinstance(v, (str, bytes, int, float, np.generic)):
             feed([getattr(v, k, None) for k in type(v).__slots__], d + 1)
         elif hasattr(v, "__dict__") and not callable(v):
-            h.update(repr(type(v)).encode())
+            h.update(type(v).__qualname__.encode())    # by name, not module path: trees of different layouts compare
             for k in sorted(vars(v)):
                 if k not in ("program", "prog", "wave", "launch"):
                     feed(k, d + 1)
