@@ -13,31 +13,13 @@ from . import cmath
 from .activemask import ActiveMask
 from .livelock import CasWatch
 from .memory import UNDEF_LOCAL, run_starts
+# The lane states are wave.py's; read here too until every importer reads them from there.
+from .wave import BAR, EXIT, JOIN, PARK, RUN, WARP, LaneIndexing  # noqa: F401
 
-WARP = 32
-# A slot's state (see engine.py): runnable, waiting at a sync point, waiting to reconverge,
-# exited, parked behind the other side of a branch (stack model).
-RUN, BAR, JOIN, EXIT, PARK = range(5)
 # The simulated clock (clock64): nominal figures, not an H200's (docs/simcore-api.md, The CUDA subset)
 CLOCK_PER_STEP = 32         # cycles per simulated step (one basic block run by one lane group)
 NOMINAL_GHZ = 2             # cycles per nanosecond of __nanosleep
 MAX_NANOSLEEP_NS = 1_000_000
-
-
-class LaneIndexing:
-    """Lanes given as a slice or as an index array, over the S slots of a wave (`_all` is
-    arange(S)): the wave's and the context's (the context keeps its own copy of the tables,
-    which generated code reaches on every step)."""
-
-    def nlanes(self, L):
-        if isinstance(L, slice):
-            start, stop, _ = L.indices(self.S)
-            return stop - start
-        return len(L)
-
-    def lane_index(self, L):
-        """Lanes given as a slice or an index array -> an index array."""
-        return self._all[L] if isinstance(L, slice) else L
 
 
 class Context(LaneIndexing):

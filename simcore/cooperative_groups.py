@@ -14,6 +14,7 @@ import re
 
 from .brackets import rewrite_calls
 from .errors import CompileError
+from .source_lines import line_of
 
 # types: the name after rewriting is __cg_<name>
 GROUP_TYPES = ("thread_block", "thread_block_tile", "thread_group", "coalesced_group", "grid_group")
@@ -40,8 +41,7 @@ def rewrite(text, lines):
     aliases = ["cooperative_groups"]
 
     def error(msg, pos, construct):
-        from .preprocess import _line_of
-        line = _line_of(text, pos)
+        line = line_of(text, pos)
         col = pos - (text.rfind("\n", 0, pos) + 1) + 1
         src = lines[line - 1] if 0 < line <= len(lines) else None
         return CompileError(msg, line=line, column=col, construct=construct, source_line=src)

@@ -15,11 +15,13 @@ reserved: a kernel that writes one gets NVRTC's answer, "identifier is undefined
 import functools
 import json
 import re
-from pathlib import Path
+from importlib.resources import files
 
 from .errors import CompileError
+from .source_lines import line_of
 
-TABLE = Path(__file__).with_name("data") / "nvrtc_environment.json"
+# the package's data folder, wherever in the package this module lies
+TABLE = files("simcore") / "data" / "nvrtc_environment.json"
 
 #: Prefixes of the names simcore generates (preprocess, cooperative_groups, lowering).
 RESERVED_PREFIXES = ("__cg_", "__cuda_", "__simcore_", "__u_")
@@ -74,13 +76,12 @@ def header_found(name):
 def check_reserved_names(text, lines):
     """Refuse a name simcore generates when the student's own (preprocessed) source uses it:
     NVRTC has no such name, so there it is an undefined identifier."""
-    from .preprocess import _line_of   # noqa: PLC0415 (preprocess imports this module)
 
     for m in _RESERVED.finditer(text):
         word = m.group(0)
         if word.startswith('"') or word == STUB:
             continue
-        line = _line_of(text, m.start())
+        line = line_of(text, m.start())
         column = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
         source_line = lines[line - 1] if 0 < line <= len(lines) else None
         raise CompileError(f'identifier "{word}" is undefined (names beginning with '

@@ -14,6 +14,7 @@ from . import cooperative_groups, nvrtc_environment, templates
 from .brackets import matching, rewrite_calls
 from .ctype import ALL_VECTOR_NAMES, AUTO_TYPE
 from .errors import CompileError
+from .source_lines import line_of
 
 IDENT = re.compile(r"[A-Za-z_]\w*")
 # One C token: string or char literal, identifier, number, or a single other character.
@@ -71,10 +72,10 @@ def preprocess(source, options=(), name_expressions=()):
             defines[name.strip()] = (None, value if value else "1")
         elif opt.startswith("-U"):
             defines.pop(opt[2:].strip(), None)
-    body = _strip_comments(_join_continuations(source), lines)
+    body = strip_comments(join_continuations(source), lines)
     _deadline[0] = time.monotonic() + MAX_PREPROCESS_SECONDS
     try:
-        body = _directives(body.split("\n"), defines, lines)
+        body = directives(body.split("\n"), defines, lines)
     finally:
         _deadline[0] = 0.0
     text = "\n".join(body)
@@ -111,7 +112,7 @@ def _error(msg, line, lines, column=None, construct=None):
     return CompileError(msg, line=line, column=column, construct=construct, source_line=src)
 
 
-def _join_continuations(source):
+def join_continuations(source):
     """`a \\<newline> b` becomes `a  b` followed by an empty line, so lines keep their numbers."""
     out, pending, carry = [], "", 0
     for line in source.split("\n"):
@@ -127,7 +128,7 @@ def _join_continuations(source):
     return "\n".join(out)
 
 
-def _strip_comments(text, lines):
+def strip_comments(text, lines):
     out, i, n = [], 0, len(text)
     while i < n:
         c = text[i]
@@ -160,7 +161,7 @@ def _strip_comments(text, lines):
     return "".join(out)
 
 
-def _directives(body, defines, lines):
+def directives(body, defines, lines):
     """Run #-directives; directive lines become empty lines."""
     out = []
     stack = []          # per #if: [taking now, some branch already taken, parent active]
@@ -376,17 +377,6 @@ def _macro_args(toks, j, no, lines):
                  construct="#define")
 
 
-def _line_of(text, pos):
-    """The user's line at text[pos]; template instances appended after a `# N "kernel.cu"` marker
-    (templates.py) count from N."""
-    markers = list(LINE_MARKER.finditer(text, 0, pos))
-    if not markers:
-        return text.count("\n", 0, pos) + 1
-    m = markers[-1]
-    return int(m.group(1)) + text.count("\n", m.end() + 1, pos)
-
-
-LINE_MARKER = re.compile(r'^# (\d+) "kernel\.cu"$', re.M)
 
 
 def _blank(s):
@@ -400,7 +390,7 @@ def _cuda_spellings(text, lines):
     launch = KERNEL_LAUNCH.search(text)
     if launch:
         at = text.index("<<<", launch.start())
-        line = _line_of(text, at)
+        line = line_of(text, at)
         col = at - (text.rfind("\n", 0, at) + 1) + 1
         raise _error("kernel launches (kernel<<<grid, block>>>(...)) are host code, and simcore runs device "
                      "code only (a launch from a kernel, dynamic parallelism, is not in its subset): launch the "
@@ -413,7 +403,7 @@ def _cuda_spellings(text, lines):
     for m in IDENT.finditer(text):
         w = m.group(0)
         if w in UNSUPPORTED_WORDS:
-            line = _line_of(text, m.start())
+            line = line_of(text, m.start())
             col = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
             raise _error(f"{UNSUPPORTED_WORDS[w]} {'are' if UNSUPPORTED_WORDS[w].endswith('s') else 'is'} "
                          f"not in simcore's CUDA subset", line, lines, column=col, construct=w)
@@ -422,7 +412,7 @@ def _cuda_spellings(text, lines):
         at = texture.start()
         raise _error(f"{texture.group(1)} references ({texture.group(1)}<...>) are not in simcore's CUDA subset "
                      "(CUDA 12 removed them): read the array through a pointer (const T *__restrict__)",
-                     _line_of(text, at), lines, column=at - (text.rfind("\n", 0, at) + 1) + 1,
+                     line_of(text, at), lines, column=at - (text.rfind("\n", 0, at) + 1) + 1,
                      construct=texture.group(1))
     # extern "C" { ... }  ->  ...
     while True:
@@ -431,7 +421,7 @@ def _cuda_spellings(text, lines):
             break
         close = matching(text, m.end() - 1, "{", "}")
         if close < 0:
-            raise _error('unbalanced braces after extern "C" {', _line_of(text, m.start()), lines,
+            raise _error('unbalanced braces after extern "C" {', line_of(text, m.start()), lines,
                          construct='extern "C"')
         text = text[:m.start()] + _blank(m.group(0)) + text[m.end():close] + " " + text[close + 1:]
     text = re.sub(r'extern\s*"C"', lambda m: _blank(m.group(0)), text)
@@ -477,10 +467,10 @@ def _alignment_specifiers(text, lines):
         try:
             n = int(value, 0)
         except ValueError:
-            raise _error(f"the alignment {value!r} must be a number (a power of two)", _line_of(text, m.start()),
+            raise _error(f"the alignment {value!r} must be a number (a power of two)", line_of(text, m.start()),
                          lines, construct="__align__") from None
         if n <= 0 or n & (n - 1):
-            raise _error(f"the alignment {n} is not a power of two", _line_of(text, m.start()), lines,
+            raise _error(f"the alignment {n} is not a power of two", line_of(text, m.start()), lines,
                          construct="__align__")
         if STRUCT_HEAD.search(text[max(0, m.start() - 40):m.start()]):
             tag = re.match(r"\s*([A-Za-z_]\w*)", text[m.end():])
@@ -512,12 +502,12 @@ def _inheritance(text, lines):
     def repl(m):
         bases = [b.strip() for b in m.group(2).split(",")]
         if len(bases) != 1 or re.search(r"\bvirtual\b", bases[0]):
-            line = _line_of(text, m.start())
+            line = line_of(text, m.start())
             raise _error(f"struct {m.group(1)}: multiple or virtual inheritance is not in simcore's CUDA subset",
                          line, lines, construct="inheritance")
         base = re.sub(r"^(public|private|protected)\s+", "", bases[0])
         if not re.fullmatch(r"[A-Za-z_]\w*", base):
-            raise _error(f"struct {m.group(1)}: the base '{base}' is not a struct name", _line_of(text, m.start()),
+            raise _error(f"struct {m.group(1)}: the base '{base}' is not a struct name", line_of(text, m.start()),
                          lines, construct="inheritance")
         return f"struct {m.group(1)} {{ {base} {BASE_PREFIX}{base}; "
     return BASE_CLAUSE.sub(repl, text)
@@ -551,7 +541,7 @@ def _member_functions(text, lines):
         own = {}
         for start, name_at, name, params, const, body_open, body_close in found:
             at = open_ + 1 + name_at
-            where = dict(line=_line_of(text, at), lines=lines, column=at - (text.rfind("\n", 0, at) + 1) + 1)
+            where = dict(line=line_of(text, at), lines=lines, column=at - (text.rfind("\n", 0, at) + 1) + 1)
             head = body[start:name_at]
             if name == tag or head.rstrip().endswith("~"):
                 raise _error(f"constructors and destructors of structs ('{name}') are not in simcore's CUDA subset: "
@@ -662,7 +652,7 @@ CXX_CAST = re.compile(r"\b(static_cast|reinterpret_cast|const_cast)\s*<([^<>]*)>
 def _cxx_casts(text, lines):
     """static_cast<T>(x) (and reinterpret_cast, const_cast) -> ((T)(x))."""
     def unbalanced(m):
-        return _error(f"unbalanced parentheses after {m.group(1)}", _line_of(m.string, m.start()), lines,
+        return _error(f"unbalanced parentheses after {m.group(1)}", line_of(m.string, m.start()), lines,
                       construct=m.group(1))
     return rewrite_calls(text, CXX_CAST, lambda m, args: f"(({m.group(2)})({args}))", unbalanced)
 
@@ -678,7 +668,7 @@ def _inline_ptx(text, lines):
         if not m:
             return text
         close = matching(text, m.end() - 1)
-        line = _line_of(text, m.start())
+        line = line_of(text, m.start())
         if close < 0:
             raise _error("unbalanced parentheses in asm statement", line, lines, construct="asm")
         inner = text[m.end():close]

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .context import BAR, EXIT, JOIN, PARK, WARP
-from .plugins.replay_recorder import END
+from .trace import END_STEP as END
 
 # lane states on screen
 RUNNING, READY, WAIT_BARRIER, WAIT_WARP, RECONVERGE, PARKED, EXITED, NO_THREAD = range(8)

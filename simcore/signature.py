@@ -9,7 +9,7 @@ import re
 import numpy as np
 
 from . import ctype as T
-from .preprocess import _directives, _join_continuations, _strip_comments
+from .preprocess import directives, join_continuations, strip_comments
 from .program import Param
 
 QUALIFIERS = {"const", "volatile", "__restrict__", "restrict", "__restrict", "unsigned_int"}
@@ -41,7 +41,7 @@ def signatures(source, options=(), name_expressions=()):
             name, _, value = opt[2:].partition("=")
             defines[name] = (None, value or "1")
     try:
-        text = "\n".join(_directives(_strip_comments(_join_continuations(source), lines).split("\n"),
+        text = "\n".join(directives(strip_comments(join_continuations(source), lines).split("\n"),
                                      defines, lines))
     except Exception:
         return {}

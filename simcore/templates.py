@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from .brackets import matching
 from .errors import CompileError
+from .source_lines import line_of
 
 IDENT = re.compile(r"[A-Za-z_]\w*")
 TOKEN = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|[A-Za-z_]\w*|\d[\w.]*|\s+|.')
@@ -49,8 +50,7 @@ def has_templates(text):
 
 def expand(text, lines, name_expressions=()):
     def error(msg, pos, construct="template"):
-        from .preprocess import _line_of
-        line = _line_of(text, pos)
+        line = line_of(text, pos)
         col = pos - (text.rfind("\n", 0, pos) + 1) + 1
         src = lines[line - 1] if 0 < line <= len(lines) else None
         return CompileError(msg, line=line, column=col, construct=construct, source_line=src)

@@ -5,7 +5,7 @@ Every thread of the wave is a *slot* (threads padded to whole warps per block). 
 
   pc          the basic block it runs next (or, waiting at a sync point, the one after it)
   st          its state: RUN, BAR (at a sync point), JOIN (at a reconvergence point), EXIT,
-              PARK (behind the other side of a branch, stack model); see context.py
+              PARK (behind the other side of a branch, stack model)
   site        the sync site it waits at (-1: none)
   jstack, jdepth, top   the reconvergence points it recorded at divergent branches (a stack;
               top is the innermost, -1: none)
@@ -19,13 +19,32 @@ Lanes are given as a slice or an int array of slots; `lane_index` makes either a
 """
 import numpy as np
 
-from .context import BAR, EXIT, JOIN, PARK, RUN, WARP, LaneIndexing
 from .errors import make_fault
 from .memory import run_starts
 
+WARP = 32
+# A slot's state (see engine.py): runnable, waiting at a sync point, waiting to reconverge,
+# exited, parked behind the other side of a branch (stack model).
+RUN, BAR, JOIN, EXIT, PARK = range(5)
 ALL_TRUE = np.uint64(0x0101010101010101)    # eight numpy bools, all True, as one word
 MAX_DEPTH = 64
 WARP_SHIFT = WARP.bit_length() - 1     # slot >> WARP_SHIFT: its warp      # divergent branches nested deeper than this within a warp: a fault
+
+
+class LaneIndexing:
+    """Lanes given as a slice or as an index array, over the S slots of a wave (`_all` is
+    arange(S)): the wave's and the context's (the context keeps its own copy of the tables,
+    which generated code reaches on every step)."""
+
+    def nlanes(self, L):
+        if isinstance(L, slice):
+            start, stop, _ = L.indices(self.S)
+            return stop - start
+        return len(L)
+
+    def lane_index(self, L):
+        """Lanes given as a slice or an index array -> an index array."""
+        return self._all[L] if isinstance(L, slice) else L
 
 
 class NamedBarriers:

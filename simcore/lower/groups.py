@@ -107,15 +107,15 @@ FREE_METHODS = {"__cg_sync": "sync", "__cg_thread_rank": "thread_rank", "__cg_gr
 OPERATORS = {"plus": "(a + b)", "less": "((b < a) ? b : a)", "greater": "((a < b) ? b : a)",
              "bit_and": "(a & b)", "bit_or": "(a | b)", "bit_xor": "(a ^ b)"}
 
-_SNIPPETS = {}
+SNIPPETS = {}
 
 
-def _snippet(text):
+def parse_snippet(text):
     """C text -> a fresh copy of its expression AST (parsed once)."""
-    if text not in _SNIPPETS:
+    if text not in SNIPPETS:
         ast = c_parser.CParser().parse(f"void f(void) {{ {text}; }}")
-        _SNIPPETS[text] = ast.ext[0].body.block_items[0]
-    return copy.deepcopy(_SNIPPETS[text])
+        SNIPPETS[text] = ast.ext[0].body.block_items[0]
+    return copy.deepcopy(SNIPPETS[text])
 
 
 class GroupLowering:
@@ -189,7 +189,7 @@ class GroupLowering:
             if name == "__cg_coalesced_threads":
                 self.nargs(what, args, 0, node)
                 mask = self.new_var("cg_coalesced_mask", T.UINT)
-                self.write(mask, self.value(self.expr(self._at(_snippet("__activemask()"), node))))
+                self.write(mask, self.value(self.expr(self._at(parse_snippet("__activemask()"), node))))
                 return Group("coalesced", "coalesced_threads()", mask=mask)
             if name == "__cg_tiled_partition":
                 self.nargs("cg::tiled_partition", args, 2, node)
@@ -249,7 +249,7 @@ class GroupLowering:
     def lower_snippet(self, text, node, label, group=None, args=None, names=None):
         """Lower C text at the call's position: __cg_aK are the call's arguments, __cg_m the
         coalesced group's mask, `names` more registers by name; sync points named `label`."""
-        ast = self._at(_snippet(text), node, {f"__cg_a{k}": a for k, a in (args or {}).items()}, label)
+        ast = self._at(parse_snippet(text), node, {f"__cg_a{k}": a for k, a in (args or {}).items()}, label)
         scope = dict(names or {})
         if group is not None and group.mask is not None:
             scope["__cg_m"] = Sym("var", T.UINT, var=group.mask)

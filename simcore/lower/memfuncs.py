@@ -14,7 +14,7 @@ bits for a float). The count is in bytes, evaluated once; the pointers are evalu
 element, so they may not have side effects."""
 from pycparser import c_ast
 
-from .groups import _snippet
+from .groups import parse_snippet
 from .values import Val
 from .. import ctype as T
 
@@ -40,13 +40,13 @@ class MemoryFunctionLowering:
         total, i = f"__nrm_s{uid}", f"__nrm_i{uid}"
         text = (f"double {total} = 0.0; for (int {i} = 0; {i} < (__mem_n); {i}++) "
                 f"{total} += (double)(__mem_d)[{i}] * (double)(__mem_d)[{i}];")
-        body = self._at(_snippet("{ " + text + " }"), node, {"__mem_n": args[0], "__mem_d": args[1]})
+        body = self._at(parse_snippet("{ " + text + " }"), node, {"__mem_n": args[0], "__mem_d": args[1]})
         for item in body.block_items:         # in the current scope: the sum is read below
             self.stmt(item)
         value = f"sqrt({total})" if not reciprocal else f"rsqrt({total})"
         if single:
             value = f"(float){value}"
-        return self.expr(self._at(_snippet(value), node))
+        return self.expr(self._at(parse_snippet(value), node))
 
     def memory_function(self, name, args, node):
         self.nargs(name, args, 3, node)
@@ -66,7 +66,7 @@ class MemoryFunctionLowering:
             elem = dst.base if (dst.base.is_scalar or dst.base.is_pointer) else None
             text = self._set_text(name, uid, elem, dst.local, node, args[2])
             operands = {"__mem_d": args[0], "__mem_v": args[1], "__mem_n": args[2]}
-        self.stmt(self._at(_snippet(text), node, operands))
+        self.stmt(self._at(parse_snippet(text), node, operands))
         return Val("None", T.VOID)
 
     def _memory_operand(self, name, arg, node):

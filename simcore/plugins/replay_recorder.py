@@ -5,6 +5,7 @@ resulting `simcore.replay.Recording`."""
 import numpy as np
 
 from ..context import BAR, EXIT, WARP
+from ..replay import Recording
 from ..trace import END_STEP, Trace
 from .trace import TraceRecorder
 
@@ -110,6 +111,5 @@ class ReplayRecorder(TraceRecorder):
             real = (np.arange(len(st)) % shape.spb) < shape.tpb
             stuck = bool((st[real] != EXIT).any())
         trace = Trace(self.program, [r for r in self.raw if r[1] != END or stuck], self.truncated)
-        from ..replay import Recording
         trace.replay = Recording(self.program, self, w)
         launch.trace = trace
