@@ -8,9 +8,12 @@
 
 No Python loop over lanes anywhere: a block costs a few numpy calls whatever the lane count.
 """
+import ast
+
 import numpy as np
 
 from .lower import DT
+from .lower.facts import block_facts
 
 DTYPES = {name: np.dtype(t.dtype) for t, name in DT.items()}
 
@@ -24,11 +27,15 @@ def generate(prog, consts):
     src = "\n".join(out) + "\n"
     namespace = {"np": np, "I8": DTYPES["I8"], "inf": float("inf"), "nan": float("nan")}
     namespace.update(DTYPES)
-    code = compile(src, f"<simcore kernel {prog.name}>", "exec")
+    filename = f"<simcore kernel {prog.name}>"
+    tree = ast.parse(src, filename)          # parsed once: compiled, and read for the blocks' facts
+    code = compile(tree, filename, "exec")
     with np.errstate(all="ignore"):          # 1e39f is inf in C too: no numpy warning for it
         exec(code, namespace)
-    for b in prog.blocks:
-        b.fn = namespace[f"b{b.id}"]
+    functions = [node for node in tree.body if isinstance(node, ast.FunctionDef)]    # one per block, in order
+    for b, function in zip(prog.blocks, functions):
+        b.fn = namespace[function.name]
+        b.facts = block_facts(b, function, prog.vars)
     prog.python_source = src
 
 

@@ -8,7 +8,7 @@ import pytest
 
 import simcore
 from simcore.perf import get_gpu, known_gpus, occupancy
-from simcore.perf.counters import PerfCounters, statement_instructions
+from simcore.perf.counters import PerfCounters, estimate_registers, statement_instructions
 from simcore.perf.sampling import run_sample, sample_ranges
 from barrier_course import tuning_kernels
 
@@ -132,6 +132,33 @@ def test_statement_instruction_counts():
     assert statement_instructions("_t7 = (_t6 + _t5)") == 1
     assert statement_instructions("_t9 = (_t8 + K9)") == 0.25                  # loop counter
     assert statement_instructions("_t1 = X.ld((v_in_0 + (v_g_8).astype(I8) * 4), F4, L, 0, False)") == 1
+
+
+VOTES = r"""
+__global__ void votes(unsigned *out, int n)
+{
+    unsigned t = threadIdx.x;
+    unsigned a = 0;
+%s
+    out[t] = a;
+}
+"""
+
+
+@pytest.mark.parametrize("vote", ["a += __ballot_sync(0xffffffff, t > %d);", "a += __syncthreads_count(t > %d);",
+                                  "a += __any_sync(0xffffffff, t == %d);"])
+def test_a_vote_predicate_is_an_operand_not_a_register_of_the_estimate(vote):
+    # the predicate of a vote or __syncthreads_count is the instruction's operand: more votes
+    # of the same kind need no more registers
+    one = kernel(VOTES % ("    " + vote % 1), "votes").program
+    four = kernel(VOTES % "\n".join("    " + vote % i for i in range(4)), "votes").program
+    assert estimate_registers(four) == estimate_registers(one)
+
+
+def test_a_user_variable_named_like_an_operand_is_a_register_of_the_estimate():
+    plain = kernel(VOTES % "    unsigned extra = t * 3u; a += extra;", "votes").program
+    named = kernel(VOTES % "    unsigned my_lane = t * 3u; a += my_lane;", "votes").program
+    assert estimate_registers(named) == estimate_registers(plain)
 
 
 def test_sample_runs_real_blocks_with_their_own_blockidx():

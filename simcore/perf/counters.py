@@ -83,21 +83,25 @@ def instruction_weights(program):
     return np.array(weights + [0.0], float)
 
 
-_INTRINSIC_OPERAND = re.compile(r"_(?:mask|value|lane|width|result|pred|offset_arg)_\d+$")
+def operand_registers(program):
+    """The registers lowering made to hold sync points' operands and results (the mask, value,
+    lane, width, predicate of a __shfl_*_sync, a vote, __syncthreads_count...; program.SyncSite),
+    which on a GPU are the instruction's operands, not registers of their own."""
+    return {name for site in program.sync_sites for name in (*site.operands.values(), site.result) if name}
 
 
 def estimate_registers(program):
     """Registers per thread, estimated from the compiled program: one per 4 bytes of each
     variable of the thread (local arrays included), plus 8 for what NVCC always keeps (thread
     and block ids, addresses, the stack pointer). Not counted: kernel parameters (they live
-    in the constant bank) and the simulator's operand slots of intrinsics (__shfl_*_sync's
-    mask/value/lane/width/result). At most 255. NVCC reuses registers between values that are
-    not live together and unrolls loops into more, so this is a rough figure; it only matters
-    where registers limit the resident blocks."""
-    params = {p.var for p in program.params}
+    in the constant bank), the special registers (threadIdx, blockIdx) and the simulator's
+    operand slots of sync points (operand_registers). At most 255. NVCC reuses registers
+    between values that are not live together and unrolls loops into more, so this is a rough
+    figure; it only matters where registers limit the resident blocks."""
+    skip = {p.var for p in program.params} | operand_registers(program)
     regs = 8
     for name, var in program.vars.items():
-        if name in params or name.startswith("sp_") or _INTRINSIC_OPERAND.search(name):
+        if name in skip or name.startswith("sp_"):
             continue
         size = int(np.prod(var.shape, dtype=np.int64)) if var.shape else 1
         regs += size * max(1, var.ctype.dtype.itemsize // 4)
