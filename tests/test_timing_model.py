@@ -9,6 +9,7 @@ import pytest
 import simcore
 from simcore.perf import get_gpu, known_gpus, occupancy
 from simcore.perf.counters import PerfCounters, estimate_registers, statement_instructions
+from simcore.launch import marshal
 from simcore.perf.sampling import run_sample, sample_ranges
 from barrier_course import tuning_kernels
 
@@ -172,7 +173,7 @@ def test_sample_runs_real_blocks_with_their_own_blockidx():
     k = kernel(src, "last_reads")
     launch = simcore.Launch(k.name, (1000, 1, 1), (32, 1, 1), 0, "sim")
     x, out = np.ones(32, np.float32), np.zeros(32, np.float32)
-    counters = run_sample(k.program, launch, k._marshal((x, out)), budget_s=1e9)
+    counters = run_sample(k.program, launch, marshal(k, (x, out)), budget_s=1e9)
     assert sorted(counters.blocks) == [0, 1, 500, 501, 998, 999]
     for b, counts in counters.blocks.items():
         assert (counts.sectors > 0) == (b == 999)

@@ -9,8 +9,8 @@ import time
 
 import numpy as np
 
-from ..module import CHECKS, Options
-from ..runner import build_engine
+from ..launch import launch_options
+from ..runner import build_engine, recording
 from .counters import PerfCounters
 
 MAX_STEPS_PER_WAVE = 5_000_000
@@ -40,18 +40,14 @@ def run_sample(prog, launch, values, pairs=3, budget_s=0.3):
     The middle pair runs first, then the first and the last pairs while the simulation has
     taken less than `budget_s` seconds (long-running blocks: fewer samples, same blockIdx)."""
     values = [np.array(v, copy=True) if isinstance(v, np.ndarray) else v for v in values]
-    options = Options(dict.fromkeys(CHECKS, False), "lockstep", "independent", 0, MAX_STEPS_PER_WAVE, False)
+    options = launch_options(checks=False, max_steps=MAX_STEPS_PER_WAVE)
     engine = build_engine(prog, launch, values, options, extra_plugins=(PerfCounters,))
     ranges = sample_ranges(launch.num_blocks, pairs)
     middle = len(ranges) // 2
     started = time.perf_counter()
-    try:
+    with recording(engine, launch):
         for k, block_range in enumerate([ranges[middle]] + ranges[:middle] + ranges[middle + 1:]):
             if k and time.perf_counter() - started > budget_s:
                 break
             engine.run([block_range])
-    finally:
-        launch.steps = engine.steps
-        launch.thread_instructions = engine.thread_instructions
-        engine.plugins.end_launch(launch)
     return engine.plugins.of_type(PerfCounters)
