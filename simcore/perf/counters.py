@@ -19,66 +19,58 @@ block it sees:
 
 Counts are exact for the simulated blocks; the model (model.py) scales them to the grid.
 """
-import re
+import ast
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..lower.facts import statement_work
 from ..plugins.base import Plugin
 
 WARP = 32
 SECTOR = 32
-# Counting machine instructions in a lowered statement (see instruction_weights)
-_MEMORY = re.compile(r"X\.(?:ld|ldu|st|atomic\w*|shfl\w*|vote\w*)\(")
-_ADDRESS = re.compile(r"\)?\.astype\(I8\) \* \d+")          # index scaling: folded into the address
-_ARITH = re.compile(r"\*\*|//|<<|>>|<=|>=|==|!=|[-+*/%<>&|^~]|np\.\w+\(")
-_COPY = re.compile(r"^\s*[\w, ]+=\s*\(?[\w.]+\)?(?:\.astype\(\w+\))?\s*$")
+
+# Machine instructions per statement of lowered code, by what lowering recorded it does
+# (lower/facts.py: Work): one per memory operation and per arithmetic operator. Free: copies
+# and conversions, the arithmetic of a memory operation's address (base + offset goes into the
+# addressing mode, index arithmetic is usually hoisted out of loops), the simulator's own
+# bookkeeping (u_* definedness shadows). A loop counter's increment by a constant costs 1/4
+# (NVCC unrolls such loops, by 4 by default).
+STATEMENT_WEIGHT = {
+    "bookkeeping": lambda operators: 0.0,
+    "copy": lambda operators: 0.0,
+    "increment": lambda operators: 0.25,
+    "memory": lambda operators: 1.0 + operators,     # the operation and its stored value's arithmetic
+    "arithmetic": lambda operators: float(operators),
+}
+# a conditional branch: a compare and a branch (1/2 when it tests a counter against a
+# constant: an unrolled loop's test)
+CONDITION_WEIGHT = {
+    "constant_test": lambda operators: 0.5,
+    "test": lambda operators: 1.0 + operators,
+}
 
 
-_INCREMENT = re.compile(r"^\s*\w+ = \(\w+ [-+] K\d+\)\s*$")   # i = i +/- constant
-_CONSTANT_TEST = re.compile(r"^\(\w+ [<>=!]=? K\d+\)$")          # i < constant
+def work_instructions(work, table=STATEMENT_WEIGHT):
+    """Machine instructions of one statement's (or condition's) recorded Work."""
+    return table[work.kind](work.operators)
 
 
 def statement_instructions(line):
-    """Machine instructions one statement of lowered code becomes, roughly: one per memory
-    operation and per arithmetic operator. Free: copies and conversions, the arithmetic of a
-    memory operation's address (base + offset goes into the addressing mode, index arithmetic
-    is usually hoisted out of loops), the simulator's own bookkeeping (u_* definedness
-    shadows). A loop counter's increment by a constant costs 1/4 (NVCC unrolls such loops,
-    by 4 by default)."""
-    if line.lstrip().startswith("u_") or "X.DEFINED" in line or _COPY.match(line):
-        return 0.0
-    if _INCREMENT.match(line):
-        return 0.25
-    memory = _MEMORY.search(line)
-    if memory is None:
-        rhs = line.split("=", 1)[1] if "=" in line else line
-        return float(len(_ARITH.findall(rhs)))
-    # a memory operation: the op itself plus the arithmetic of the value it stores (the
-    # operand after the address), not the address
-    args = line[memory.end():]
-    depth, cut = 1, len(args)
-    for i, ch in enumerate(args):          # end of the first argument (the address)
-        depth += ch == "("
-        depth -= ch == ")"
-        if (ch == "," and depth == 1) or depth == 0:
-            cut = i
-            break
-    stored = args[cut + 1:].split(",", 1)[0] if "X.st" in line[memory.start():memory.end()] else ""
-    return 1.0 + len(_ARITH.findall(stored))
+    """Machine instructions one statement of lowered code, given as its text, becomes."""
+    return work_instructions(statement_work(ast.parse(line.strip()).body[0]))
 
 
 def instruction_weights(program):
     """Per basic block: an estimate of the machine instructions one warp issues to run it once:
-    its statements (statement_instructions), plus a compare and a branch for a conditional
-    branch (1/2 when it tests a counter against a constant: an unrolled loop's test). An
-    unconditional jump is free (the compiler lays blocks out to fall through)."""
+    its statements, plus its branch condition for a conditional branch, from the facts lowering
+    recorded on the block (block.facts). An unconditional jump is free (the compiler lays blocks
+    out to fall through)."""
     weights = []
     for block in program.blocks:
-        w = sum(statement_instructions(line) for line in block.code)
-        if block.term.kind == "branch":
-            cond = block.term.cond
-            w += 0.5 if _CONSTANT_TEST.match(cond) else 1 + len(_ARITH.findall(cond))
+        w = sum(work_instructions(work) for work in block.facts.work)
+        if block.facts.condition is not None:
+            w += work_instructions(block.facts.condition, CONDITION_WEIGHT)
         weights.append(w)
     return np.array(weights + [0.0], float)
 
