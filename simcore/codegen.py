@@ -8,12 +8,10 @@
 
 No Python loop over lanes anywhere: a block costs a few numpy calls whatever the lane count.
 """
-import ast
-
 import numpy as np
 
 from .lower import DT
-from .lower.facts import block_facts
+from .lower.facts import record_facts
 
 DTYPES = {name: np.dtype(t.dtype) for t, name in DT.items()}
 
@@ -27,15 +25,12 @@ def generate(prog, consts):
     src = "\n".join(out) + "\n"
     namespace = {"np": np, "I8": DTYPES["I8"], "inf": float("inf"), "nan": float("nan")}
     namespace.update(DTYPES)
-    filename = f"<simcore kernel {prog.name}>"
-    tree = ast.parse(src, filename)          # parsed once: compiled, and read for the blocks' facts
-    code = compile(tree, filename, "exec")
+    code = compile(src, f"<simcore kernel {prog.name}>", "exec")
     with np.errstate(all="ignore"):          # 1e39f is inf in C too: no numpy warning for it
         exec(code, namespace)
-    functions = [node for node in tree.body if isinstance(node, ast.FunctionDef)]    # one per block, in order
-    for b, function in zip(prog.blocks, functions):
-        b.fn = namespace[function.name]
-        b.facts = block_facts(b, function, prog.vars)
+    for b in prog.blocks:
+        b.fn = namespace[f"b{b.id}"]
+    record_facts(prog)                       # what each block's code does, for its consumers
     prog.python_source = src
 
 

@@ -3,10 +3,10 @@ its consumers (the engine's scalar lanes, the serial loop in solo.py, the perfor
 read facts instead of the code's text.
 
 The registers a block reads and writes are recorded by lowering itself (code.resolve: the
-block's `loads` and `stores`). Which attributes of the launch context `X` the code uses is read
-off the syntax tree that code generation parses the block's function into (codegen.generate
-compiles that same tree): expressions are built as text, and the tree is where a call into the
-context is unambiguous.
+block's `loads` and `stores`). What its statements do (the attributes of the launch context `X`
+they use, their work for the timing model) is read off their syntax tree, parsed once when
+codegen compiles the kernel: expressions are built as text, and the tree is where a call into
+the context or an operator is unambiguous.
 """
 import ast
 from dataclasses import dataclass
@@ -45,12 +45,6 @@ class BlockFacts:
         return not self.touches_arrays and self.context - LANE_FREE_CONTEXT <= SCALAR_HELPERS
 
 
-def context_uses(tree):
-    """The attributes of the context `X` that a syntax tree names."""
-    return frozenset(node.attr for node in ast.walk(tree)
-                     if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "X")
-
-
 # ------------------------------------------------------------------ the statements' work
 # What each statement of a block's code does, in the terms the timing model counts machine
 # instructions in (perf/counters.py gives each kind its weight):
@@ -75,29 +69,42 @@ class Work:
     operators: int = 0
 
 
-def _is_context_attr(node, test):
-    return (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "X"
-            and test(node.attr))
+_COMPARISONS = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 
 
-def _is_memory_call(node):
-    return isinstance(node, ast.Call) and _is_context_attr(
-        node.func, lambda a: a in MEMORY_OPERATIONS or a.startswith(MEMORY_OPERATION_FAMILIES))
+class _Scan:
+    """One pass over an expression or statement: the context attributes it names, the
+    operators that become machine instructions (binary and unary arithmetic, each comparison,
+    each numpy call), and its memory operations (calls of X.ld, X.st, X.atomic*, ...)."""
 
-
-def operators(tree):
-    """Operators of an expression that become machine instructions: binary and unary
-    arithmetic, each comparison, each numpy call."""
-    count = 0
-    for node in ast.walk(tree):
-        if isinstance(node, ast.BinOp) or (isinstance(node, ast.UnaryOp) and isinstance(node.op, COUNTED_UNARY)):
-            count += 1
-        elif isinstance(node, ast.Compare):
-            count += sum(isinstance(op, (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)) for op in node.ops)
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
-                isinstance(node.func.value, ast.Name) and node.func.value.id == "np":
-            count += 1
-    return count
+    def __init__(self, tree):
+        self.context, self.operators, self.memory = set(), 0, []
+        stack = [tree]
+        while stack:
+            node = stack.pop()
+            kind = type(node)
+            if kind is ast.Attribute and type(node.value) is ast.Name:
+                if node.value.id == "X":
+                    self.context.add(node.attr)
+                continue
+            if kind is ast.BinOp or (kind is ast.UnaryOp and isinstance(node.op, COUNTED_UNARY)):
+                self.operators += 1
+            elif kind is ast.Compare:
+                self.operators += sum(isinstance(op, _COMPARISONS) for op in node.ops)
+            elif kind is ast.Call:
+                f = node.func
+                if type(f) is ast.Attribute and type(f.value) is ast.Name:
+                    if f.value.id == "np":
+                        self.operators += 1
+                    elif f.value.id == "X" and (f.attr in MEMORY_OPERATIONS
+                                                or f.attr.startswith(MEMORY_OPERATION_FAMILIES)):
+                        self.memory.append(node)
+            for field in node._fields:
+                child = getattr(node, field, None)
+                if type(child) is list:
+                    stack.extend(c for c in child if isinstance(c, ast.AST))
+                elif isinstance(child, ast.AST):
+                    stack.append(child)
 
 
 def _is_plain_value(node):
@@ -114,43 +121,65 @@ def _is_constant(node):
     return isinstance(node, ast.Name) and node.id[:1] == "K" and node.id[1:].isdigit()
 
 
-def statement_work(stmt):
-    """-> Work of one statement of generated code (an ast statement)."""
+def statement_facts(stmt):
+    """-> (Work of one statement of generated code (an ast statement), the context attributes it names)."""
+    scan = _Scan(stmt)
     target = stmt.targets[0] if isinstance(stmt, ast.Assign) else None
-    if (isinstance(target, ast.Name) and target.id.startswith("u_")) or any(
-            _is_context_attr(n, lambda a: a == "DEFINED") for n in ast.walk(stmt)):
-        return Work("bookkeeping")
     value = stmt.value if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.Expr)) else stmt
+    if (isinstance(target, ast.Name) and target.id.startswith("u_")) or "DEFINED" in scan.context:
+        return Work("bookkeeping"), scan.context
     if isinstance(stmt, ast.Assign) and _is_plain_value(value):
-        return Work("copy")
+        return Work("copy"), scan.context
     if (isinstance(stmt, ast.Assign) and isinstance(target, ast.Name) and isinstance(value, ast.BinOp)
             and isinstance(value.op, (ast.Add, ast.Sub)) and isinstance(value.left, ast.Name)
             and _is_constant(value.right)):
-        return Work("increment")
-    memory = [n for n in ast.walk(stmt) if _is_memory_call(n)]
-    if memory:
-        first = min(memory, key=lambda n: (n.lineno, n.col_offset))
+        return Work("increment"), scan.context
+    if scan.memory:
+        first = min(scan.memory, key=lambda n: (n.lineno, n.col_offset))    # the first in the text
         stored = first.args[1] if first.func.attr == "st" and len(first.args) > 1 else None
-        return Work("memory", operators(stored) if stored is not None else 0)
-    return Work("arithmetic", operators(value))
+        return Work("memory", _Scan(stored).operators if stored is not None else 0), scan.context
+    return Work("arithmetic", scan.operators if value is stmt else _Scan(value).operators), scan.context
 
 
-def condition_work(expr):
-    """-> Work of a branch condition (an ast expression)."""
+def statement_work(stmt):
+    """-> Work of one statement of generated code (an ast statement)."""
+    return statement_facts(stmt)[0]
+
+
+def condition_facts(expr):
+    """-> (Work of a branch condition (an ast expression), the context attributes it names)."""
+    scan = _Scan(expr)
     if (isinstance(expr, ast.Compare) and len(expr.ops) == 1 and isinstance(expr.left, ast.Name)
             and _is_constant(expr.comparators[0])):
-        return Work("constant_test")
-    return Work("test", operators(expr))
+        return Work("constant_test"), scan.context
+    return Work("test", scan.operators), scan.context
 
 
-def block_facts(block, function, variables):
-    """-> BlockFacts of `block` (program.Block), given its generated function's syntax tree
-    (codegen._block_source: loads, code, `_cond = ...` for a branch, stores, return) and the
-    program's registers (name -> program.Var)."""
-    registers = [name for _, name in block.loads] + list(block.stores)
-    stores = sum(1 + variables[name].tracked for name in block.stores)
-    branch = block.term.kind == "branch"
-    code = function.body[len(block.loads):len(function.body) - stores - 1 - branch]
-    condition = condition_work(function.body[len(function.body) - stores - 2].value) if branch else None
-    return BlockFacts(context_uses(function), any(variables[name].shape for name in registers),
-                      tuple(statement_work(s) for s in code), condition)
+def record_facts(program):
+    """Give every block of a program with generated code its BlockFacts (block.facts). The
+    blocks' statements and branch conditions are parsed together, once (the loads and stores
+    codegen wraps around them name no context)."""
+    text, owner = [], []          # one line per statement of code or condition; its block, condition?
+    for block in program.blocks:
+        for line in block.code:
+            text.append(line)
+            owner.append((block.id, False))
+        if block.term.kind == "branch":
+            text.append(block.term.cond)
+            owner.append((block.id, True))
+    found = {block.id: ([], set(), None) for block in program.blocks}
+    for stmt in ast.parse("\n".join(text)).body:
+        bid, is_condition = owner[stmt.lineno - 1]
+        work, context, _ = found[bid]
+        if is_condition:
+            condition, names = condition_facts(stmt.value)
+            found[bid] = (work, context | names, condition)
+        else:
+            one, names = statement_facts(stmt)
+            work.append(one)
+            context |= names
+    arrays = {name for name, var in program.vars.items() if var.shape}
+    for block in program.blocks:
+        work, context, condition = found[block.id]
+        touches = any(name in arrays for _, name in block.loads) or any(name in arrays for name in block.stores)
+        block.facts = BlockFacts(frozenset(context), touches, tuple(work), condition)
