@@ -6,8 +6,9 @@ scans, but each block still costs a call, a dictionary look-up and a numpy scala
 per register, and the step's bookkeeping: a one-thread 10^5-iteration loop took ~130 ms,
 twice Oclgrind's time. Most of that is not the kernel's arithmetic.
 
-What: `solo_loop(prog, scalar_ok)` compiles, once per program (cached on it, like
-`scalar_blocks`), a function that runs the blocks of the kernel that end in a goto or a branch,
+What: `solo_loop(prog, scalar_ok)` compiles, once per program (cached on it), from the blocks'
+code and recorded facts (block.code, loads, stores, block.facts: never the generated source's
+text), a function that runs the blocks of the kernel that end in a goto or a branch,
 for one lane; `Engine.run_solo` calls it when the lane takes a backward edge (a loop):
 
 * the registers those blocks use live in Python locals (numpy scalars, as the scalar blocks'
