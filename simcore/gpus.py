@@ -78,7 +78,8 @@ def _by_key(key):
 
 
 def get_gpu(gpu):
-    """A GPU by name ('H200', 'H100', 'RTX4090'; case and spaces ignored) or a GPU object."""
+    """A GPU by its key in gpus.json or the end of its name ('H200', 'rtx 4090'; case, spaces and
+    dashes ignored), or a GPU object."""
     if isinstance(gpu, GPU):
         return gpu
     table = _data()["gpus"]
