@@ -1,6 +1,7 @@
 """How many blocks of a kernel fit on one SM, and what limits them (threads, blocks or
 shared memory). Shared-memory sizes come from the compiled kernel
-(``simcore.Kernel.shared_arrays``), never from reading the source again.
+(``simcore.Kernel.shared_arrays``), never from reading the source again; the GPU's limits and
+the occupancy rule are simcore's (``simcore.gpus``: simcore/data/gpus.json).
 
 ``shared_arrays(kern)``                    the kernel's static ``__shared__`` arrays and their bytes.
 ``blocks_per_sm(threads, shared_bytes)``   blocks that fit on one H200 SM, and what limits it.
@@ -8,12 +9,12 @@ shared memory). Shared-memory sizes come from the compiled kernel
 
 from __future__ import annotations
 
-__all__ = ["H200_LIMITS", "shared_arrays", "blocks_per_sm"]
+from simcore.gpus import get_gpu, occupancy
 
-#: The per-SM limits of an H200 (sm_90), as in course/data/h200-barrier.json's "device".
-H200_LIMITS = {"max_threads_per_sm": 2048, "max_blocks_per_sm": 32,
-               "shared_memory_per_sm_kb": 228}
-RESERVED_SHARED_PER_BLOCK = 1024    # bytes the runtime keeps per resident block (sm_80 and later)
+__all__ = ["shared_arrays", "blocks_per_sm"]
+
+# the occupancy rules as the lessons name them, in the order a tie is named
+_LIMITS = {"warps": "threads", "blocks": "blocks", "shared memory": "shared memory"}
 
 
 def shared_arrays(kern):
@@ -27,20 +28,13 @@ def shared_arrays(kern):
             for a in kern.shared_arrays if not a.dynamic]
 
 
-def blocks_per_sm(threads, shared_bytes, device=None):
+def blocks_per_sm(threads, shared_bytes, gpu="H200"):
     """Blocks of ``threads`` threads using ``shared_bytes`` of shared memory that fit on one SM.
 
-    Limits from the H200 (``device`` as in h200-barrier.json): 2048 threads, 32 blocks,
-    228 KB of shared memory per SM, of which the runtime keeps 1 KB per block (sm_80 and
-    later). Registers are ignored. Returns ``(blocks, what_limits)``.
+    Limits of ``gpu`` (an H200: 2048 threads, 32 blocks, 228 KB of shared memory per SM, of
+    which the runtime keeps 1 KB per block). Registers are ignored. Returns
+    ``(blocks, what_limits)``, what_limits one of "threads", "blocks", "shared memory".
     """
-    device = device or H200_LIMITS
-    warps = -(-threads // 32)
-    limits = {
-        "threads": device["max_threads_per_sm"] // (warps * 32),
-        "blocks": device["max_blocks_per_sm"],
-        "shared memory": (device["shared_memory_per_sm_kb"] * 1024)
-                         // (shared_bytes + RESERVED_SHARED_PER_BLOCK),
-    }
-    what = min(limits, key=lambda k: limits[k])
-    return limits[what], what
+    limits = occupancy(get_gpu(gpu), threads, None, shared_bytes).limits
+    what = min(_LIMITS, key=lambda rule: limits[rule])
+    return limits[what], _LIMITS[what]

@@ -35,46 +35,10 @@ __all__ = [
     "barrier_cost_figure",
     "load_barrier_costs",
     "DATA_DIR",
-    "H200_BARRIER_COSTS",
 ]
 
 DATA_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                         "course", "data")
-
-# The same numbers as course/data/h200-barrier.json, for installs without the course folder.
-H200_BARRIER_COSTS = {'what': 'cycles per __syncthreads() on an NVIDIA H200 (sm_90), clock64() around 2000 '
-         'barriers, median over blocks; skew = cycles warp w spins (w*skew) before each '
-         'barrier',
- 'one_block_per_sm': [{'block': 32, 'skew': 0, 'cycles': 72.1},
-                      {'block': 64, 'skew': 0, 'cycles': 74.1},
-                      {'block': 128, 'skew': 0, 'cycles': 78.1},
-                      {'block': 256, 'skew': 0, 'cycles': 87.7},
-                      {'block': 512, 'skew': 0, 'cycles': 105.6},
-                      {'block': 1024, 'skew': 0, 'cycles': 138.4},
-                      {'block': 32, 'skew': 20, 'cycles': 122.1},
-                      {'block': 64, 'skew': 20, 'cycles': 163.1},
-                      {'block': 128, 'skew': 20, 'cycles': 206.1},
-                      {'block': 256, 'skew': 20, 'cycles': 293.1},
-                      {'block': 512, 'skew': 20, 'cycles': 467.7},
-                      {'block': 1024, 'skew': 20, 'cycles': 860.6}],
- '1024_threads_per_sm': [{'block': 128, 'blocks_per_sm': 8, 'skew': 0, 'cycles': 92.9},
-                         {'block': 256, 'blocks_per_sm': 4, 'skew': 0, 'cycles': 101.0},
-                         {'block': 512, 'blocks_per_sm': 2, 'skew': 0, 'cycles': 114.6},
-                         {'block': 1024, 'blocks_per_sm': 1, 'skew': 0, 'cycles': 138.4},
-                         {'block': 128, 'blocks_per_sm': 8, 'skew': 20, 'cycles': 227.9},
-                         {'block': 256, 'blocks_per_sm': 4, 'skew': 20, 'cycles': 307.0},
-                         {'block': 512, 'blocks_per_sm': 2, 'skew': 20, 'cycles': 482.6},
-                         {'block': 1024, 'blocks_per_sm': 1, 'skew': 20, 'cycles': 860.2}],
- 'device': {'name': 'NVIDIA H200',
-            'sm_count': 132,
-            'compute_capability': '9.0',
-            'max_threads_per_sm': 2048,
-            'max_blocks_per_sm': 32,
-            'max_warps_per_sm': 64,
-            'shared_memory_per_sm_kb': 228,
-            'max_shared_per_block_kb': 227,
-            'registers_per_sm': 65536,
-            'warp_schedulers_per_sm': 4}}
 
 # state -> (legend label, face colour, hatch). Colours are from the colour-blind safe
 # Okabe-Ito palette; the hatches keep the states apart on a grey-scale print.
@@ -368,14 +332,12 @@ def read_map_figure(read_from, *, warp_size=32, title=None, max_arrows=64, figsi
 # --------------------------------------------------------------------------- costs
 
 def load_barrier_costs(path=None):
-    """The H200 barrier measurements shipped with the course (course/data/h200-barrier.json).
-
-    Falls back to the copy in ``H200_BARRIER_COSTS`` when the file is not there.
-    """
-    if path is None:
-        path = os.path.join(DATA_DIR, "h200-barrier.json")
-        if not os.path.exists(path):
-            return json.loads(json.dumps(H200_BARRIER_COSTS))
+    """The H200 barrier measurements shipped with the course (course/data/h200-barrier.json,
+    the one copy of them)."""
+    path = path or os.path.join(DATA_DIR, "h200-barrier.json")
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"{path} is missing: the H200 measurements ship with the course folder "
+                                "(run the notebook from a checkout of the course)")
     with open(path) as f:
         return json.load(f)
 

@@ -11,6 +11,7 @@ No Python loop over lanes anywhere: a block costs a few numpy calls whatever the
 import numpy as np
 
 from .lower import DT
+from .lower.facts import record_facts
 
 DTYPES = {name: np.dtype(t.dtype) for t, name in DT.items()}
 
@@ -29,6 +30,7 @@ def generate(prog, consts):
         exec(code, namespace)
     for b in prog.blocks:
         b.fn = namespace[f"b{b.id}"]
+    record_facts(prog)                       # what each block's code does, for its consumers
     prog.python_source = src
 
 

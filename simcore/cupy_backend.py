@@ -23,6 +23,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .gpus import SIMULATED_GPU, get_gpu
+
 INSTALL_HINT = (
     "pip install 'gpu-barriers-course[gpu]' (which installs cupy-cuda12x; on a CUDA 13 "
     "driver/toolkit install cupy-cuda13x instead)"
@@ -314,7 +316,7 @@ class CupyModule:
             for k, a in enumerate(args):
                 if isinstance(a, np.ndarray) and a.ndim == 0:  # 0-d array: a scalar of its dtype
                     device_args[k] = a[()]
-            if shared_mem > 48 * 1024:
+            if shared_mem > get_gpu(SIMULATED_GPU).shared_per_block_default:    # opt in, as the GPU needs
                 try:
                     fn.max_dynamic_shared_size_bytes = shared_mem
                 except Exception:

@@ -19,7 +19,6 @@ A lane reaching J waits there until every live warp-mate that recorded J arrives
 any other path, of the same warp too, may run. That single rule reproduces what an H200 does
 with the seed examples (see docs/semantics.md, section 7).
 """
-import re
 import time
 
 import numpy as np
@@ -54,36 +53,14 @@ GOTO, BRANCH, OTHER = range(3)     # block terminators, for run_solo
 SOLO_MIN_STEPS = 8     # run_solo enters the serial loop only this many steps or more before the watchdog's
                        # next call (with fewer it would return at once: probes call it every step)
 
-# X attributes a block may use and still run for one lane given as a plain slot number
-_LANE_FREE = re.compile(r"\bX\.(?!(?:DEFINED|UNSET|[bg]dim_[xyz])\b)")
-
-
 def scalar_blocks(prog):
     """Per basic block: can its generated code run for a single lane given as an int slot
     (registers then read as numpy scalars, several times cheaper than one-element arrays)? Yes
     when it calls nothing in the context with the lanes (memory, local arrays, checks, helpers)
-    and touches no per-thread array register. A serial phase (one thread looping) runs such
-    blocks that way; results are the same values of the same dtypes. (Cached on the program: a
-    compiled program serves every launch of its kernel.)"""
-    cached = getattr(prog, "_scalar_blocks", None)
-    if cached is not None:
-        return cached
-    sources = {}
-    current = None
-    for line in (prog.python_source or "").splitlines():
-        if line.startswith("def b") and line.endswith("(R, L, X):"):
-            current = int(line[5:line.index("(")])
-            sources[current] = []
-        elif current is not None:
-            sources[current].append(line)
-    arrays = {name for name, var in prog.vars.items() if var.shape}
-    ok = []
-    for b in prog.blocks:
-        body = "\n".join(sources.get(b.id, ["X."]))
-        names = set(re.findall(r"R\['(?:__u_)?(\w+)'\]", body))
-        ok.append(not _LANE_FREE.search(body) and not (names & arrays))
-    prog._scalar_blocks = ok
-    return ok
+    and touches no per-thread array register (lower/facts.py: BlockFacts.scalar). A serial
+    phase (one thread looping) runs such blocks that way; results are the same values of the
+    same dtypes."""
+    return [b.facts is not None and b.facts.scalar for b in prog.blocks]
 
 
 class Engine:

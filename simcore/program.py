@@ -177,6 +177,7 @@ class Block:
     is_join: bool = False        # lanes of a warp that diverged earlier wait here
     join_of: list = field(default_factory=list)  # branch blocks whose reconvergence point this is
     fn: object = None            # compiled function (R, L, X) -> cond or None
+    facts: object = None         # lower.facts.BlockFacts of its code, recorded with fn
     ipdom: int = -1              # for branch blocks: the join block id (-1: kernel exit)
     exit_join: bool = False      # branch whose sides both run to the kernel's end (no join block)
 

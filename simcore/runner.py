@@ -1,5 +1,7 @@
 """One simulated launch: set up the reporter, the plugins, the context, the memory and the
 engine, run it, fill the launch record."""
+from contextlib import contextmanager
+
 import numpy as np
 
 from .activemask import ActiveMask
@@ -77,11 +79,20 @@ def run_launch(prog, launch, values, options, extra_plugins=(), block_ranges=Non
     each range as one wave (default: every block). -> the engine (its plugins hold what they
     collected: `engine.plugins.of_type(cls)`)."""
     engine = build_engine(prog, launch, values, options, extra_plugins, module_vars)
-    try:
+    with recording(engine, launch):
         engine.run(block_ranges)
+    return engine
+
+
+@contextmanager
+def recording(engine, launch):
+    """Around running `engine` (any number of engine.run calls): however the run ends, a fault
+    too, the launch record gets its steps, thread-instructions, warnings, and what the plugins
+    add at the launch's end (the trace, the counters)."""
+    try:
+        yield engine
     finally:
         launch.steps = engine.steps
         launch.thread_instructions = engine.thread_instructions
         launch.warnings = list(engine.report.warnings)
         engine.plugins.end_launch(launch)
-    return engine

@@ -6,8 +6,9 @@ scans, but each block still costs a call, a dictionary look-up and a numpy scala
 per register, and the step's bookkeeping: a one-thread 10^5-iteration loop took ~130 ms,
 twice Oclgrind's time. Most of that is not the kernel's arithmetic.
 
-What: `solo_loop(prog, scalar_ok)` compiles, once per program (cached on it, like
-`scalar_blocks`), a function that runs the blocks of the kernel that end in a goto or a branch,
+What: `solo_loop(prog, scalar_ok)` compiles, once per program (cached on it), from the blocks'
+code and recorded facts (block.code, loads, stores, block.facts: never the generated source's
+text), a function that runs the blocks of the kernel that end in a goto or a branch,
 for one lane; `Engine.run_solo` calls it when the lane takes a backward edge (a loop):
 
 * the registers those blocks use live in Python locals (numpy scalars, as the scalar blocks'
@@ -38,17 +39,11 @@ every dtype pair and edge values. Everything else is the blocks' own generated c
 steps, thread-instruction counts and faults are those of the general loop.
 """
 import ast
-import re
 
 import numpy as np
 
 from .codegen import DTYPES
-
-# loads and stores of registers as codegen writes them (codegen._block_source)
-_LOAD = re.compile(r"^([vu])_(\w+) = R\['(?:__u_)?\w+'\]\[L\]$")
-_STORE = re.compile(r"^R\['(__u_)?(\w+)'\]\[L\] = [vu]_\w+$")
-_ANY_REG = re.compile(r"R\['(__u_)?(\w+)'\]")
-_STORED_REG = re.compile(r"R\['(__u_)?(\w+)'\]\[L\] =")
+from .lower.facts import SCALAR_HELPERS
 
 MAX_INLINE = 48        # blocks inlined below one dispatch entry (code size)
 MAX_NESTING = 12       # branches nested inside one dispatch entry (Python's indentation limit)
@@ -63,14 +58,6 @@ def cast_via(buf, value):
     except (OverflowError, ValueError):
         return value.astype(buf.dtype)
     return buf[0]
-
-
-_SCALAR_HELPER = re.compile(r"\bX\.(idiv|imod|shl|shr|smul)\(")
-_OTHER_CONTEXT = re.compile(r"\bX\.(?!(?:DEFINED|UNSET|[bg]dim_[xyz])\b)")    # as engine.scalar_blocks
-
-
-def _lane_free_but_divisions(text):
-    return not _OTHER_CONTEXT.search(text)
 
 
 def scalar_idiv(X, lanes, a, b, L, site):
@@ -119,6 +106,22 @@ def scalar_smul(X, lanes, a, b, L, site):
     return r
 
 
+class _ScalarHelperCalls(ast.NodeTransformer):
+    """`X.idiv(a, b, L, site)` -> `_s_idiv(X, _s_LS, a, b, L, site)`, and so for every
+    SCALAR_HELPERS call: the scalar versions above, given the context and the lane's slice
+    (only the code of blocks inlined with their helpers calls them: a called block's code is
+    its own function)."""
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        f = node.func
+        if (isinstance(f, ast.Attribute) and f.attr in SCALAR_HELPERS and isinstance(f.value, ast.Name)
+                and f.value.id == "X"):
+            args = [ast.Name("X", ast.Load()), ast.Name("_s_LS", ast.Load())] + node.args
+            return ast.copy_location(ast.Call(ast.Name("_s_" + f.attr, ast.Load()), args, node.keywords), node)
+        return node
+
+
 _SHIFTS = {"left_shift": ast.LShift, "right_shift": ast.RShift}
 
 
@@ -143,18 +146,6 @@ class _CheaperScalarOps(ast.NodeTransformer):
             return ast.copy_location(ast.Call(ast.Name("_cast", ast.Load()),
                                               [ast.Name("_buf_" + name, ast.Load()), f.value], []), node)
         return node
-
-
-def _block_bodies(prog):
-    """-> {block id: the lines of its generated function's body, dedented}."""
-    bodies, current = {}, None
-    for line in (prog.python_source or "").splitlines():
-        if line.startswith("def b") and line.endswith("(R, L, X):"):
-            current = int(line[5:line.index("(")])
-            bodies[current] = []
-        elif current is not None and line.startswith("    "):
-            bodies[current].append(line[4:])
-    return bodies
 
 
 def solo_loop(prog, scalar_ok):
@@ -184,48 +175,32 @@ def _build(prog, scalar_ok):
     if not hasattr(blocks[0], "fn") or blocks[0].fn is None:
         return None
     namespace = blocks[0].fn.__globals__
-    bodies = _block_bodies(prog)
     unshaped = {name for name, var in prog.vars.items() if not var.shape}
     tracked = {name for name, var in prog.vars.items() if var.tracked}
-    runs = [b.term.kind in ("goto", "branch") and b.id in bodies for b in blocks]
+    runs = [b.term.kind in ("goto", "branch") and b.facts is not None for b in blocks]
     preds = [0] * len(blocks)
     for b in blocks:
         for t in _targets(b):
             preds[t] += 1
 
-    inline = {}          # block id -> body lines without loads, stores and return (scalar blocks)
+    inline = {}          # block id -> its code and branch condition, without loads and stores (scalar blocks)
     refs = {}            # block id -> registers ('v'|'u', name) a called block names
     stored = {}          # block id -> registers a called block stores
     may_fault = set()    # inlined blocks that divide integers (a zero divisor faults)
     for b in blocks:
         if not runs[b.id]:
             continue
-        lifted = None
-        body = bodies[b.id]
-        if not scalar_ok[b.id]:
-            # a block whose only calls into the context divide integers: scalar versions below
-            lifted = [_SCALAR_HELPER.sub(lambda m: f"_s_{m.group(1)}(X, _s_LS, ", s) for s in body]
-            text = "\n".join(lifted)
-            if not _lane_free_but_divisions(text) or {n for _, n in _ANY_REG.findall(text)} - unshaped:
-                lifted = None
-            else:
-                body = lifted
-        if scalar_ok[b.id] or lifted is not None:
-            kept = [s for s in body if not _LOAD.match(s) and not _STORE.match(s)]
-            if kept and kept[-1].startswith("return "):
-                kept = kept[:-1]
-            if not any("R[" in s or s.startswith("return") for s in kept):
-                inline[b.id] = kept
-                if lifted is not None:
-                    may_fault.add(b.id)
-                continue
-        text = "\n".join(body)
-        names = {("u" if u else "v", n) for u, n in _ANY_REG.findall(text)}
-        if "R[" in _ANY_REG.sub("", text):        # registers reached some other way: not here
-            runs[b.id] = False
+        # a block whose only calls into the context are scalar helpers (integer division, shifts):
+        # inlined with the scalar versions below (_ScalarHelperCalls), as it may fault
+        lifted = not scalar_ok[b.id] and b.facts.scalar_with_helpers
+        if scalar_ok[b.id] or lifted:
+            inline[b.id] = list(b.code) + ([f"_cond = {b.term.cond}"] if b.term.kind == "branch" else [])
+            if lifted:
+                may_fault.add(b.id)
             continue
-        refs[b.id] = {r for r in names if r[1] in unshaped}
-        stored[b.id] = {("u" if u else "v", n) for u, n in _STORED_REG.findall(text) if n in unshaped}
+        stores = {("v", name) for name in b.stores} | {("u", name) for name in b.stores if name in tracked}
+        refs[b.id] = {r for r in set(b.loads) | stores if r[1] in unshaped}
+        stored[b.id] = {r for r in stores if r[1] in unshaped}
     if not inline:
         return None
 
@@ -348,6 +323,7 @@ def _build(prog, scalar_ok):
     out += [f"        R[{key(r)!r}][_s_slot] = {local(r)}" for r in sorted(written)]
     source = "\n".join(out) + "\n"
     tree_ = ast.parse(source)
+    tree_ = _ScalarHelperCalls().visit(tree_)
     casts = _CheaperScalarOps()
     tree_ = ast.fix_missing_locations(casts.visit(tree_))
     fn_def = tree_.body[0]

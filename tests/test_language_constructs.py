@@ -443,17 +443,17 @@ def test_cxx_struct_features_are_named(src, words, line):
 
 def test_gpu_only_signatures_know_struct_and_vector_pointers():
     """backend="cupy" with a source outside the subset: the launch still needs the parameters."""
-    from simcore.module import _check_struct_array
+    from simcore.launch import check_struct_array
     from simcore.signature import UNKNOWN_STRUCT, signatures
 
     sig = signatures('struct C { float re, im; __device__ C() {} };\n'
                      'extern "C" __global__ void k(C *a, const float4 *b, int n) {}')["k"]
     a, b, n = sig.params
     assert a.dtype == UNKNOWN_STRUCT and b.dtype.itemsize == 16 and b.type == "const float4 *"
-    _check_struct_array(np.zeros(3, np.complex64), a, "a")       # any bytes: the GPU gets the address
-    _check_struct_array(np.zeros(8, np.float32), b, "b")
+    check_struct_array(np.zeros(3, np.complex64), a, "a")       # any bytes: the GPU gets the address
+    check_struct_array(np.zeros(8, np.float32), b, "b")
     with pytest.raises(simcore.LaunchError):
-        _check_struct_array(np.zeros(6, np.float32), b, "b")
+        check_struct_array(np.zeros(6, np.float32), b, "b")
 
 
 def test_whole_struct_copies_with_array_members():

@@ -8,7 +8,7 @@ import pytest
 
 import simcore
 from simcore.bench import REDUCE    # the reduction whose memory the benchmark watches
-from simcore.module import _options
+from simcore.launch import launch_options
 from simcore.runner import run_launch
 
 RACY = r"""
@@ -69,7 +69,7 @@ def test_the_engine_and_its_wave_die_when_the_launch_returns():
     out, x = _reduce_args()
     with CyclicGcOff():
         launch = simcore.module.Launch("reduce", (8, 1, 1), (256, 1, 1), 0, "simulator")
-        engine = run_launch(k.program, launch, [out, x], _options(True, "lockstep", "independent", 0, True, None))
+        engine = run_launch(k.program, launch, [out, x], launch_options(trace=True))
         refs = [weakref.ref(o) for o in (engine, engine.wave, engine.memory, engine.ctx, engine.report)]
         refs += [weakref.ref(p) for p in engine.plugins]
         del engine
@@ -81,7 +81,7 @@ def _race_detector_after(source, name, grid, block, args, block_ranges=None, opt
     from simcore.plugins.races import RaceDetector
     k = simcore.RawModule(code=source, options=options).get_function(name)
     launch = simcore.module.Launch(name, (grid, 1, 1), (block, 1, 1), 0, "simulator")
-    engine = run_launch(k.program, launch, list(args), _options(True, "lockstep", "independent", 0, False, None),
+    engine = run_launch(k.program, launch, list(args), launch_options(),
                         block_ranges=block_ranges)
     return engine.plugins.of_type(RaceDetector), engine
 

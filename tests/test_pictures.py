@@ -4,6 +4,7 @@ Uses a small hand-made trace (namedtuples shaped like simcore.Trace) so it runs 
 simulator, and a real simcore trace when simcore imports.
 """
 
+import json
 import os
 import sys
 from collections import namedtuple
@@ -165,11 +166,12 @@ def test_real_trace_from_simcore():
     plt.close(fig)
 
 
-def test_embedded_costs_match_shipped_file():
+def test_barrier_costs_come_from_the_measurement_file_and_a_missing_one_is_named(tmp_path):
     path = os.path.join(pictures.DATA_DIR, "h200-barrier.json")
-    if not os.path.exists(path):
-        pytest.skip("no course/data folder")
-    assert pictures.load_barrier_costs(path) == pictures.H200_BARRIER_COSTS
+    with open(path) as f:
+        assert pictures.load_barrier_costs() == json.load(f)
+    with pytest.raises(FileNotFoundError, match="missing.h200-barrier.json is missing"):
+        pictures.load_barrier_costs(str(tmp_path / "missing.h200-barrier.json"))
 
 
 # The explorer's non-widget half (barrier_course.widgets) is used by the same lessons.

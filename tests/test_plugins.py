@@ -153,14 +153,13 @@ def test_only_the_plugins_of_checks_that_are_on_are_built(with_recorder, monkeyp
 def test_a_run_of_chosen_blocks_with_an_extra_plugin():
     """What a profiler does: build its plugin for the launch, run only some blocks (each range
     one wave, with its real blockIdx), then read what the plugin collected."""
-    from simcore.module import Launch, _options
+    from simcore.launch import Launch, launch_options, marshal
     from simcore.runner import run_launch
     src = r"""extern "C" __global__ void ids(int *out) { out[blockIdx.x * blockDim.x + threadIdx.x] = blockIdx.x; }"""
     k = simcore.RawModule(code=src).get_function("ids")
     out = np.full(4 * 32, -1, np.int32)
     launch = Launch("ids", (4, 1, 1), (32, 1, 1), 0, "sim")
-    engine = run_launch(k.program, launch, k._marshal((out,)), _options(False, "lockstep", "independent", 0, False,
-                                                                         None),
+    engine = run_launch(k.program, launch, marshal(k, (out,)), launch_options(checks=False),
                         extra_plugins=(Recorder,), block_ranges=[(2, 1)])
     rec = engine.plugins.of_type(Recorder)
     assert [e for e in rec.events if e[0] == "wave"] == [("wave", 2, 1)]

@@ -8,7 +8,8 @@ import pytest
 
 import simcore
 from simcore.perf import get_gpu, known_gpus, occupancy
-from simcore.perf.counters import PerfCounters, statement_instructions
+from simcore.perf.counters import PerfCounters, estimate_registers, statement_instructions
+from simcore.launch import marshal
 from simcore.perf.sampling import interior_blocks, run_sample, sample_plan
 from barrier_course import tuning_kernels
 
@@ -135,6 +136,33 @@ def test_statement_instruction_counts():
     assert statement_instructions("_t1 = X.ld((v_in_0 + (v_g_8).astype(I8) * 4), F4, L, 0, False)") == 1
 
 
+VOTES = r"""
+__global__ void votes(unsigned *out, int n)
+{
+    unsigned t = threadIdx.x;
+    unsigned a = 0;
+%s
+    out[t] = a;
+}
+"""
+
+
+@pytest.mark.parametrize("vote", ["a += __ballot_sync(0xffffffff, t > %d);", "a += __syncthreads_count(t > %d);",
+                                  "a += __any_sync(0xffffffff, t == %d);"])
+def test_a_vote_predicate_is_an_operand_not_a_register_of_the_estimate(vote):
+    # the predicate of a vote or __syncthreads_count is the instruction's operand: more votes
+    # of the same kind need no more registers
+    one = kernel(VOTES % ("    " + vote % 1), "votes").program
+    four = kernel(VOTES % "\n".join("    " + vote % i for i in range(4)), "votes").program
+    assert estimate_registers(four) == estimate_registers(one)
+
+
+def test_a_user_variable_named_like_an_operand_is_a_register_of_the_estimate():
+    plain = kernel(VOTES % "    unsigned extra = t * 3u; a += extra;", "votes").program
+    named = kernel(VOTES % "    unsigned my_lane = t * 3u; a += my_lane;", "votes").program
+    assert estimate_registers(named) == estimate_registers(plain)
+
+
 def test_sample_runs_real_blocks_with_their_own_blockidx():
     src = r"""
     extern "C" __global__ void last_reads(const float *x, float *out)
@@ -146,7 +174,7 @@ def test_sample_runs_real_blocks_with_their_own_blockidx():
     k = kernel(src, "last_reads")
     launch = simcore.Launch(k.name, (1000, 1, 1), (32, 1, 1), 0, "sim")
     x, out = np.ones(32, np.float32), np.zeros(32, np.float32)
-    counters = run_sample(k.program, launch, k._marshal((x, out)))
+    counters = run_sample(k.program, launch, marshal(k, (x, out)))
     assert {0, 1, 998, 999} <= set(counters.blocks) and len(counters.blocks) == 34
     for b, counts in counters.blocks.items():
         assert (counts.sectors > 0) == (b == 999)

@@ -19,89 +19,75 @@ block it sees:
 
 Counts are exact for the simulated blocks; the model (model.py) scales them to the grid.
 """
-import re
+import ast
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..lower.facts import statement_work
 from ..plugins.base import Plugin
 
 WARP = 32
 SECTOR = 32
-# Counting machine instructions in a lowered statement (see instruction_weights)
-_MEMORY = re.compile(r"X\.(?:ld|ldu|st|atomic\w*|shfl\w*|vote\w*)\(")
-_ADDRESS = re.compile(r"\)?\.astype\(I8\) \* \d+")          # index scaling: folded into the address
-_ARITH = re.compile(r"\*\*|//|<<|>>|<=|>=|==|!=|[-+*/%<>&|^~]|np\.\w+\(")
-_COPY = re.compile(r"^\s*[\w, ]+=\s*\(?[\w.]+\)?(?:\.astype\(\w+\))?\s*$")
+
+# Machine instructions per statement of lowered code, by what lowering recorded it does
+# (lower/facts.py: Work): one per memory operation and per arithmetic operator, a multiply
+# followed by an add counted once (NVCC fuses them into one FMA or IMAD instruction). Free:
+# copies and conversions, the arithmetic of a memory operation's address (base + offset goes
+# into the addressing mode, index arithmetic is usually hoisted out of loops), the simulator's
+# own bookkeeping (u_* definedness shadows). A loop counter's increment by a constant costs 1/8
+# (NVCC unrolls such loops, by 4 or more; the fma_chain training sweep issues 1.1-1.2
+# instructions per one-FMA iteration).
+STATEMENT_WEIGHT = {
+    "bookkeeping": lambda work: 0.0,
+    "copy": lambda work: 0.0,
+    "increment": lambda work: 0.125,
+    "memory": lambda work: 1.0 + work.operators - work.fused,   # the operation and its stored value's arithmetic
+    "arithmetic": lambda work: float(work.operators - work.fused),
+}
+# a conditional branch: a compare and a branch (1/8 when it tests a counter against a
+# constant: an unrolled loop's test)
+CONDITION_WEIGHT = {
+    "constant_test": lambda work: 0.125,
+    "test": lambda work: 1.0 + work.operators - work.fused,
+}
 
 
-_INCREMENT = re.compile(r"^\s*\w+ = \(\w+ [-+] K\d+\)\s*$")   # i = i +/- constant
-_CONSTANT_TEST = re.compile(r"^\(\w+ [<>=!]=? K\d+\)$")          # i < constant
+def work_instructions(work, table=STATEMENT_WEIGHT):
+    """Machine instructions of one statement's (or condition's) recorded Work."""
+    return table[work.kind](work)
 
 
 def statement_instructions(line):
-    """Machine instructions one statement of lowered code becomes, roughly: one per memory
-    operation and per arithmetic operator. Free: copies and conversions, the arithmetic of a
-    memory operation's address (base + offset goes into the addressing mode, index arithmetic
-    is usually hoisted out of loops), the simulator's own bookkeeping (u_* definedness
-    shadows). A loop counter's increment by a constant costs 1/8 (NVCC unrolls such loops,
-    by 4 or more; the fma_chain training sweep issues 1.1-1.2 instructions per one-FMA iteration)."""
-    if line.lstrip().startswith("u_") or "X.DEFINED" in line or _COPY.match(line):
-        return 0.0
-    if _INCREMENT.match(line):
-        return 0.125
-    memory = _MEMORY.search(line)
-    if memory is None:
-        rhs = line.split("=", 1)[1] if "=" in line else line
-        return float(arithmetic_instructions(rhs))
-    # a memory operation: the op itself plus the arithmetic of the value it stores (the
-    # operand after the address), not the address
-    args = line[memory.end():]
-    depth, cut = 1, len(args)
-    for i, ch in enumerate(args):          # end of the first argument (the address)
-        depth += ch == "("
-        depth -= ch == ")"
-        if (ch == "," and depth == 1) or depth == 0:
-            cut = i
-            break
-    stored = args[cut + 1:].split(",", 1)[0] if "X.st" in line[memory.start():memory.end()] else ""
-    return 1.0 + arithmetic_instructions(stored)
-
-
-def arithmetic_instructions(expr):
-    """Operators in `expr`, a multiply followed by an add counted once: NVCC fuses them into
-    one FMA (float) or IMAD (integer) instruction."""
-    ops = _ARITH.findall(expr)
-    multiplies = sum(op == "*" for op in ops)
-    adds = sum(op in ("+", "-") for op in ops)
-    return len(ops) - min(multiplies, adds)
+    """Machine instructions one statement of lowered code, given as its text, becomes."""
+    return work_instructions(statement_work(ast.parse(line.strip()).body[0]))
 
 
 def instruction_weights(program):
     """Per basic block: an estimate of the machine instructions one warp issues to run it once:
-    its statements (statement_instructions), plus a compare and a branch for a conditional
-    branch (1/8 when it tests a counter against a constant: an unrolled loop's test). An
-    unconditional jump is free (the compiler lays blocks out to fall through)."""
+    its statements, plus its branch condition for a conditional branch, from the facts lowering
+    recorded on the block (block.facts). An unconditional jump is free (the compiler lays blocks
+    out to fall through)."""
     weights = []
     for block in program.blocks:
-        w = sum(statement_instructions(line) for line in block.code)
-        if block.term.kind == "branch":
-            cond = block.term.cond
-            w += 0.125 if _CONSTANT_TEST.match(cond) else 1 + arithmetic_instructions(cond)
+        w = sum(work_instructions(work) for work in block.facts.work)
+        if block.facts.condition is not None:
+            w += work_instructions(block.facts.condition, CONDITION_WEIGHT)
         weights.append(w)
     return np.array(weights + [0.0], float)
 
 
-_INTRINSIC_OPERAND = re.compile(r"_(?:mask|value|lane|width|result|pred|offset_arg)_\d+$")
-
-
-_SHUFFLE = re.compile(r"X\.shfl\w*\(")
+def operand_registers(program):
+    """The registers lowering made to hold sync points' operands and results (the mask, value,
+    lane, width, predicate of a __shfl_*_sync, a vote, __syncthreads_count...; program.SyncSite),
+    which on a GPU are the instruction's operands, not registers of their own."""
+    return {name for site in program.sync_sites for name in (*site.operands.values(), site.result) if name}
 
 
 def shuffle_counts(program):
     """Per basic block: the warp shuffles one execution runs (each waits for its result
-    before the next step of a shuffle reduction can start)."""
-    return np.array([sum(len(_SHUFFLE.findall(line)) for line in block.code) for block in program.blocks] + [0],
+    before the next step of a shuffle reduction can start), from the block facts."""
+    return np.array([sum(work.shuffles for work in block.facts.work) for block in program.blocks] + [0],
                     float)
 
 
@@ -109,14 +95,14 @@ def estimate_registers(program):
     """Registers per thread, estimated from the compiled program: one per 4 bytes of each
     variable of the thread (local arrays included), plus 8 for what NVCC always keeps (thread
     and block ids, addresses, the stack pointer). Not counted: kernel parameters (they live
-    in the constant bank) and the simulator's operand slots of intrinsics (__shfl_*_sync's
-    mask/value/lane/width/result). At most 255. NVCC reuses registers between values that are
-    not live together and unrolls loops into more, so this is a rough figure; it only matters
-    where registers limit the resident blocks."""
-    params = {p.var for p in program.params}
+    in the constant bank), the special registers (threadIdx, blockIdx) and the simulator's
+    operand slots of sync points (operand_registers). At most 255. NVCC reuses registers
+    between values that are not live together and unrolls loops into more, so this is a rough
+    figure; it only matters where registers limit the resident blocks."""
+    skip = {p.var for p in program.params} | operand_registers(program)
     regs = 8
     for name, var in program.vars.items():
-        if name in params or name.startswith("sp_") or _INTRINSIC_OPERAND.search(name):
+        if name in skip or name.startswith("sp_"):
             continue
         size = int(np.prod(var.shape, dtype=np.int64)) if var.shape else 1
         regs += size * max(1, var.ctype.dtype.itemsize // 4)

@@ -1,7 +1,6 @@
 """kernel.estimate(...): validate the launch like a real one, simulate a sample, apply the model."""
-import numpy as np
-
 from ..errors import LaunchError, SimcoreError, SimulatorError
+from ..launch import Launch, check_limits, dims, marshal, shared_bytes
 from .counters import estimate_registers
 from .hardware import get_gpu
 from .model import estimate_time
@@ -14,23 +13,16 @@ def estimate(kernel, grid, block, args, *, shared_mem=0, gpu="H200", sample_pair
     The launch is checked as a real one would be; only a sample of its blocks is simulated
     (first, middle and last, in pairs), with the launch's own blockIdx values, on copies of the
     arrays (the caller's arrays are not written)."""
-    from ..module import Launch, _check_limits, _dims
     gpu = get_gpu(gpu)
     if kernel.module.backend == "cupy":
         raise LaunchError("estimate() needs the simulator: compile the module with backend='sim' "
                           "(the model simulates a sample of the blocks)")
     prog = kernel.program
-    grid = _dims(grid, "grid")
-    block = _dims(block, "block")
-    _check_limits(grid, block)
-    if not isinstance(shared_mem, (int, np.integer)) or shared_mem < 0:
-        raise LaunchError(f"shared_mem must be a non-negative number of bytes, not {shared_mem!r}")
-    static = sum(a.nbytes for a in prog.shared if not a.dynamic)
-    shared = static + int(shared_mem)
-    if shared > gpu.shared_per_block_optin:
-        raise LaunchError(f"the launch needs {shared} bytes of shared memory per block; the {gpu.name} allows "
-                          f"at most {gpu.shared_per_block_optin}")
-    values = kernel._marshal(args)
+    grid = dims(grid, "grid")
+    block = dims(block, "block")
+    check_limits(grid, block)
+    shared = shared_bytes(kernel.static_shared_bytes, shared_mem, gpu)
+    values = marshal(kernel, args)
     launch = Launch(kernel.name, grid, block, int(shared_mem), "sim")
     try:
         counters = run_sample(prog, launch, values, sample_pairs)

@@ -37,35 +37,9 @@ from importlib import resources
 
 import numpy as np
 
+from ..gpus import Occupancy, occupancy   # CUDA's occupancy rule, shared with the launch checks
+
 RESOURCES = ("issue", "shared", "dram", "l2", "atomics", "dispatch", "latency", "overlap")
-
-
-@dataclass(frozen=True)
-class Occupancy:
-    threads_per_block: int
-    warps_per_block: int
-    registers_per_thread: int
-    shared_per_block: int
-    blocks_per_sm: int
-    limiter: str                 # 'blocks' | 'warps' | 'registers' | 'shared memory'
-    limits: dict                 # each rule's block limit
-
-    @property
-    def warps_per_sm(self):
-        return self.blocks_per_sm * self.warps_per_block
-
-
-def occupancy(gpu, threads_per_block, registers_per_thread, shared_per_block):
-    """Resident blocks per SM by CUDA's occupancy rules (the occupancy calculator's)."""
-    warps = -(-threads_per_block // 32)
-    limits = {"blocks": gpu.max_blocks_per_sm, "warps": gpu.max_warps_per_sm // warps}
-    regs_per_warp = -(-registers_per_thread * 32 // gpu.register_alloc_unit) * gpu.register_alloc_unit
-    limits["registers"] = (gpu.registers_per_sm // regs_per_warp) // warps
-    per_block = shared_per_block + gpu.shared_reserved_per_block
-    limits["shared memory"] = gpu.shared_per_sm // per_block
-    limiter = min(limits, key=lambda k: limits[k])
-    return Occupancy(threads_per_block, warps, registers_per_thread, shared_per_block,
-                     limits[limiter], limiter, limits)
 
 
 @dataclass

@@ -21,8 +21,8 @@ import math
 import numpy as np
 
 from ..errors import ReadOnlyWrite
-from ..module import CHECKS, Options
-from ..runner import build_engine
+from ..launch import launch_options
+from ..runner import build_engine, recording
 from .counters import PerfCounters
 
 MAX_STEPS_PER_WAVE = 5_000_000
@@ -108,18 +108,14 @@ def run_sample(prog, launch, values, pairs=None, step_budget=STEP_BUDGET):
 
 
 def _run(prog, launch, values, step_budget):
-    options = Options(dict.fromkeys(CHECKS, False), "lockstep", "independent", 0, MAX_STEPS_PER_WAVE, False)
+    options = launch_options(checks=False, max_steps=MAX_STEPS_PER_WAVE)
     engine = build_engine(prog, launch, values, options, extra_plugins=(PerfCounters,))
     plan = sample_plan(launch.num_blocks)
-    try:
+    with recording(engine, launch):
         for k, block_range in enumerate(plan):
             if k >= 1 and engine.steps > step_budget:
                 break
             engine.run([block_range])
-    finally:
-        launch.steps = engine.steps
-        launch.thread_instructions = engine.thread_instructions
-        engine.plugins.end_launch(launch)
     counters = engine.plugins.of_type(PerfCounters)
     assign_weights(counters, launch.num_blocks)
     return counters
