@@ -347,7 +347,8 @@ def main(argv=None) -> int:
     if args.report:
         from .class_report import summary_lines, write_report  # noqa: PLC0415
 
-        page, raw = write_report(args.root, args.assignment, report)
+        sources, _ = _collect(_course_directory(Path(args.root).resolve()), args.assignment)
+        page, raw = write_report(args.root, args.assignment, report, sources)
         print("\n".join(summary_lines(json.loads(raw.read_text()))))
         print(f"class report: {page} (open it in JupyterLab)")
     return 0

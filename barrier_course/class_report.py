@@ -335,13 +335,10 @@ def to_html(assignment: str, data: dict) -> str:
             + "\n".join(body) + "</body></html>\n")
 
 
-def write_report(root, assignment: str, report: dict) -> list[Path]:
-    """Write class_report/<assignment>.html and .json next to the gradebook; return them."""
-    from .class_grading import _collect, _course_directory  # noqa: PLC0415
-
+def write_report(root, assignment: str, report: dict, sources: dict) -> list[Path]:
+    """Write class_report/<assignment>.html and .json next to the gradebook; return them.
+    `sources`: the assignment's instructor notebooks by name (class_grading collects them)."""
     root = Path(root).resolve()
-    coursedir = _course_directory(root)
-    sources, _ = _collect(coursedir, assignment)
     instructors = {name: json.loads(p.read_text(encoding="utf-8")) for name, p in sources.items()}
     data = to_json(class_picture(report, instructors))
     folder = root / REPORT_FOLDER

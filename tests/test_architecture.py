@@ -41,9 +41,29 @@ def imported_from(module, path, node):
     return ".".join(base + ([node.module] if node.module else []))
 
 
+def is_main_guard(node):
+    """`if __name__ == "__main__":` -- its body runs only when the file is the program itself,
+    never when the module is imported, so its imports cannot make an import cycle."""
+    test = node.test if isinstance(node, ast.If) else None
+    return (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == "__name__"
+            and len(test.comparators) == 1 and isinstance(test.comparators[0], ast.Constant)
+            and test.comparators[0].value == "__main__")
+
+
+def walk_imported_code(tree):
+    """ast.walk, leaving out the bodies of `if __name__ == "__main__":` blocks."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        yield node
+        if not is_main_guard(node):
+            stack.extend(ast.iter_child_nodes(node))
+
+
 def imports_of(module, path):
-    """(the module imported, names taken from it, the line) for every import statement."""
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+    """(the module imported, names taken from it, the line) for every import statement that
+    runs when the module is imported."""
+    for node in walk_imported_code(ast.parse(path.read_text(), str(path))):
         if isinstance(node, ast.ImportFrom):
             source = imported_from(module, path, node)
             for alias in node.names:

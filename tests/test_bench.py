@@ -3,7 +3,7 @@ against references computed in the kernels' own float32 order."""
 import numpy as np
 import pytest
 
-from simcore import bench
+from simcore import bench, bench_cli
 
 
 def test_verdict_says_exact_only_when_bit_equal():
@@ -92,7 +92,7 @@ def copy_of_this_tree(tmp_path):
 def test_baseline_runs_side_by_side_interleaved_with_outputs_checked(tmp_path, capsys):
     base = copy_of_this_tree(tmp_path)
     out_json = tmp_path / "r.json"
-    rc = bench.main(SMALL + ["--memory-size", "11", "--baseline", str(base), "--json", str(out_json)])
+    rc = bench_cli.main(SMALL + ["--memory-size", "11", "--baseline", str(base), "--json", str(out_json)])
     text = capsys.readouterr().out
     assert rc == 0
     r = json.load(open(out_json))["baseline"]
@@ -112,7 +112,7 @@ def test_baseline_runs_side_by_side_interleaved_with_outputs_checked(tmp_path, c
 
 def test_a_baseline_with_wrong_output_is_labelled_wrong(tmp_path, capsys):
     fake = make_tree(tmp_path, "fake", FAKE_SIMCORE)
-    rc = bench.main(SMALL + ["--no-memory", "--baseline", str(fake)])
+    rc = bench_cli.main(SMALL + ["--no-memory", "--baseline", str(fake)])
     text = capsys.readouterr().out
     assert rc == 0
     rows = [line for line in text.splitlines() if line.startswith("reduce") and "WRONG / exact" in line]
@@ -140,7 +140,7 @@ def test_a_baseline_that_cannot_import_names_the_directory(tmp_path, capsys, ini
     # an empty directory must not fall back on this tree (or an editable install of the project)
     base = make_tree(tmp_path, "broken", init_text) if init_text else tmp_path / "empty"
     base.mkdir(exist_ok=True)
-    rc = bench.main(SMALL + ["--no-memory", "--baseline", str(base)])
+    rc = bench_cli.main(SMALL + ["--no-memory", "--baseline", str(base)])
     err = capsys.readouterr().err
     assert rc == 2
     assert str(base) in err and expected in err and "Traceback" not in err
@@ -148,7 +148,7 @@ def test_a_baseline_that_cannot_import_names_the_directory(tmp_path, capsys, ini
 
 def test_profile_prints_the_top_ten_by_own_time(tmp_path, capsys):
     out_json = tmp_path / "r.json"
-    rc = bench.main(["--sizes", "11", "--workloads", "reduce", "--no-worst", "--no-peers", "--no-memory",
+    rc = bench_cli.main(["--sizes", "11", "--workloads", "reduce", "--no-worst", "--no-peers", "--no-memory",
                      "--repeat", "1", "--profile", "--profile-size", "11", "--json", str(out_json)])
     text = capsys.readouterr().out
     assert rc == 0
@@ -198,7 +198,7 @@ def test_the_whole_process_line_runs_import_compile_and_launch_in_a_fresh_proces
 def test_notebooks_mode_dispatches_before_any_simulator_run(monkeypatch):
     calls = []
     monkeypatch.setattr(bench_notebooks, "notebooks_main", lambda baseline, json_path: calls.append((baseline, json_path)) or 0)
-    assert bench.main(["--notebooks", "--json", "x.json"]) == 0
+    assert bench_cli.main(["--notebooks", "--json", "x.json"]) == 0
     assert calls == [(None, "x.json")]
 
 
@@ -216,7 +216,7 @@ def test_a_notebook_is_timed_cell_by_cell_and_its_errors_named(tmp_path):
     assert "OVER" in line and "ERRORS in cells [1]" in line
 def test_the_schedules_table_has_a_line_per_schedule_with_outputs_checked(tmp_path, capsys):
     out_json = tmp_path / "r.json"
-    rc = bench.main(["--sizes", "11", "--workloads", "reduce", "--no-worst", "--no-peers", "--no-memory",
+    rc = bench_cli.main(["--sizes", "11", "--workloads", "reduce", "--no-worst", "--no-peers", "--no-memory",
                      "--repeat", "2", "--json", str(out_json)])
     text = capsys.readouterr().out
     assert rc == 0
