@@ -15,6 +15,7 @@ Three steps, the middle one on the GPU machine:
     python tools/measure_exercise_answers.py gpu --plan plan.json --out DIR  # GPU, CuPy
     python tools/measure_exercise_answers.py model --plan plan.json --gpu-table DIR/exercise-answers.json \
         --out course/data/h200-exercise-answers.json                       # CPU: simcore's estimates
+    python tools/measure_exercise_answers.py markdown    # its section of docs/timing-validation.md
 
 ``gpu``: for each answer, compile with NVRTC (CuPy), and for each graded launch run it once and
 compare the outputs with the exercise's reference (the grader's tolerances), then time it as
@@ -304,7 +305,101 @@ def model_main(args) -> None:
              "launch_empty_1x32": gpu["launch_empty_1x32"],
              "model_computed": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
              "rows": rows}
-    args.out.write_text(json.dumps(table, indent=1) + "\n")
+    args.out.write_text(_one_row_a_line(table))
+
+
+def _one_row_a_line(table: dict) -> str:
+    """The table as JSON with one row a line (a diff of a re-run reads row by row)."""
+    head = json.dumps({k: v for k, v in table.items() if k != "rows"}, indent=1)[:-2]
+    rows = ",\n".join("  " + json.dumps(r) for r in table["rows"])
+    return f'{head},\n "rows": [\n{rows}\n ]\n}}\n'
+
+
+# ------------------------------------------------------------------------------- the markdown
+MARKERS = ("<!-- exercise-answers: begin (tools/measure_exercise_answers.py markdown) -->",
+           "<!-- exercise-answers: end -->")
+
+
+def _pct(x) -> str:
+    return f"{100 * x:+.0f}%"
+
+
+def markdown_section(table: dict) -> str:
+    """The docs/timing-validation.md section: per exercise and right answer, the graded launches'
+    H200 and model times (median and range over the launches) and the error; then every launch
+    of at least 2^20 elements (ex08's speed tests) and the worst launch of the answers missed most."""
+    import statistics
+    groups: dict = {}
+    for row in table["rows"]:
+        groups.setdefault((row["exercise"], row["answer"]), []).append(row)
+    errors = [r["error"] for r in table["rows"] if r.get("error") is not None]
+    floor = table["launch_empty_1x32"]["median_ms"]
+    lines = [MARKERS[0], "## Every exercise's right answers on the H200 next to the model", "",
+             f"Measured {table['measured_on'][:10]} on one {table['device']['name']} (CUDA runtime "
+             f"{table['device']['cuda_runtime']}, driver {table['device'].get('cuda_driver')}, CuPy "
+             f"{table['device']['cupy']}) by `tools/measure_exercise_answers.py` (how: "
+             "`course/data/h200-exercise-answers.md`; every row: `course/data/h200-exercise-answers.json`). "
+             "Right answers: each exercise's solution and every `RIGHT` answer of its test module; launches: "
+             "every distinct launch of the exercise's grade cells with that answer, hidden tests included "
+             f"(the grader's sizes, block sizes and seeds). {len(table['rows'])} launches, "
+             f"{sum(1 for r in table['rows'] if r.get('gpu_correct'))} with the reference's outputs on the GPU. "
+             f"Error = model / H200 median - 1; over every launch: median {_pct(statistics.median(errors))}, "
+             f"median absolute {100 * statistics.median(abs(e) for e in errors):.0f}%. "
+             f"An empty kernel (1 x 32 threads) measures {floor:.4f} ms the same way.", "",
+             "**Not a held-out validation set, and not a representative one.** No model rule was set from these "
+             "numbers: ex01-ex07's answers were first timed on a GPU in this run, after the model now in "
+             "`simcore/perf/` was merged, and nothing in the model changed after. ex08's answers were measured "
+             "before (the section above) and were seen while the model's rules were designed. Nearly every "
+             "graded launch is small (a few blocks; correctness tests, not speed tests), so the H200 times are "
+             "close to the launch floor and what these rows mostly test is the model's price of an almost "
+             "empty launch.", "",
+             "| exercise | answer | launches | H200 ms (median; range) | model ms (median; range) | error (median; range) |",
+             "| --- | --- | ---: | --- | --- | --- |"]
+    for (exercise, answer), rows in groups.items():
+        h = [r["h200_median_ms"] for r in rows if r.get("h200_median_ms")]
+        m = [r["model_ms"] for r in rows if r.get("model_ms") is not None]
+        e = [r["error"] for r in rows if r.get("error") is not None]
+        if not (h and m and e):
+            lines.append(f"| {exercise} | {answer} | {len(rows)} | not measured | | |")
+            continue
+        lines.append(f"| {exercise} | {answer} | {len(rows)} | {statistics.median(h):.4f}; {min(h):.4f}-{max(h):.4f} | "
+                     f"{statistics.median(m):.4f}; {min(m):.4f}-{max(m):.4f} | {_pct(statistics.median(e))}; "
+                     f"{_pct(min(e))} to {_pct(max(e))} |")
+    lines += ["", "Launches of at least 2^20 elements (ex08's speed tests, each answer at its own BLOCK_SIZE):", "",
+              "| exercise | answer | launch | grid | H200 ms | model ms | error | model bound |",
+              "| --- | --- | --- | ---: | ---: | ---: | ---: | --- |"]
+    big = [r for r in table["rows"] if r["n"] >= 1 << 20]
+    worst_of_answer: dict = {}
+    for r in table["rows"]:
+        key = (r["exercise"], r["answer"])
+        if r.get("error") is not None and abs(r["error"]) > abs(worst_of_answer.get(key, {"error": 0})["error"]):
+            worst_of_answer[key] = r
+    worst = sorted(worst_of_answer.values(), key=lambda r: -abs(r["error"]))[:8]
+    for r in big:
+        lines.append(_launch_line(r))
+    lines += ["", "The largest misses (the worst launch of each of the eight answers the model misses most):", "",
+              "| exercise | answer | launch | grid | H200 ms | model ms | error | model bound |",
+              "| --- | --- | --- | ---: | ---: | ---: | ---: | --- |"]
+    lines += [_launch_line(r) for r in worst]
+    lines.append(MARKERS[1])
+    return "\n".join(lines) + "\n"
+
+
+def _launch_line(r: dict) -> str:
+    return (f"| {r['exercise']} | {r['answer']} | {r['launch']} | {r['grid']} | {r['h200_median_ms']:.4f} | "
+            f"{r['model_ms']:.4f} | {_pct(r['error'])} | {r.get('model_bound')} |")
+
+
+def markdown_main(args) -> None:
+    """Put the section into the document, replacing an earlier one between the markers."""
+    section = markdown_section(json.loads(args.table.read_text()))
+    text = args.doc.read_text() if args.doc.exists() else ""
+    if MARKERS[0] in text and MARKERS[1] in text:
+        start, end = text.index(MARKERS[0]), text.index(MARKERS[1]) + len(MARKERS[1]) + 1
+        text = text[:start] + section + text[end:]
+    else:
+        text = text.rstrip("\n") + "\n\n" + section
+    args.doc.write_text(text)
 
 
 def plan_main(args) -> None:
@@ -338,6 +433,9 @@ def main(argv=None) -> None:
     m.add_argument("--plan", type=Path, required=True)
     m.add_argument("--gpu-table", type=Path, required=True)
     m.add_argument("--out", type=Path, required=True)
+    d = sub.add_parser("markdown")
+    d.add_argument("--table", type=Path, default=ROOT / "course/data/h200-exercise-answers.json")
+    d.add_argument("--doc", type=Path, default=ROOT / "docs/timing-validation.md")
     args = ap.parse_args(argv)
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     if args.step == "plan":
@@ -347,8 +445,10 @@ def main(argv=None) -> None:
     elif args.step == "gpu-child":
         result = gpu_exercise(json.loads(args.plan.read_text()), args.exercise, args.reps, args.warmup)
         print("RESULT " + json.dumps(result), flush=True)
-    else:
+    elif args.step == "model":
         model_main(args)
+    else:
+        markdown_main(args)
 
 
 if __name__ == "__main__":
