@@ -63,6 +63,15 @@ def source_digest(source: str) -> str:
     return hashlib.sha256(source.encode()).hexdigest()[:16]
 
 
+def solution_source(notebook: Path) -> str:
+    """The solution's kernel source: the instructor notebook's answer cell string."""
+    import ast
+    for meta, src in _code_cells(notebook):
+        if meta.get("solution"):
+            return ast.literal_eval(ast.parse(src).body[0].value)
+    raise ValueError(f"{notebook}: no answer cell")
+
+
 def right_answers() -> dict:
     """{exercise: {answer name: kernel source}}: the solution and every RIGHT answer of the
     exercise's test module (needs pytest: the test modules import it)."""
@@ -328,7 +337,6 @@ def markdown_section(table: dict) -> str:
     """The docs/timing-validation.md section: per exercise and right answer, the graded launches'
     H200 and model times (median and range over the launches) and the error; then every launch
     of at least 2^20 elements (ex08's speed tests) and the worst launch of the answers missed most."""
-    import statistics
     groups: dict = {}
     for row in table["rows"]:
         groups.setdefault((row["exercise"], row["answer"]), []).append(row)
@@ -362,7 +370,8 @@ def markdown_section(table: dict) -> str:
         if not (h and m and e):
             lines.append(f"| {exercise} | {answer} | {len(rows)} | not measured | | |")
             continue
-        lines.append(f"| {exercise} | {answer} | {len(rows)} | {statistics.median(h):.4f}; {min(h):.4f}-{max(h):.4f} | "
+        lines.append(f"| {exercise} | {answer} | {len(rows)} | "
+                     f"{statistics.median(h):.4f}; {min(h):.4f}-{max(h):.4f} | "
                      f"{statistics.median(m):.4f}; {min(m):.4f}-{max(m):.4f} | {_pct(statistics.median(e))}; "
                      f"{_pct(min(e))} to {_pct(max(e))} |")
     lines += ["", "Launches of at least 2^20 elements (ex08's speed tests, each answer at its own BLOCK_SIZE):", "",
