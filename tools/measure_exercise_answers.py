@@ -353,7 +353,9 @@ def markdown_section(table: dict) -> str:
              f"{sum(1 for r in table['rows'] if r.get('gpu_correct'))} with the reference's outputs on the GPU. "
              f"Error = model / H200 median - 1; over every launch: median {_pct(statistics.median(errors))}, "
              f"median absolute {100 * statistics.median(abs(e) for e in errors):.0f}%. "
-             f"An empty kernel (1 x 32 threads) measures {floor:.4f} ms the same way.", "",
+             f"An empty kernel (1 x 32 threads) measures {floor:.4f} ms the same way. "
+             "(This section is written by `python tools/measure_exercise_answers.py markdown`; what the rows "
+             "show, in words: `course/data/h200-exercise-answers.md`.)", "",
              "**Not a held-out validation set, and not a representative one.** No model rule was set from these "
              "numbers: ex01-ex07's answers were first timed on a GPU in this run, after the model now in "
              "`simcore/perf/` was merged, and nothing in the model changed after. ex08's answers were measured "
