@@ -12,7 +12,7 @@ import numpy as np
 
 from .errors import LaunchError
 from .gpus import SIMULATED_GPU, get_gpu, occupancy
-from .watchdog import DEFAULT_TIME_LIMIT
+from .watchdog import DEFAULT_TIME_LIMIT, default_time_limit
 
 CHECKS = ("divergent_barrier", "race", "global_race", "invalid_mask", "undefined_value", "uninitialized",
           "named_barrier", "out_of_bounds")
@@ -112,7 +112,7 @@ def launch_options(*, checks=True, schedule="lockstep", model="independent", see
         raise LaunchError(f"time_limit must be a positive number of seconds, not {time_limit!r}")
     return Options(checks=c, schedule=schedule, model=model, seed=int(seed),
                    max_steps=int(max_steps) if max_steps else 0, trace=bool(trace),
-                   time_limit=float(time_limit) if time_limit is not None else DEFAULT_TIME_LIMIT)
+                   time_limit=float(time_limit) if time_limit is not None else default_time_limit())
 
 
 def _is_int(v):

@@ -31,6 +31,7 @@ clock (docs/semantics.md, forward progress):
 * `max_steps=` (steps per wave) keeps its meaning when given.
 """
 import hashlib
+import os
 import sys
 import time
 import weakref
@@ -38,8 +39,27 @@ import weakref
 import numpy as np
 
 from .context import EXIT, JOIN, PARK, RUN, WARP
+from .errors import LaunchError
 
 DEFAULT_TIME_LIMIT = 60.0   # seconds of simulation before a launch is stopped (time_limit=)
+TIME_LIMIT_VARIABLE = "SIMCORE_TIME_LIMIT"   # the environment's default, for slow or shared machines
+
+
+def default_time_limit():
+    """The time limit of a launch that passes no time_limit=: $SIMCORE_TIME_LIMIT seconds when
+    set (a grader on a slow shared machine, a test suite on a loaded CI box raise it; 0: none),
+    else DEFAULT_TIME_LIMIT. Only when a run stops changes with it, never a verdict."""
+    text = os.environ.get(TIME_LIMIT_VARIABLE, "").strip()
+    if not text:
+        return DEFAULT_TIME_LIMIT
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not seconds >= 0 or seconds != seconds or seconds == float("inf"):
+        raise LaunchError(f"the environment variable {TIME_LIMIT_VARIABLE}={text!r} must be a number of "
+                          "seconds (0: no time limit)")
+    return seconds
 PROGRESS_AFTER = 5.0        # seconds before the first progress note, then every PROGRESS_EVERY
 PROGRESS_EVERY = 15.0
 CLOCK_EVERY = 256           # steps between two looks at the clock

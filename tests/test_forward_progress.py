@@ -251,9 +251,8 @@ def test_convergence_loops_finish_under_the_random_schedule_with_every_seed(answ
 
 
 def test_grading_says_the_graders_time_limit_was_reached_not_that_the_code_is_wrong(monkeypatch):
-    import simcore.module
     from barrier_course.grading import KernelCheckFailed, check_kernel
-    monkeypatch.setattr(simcore.module, "DEFAULT_TIME_LIMIT", 0.3)
+    monkeypatch.setenv("SIMCORE_TIME_LIMIT", "0.3")
     src = r'''extern "C" __global__ void k(int *o, int n)
 {
     unsigned i = 0;
@@ -313,3 +312,15 @@ def test_the_time_limit_is_per_launch_not_per_wave(monkeypatch):
     with pytest.raises(simcore.TimeLimit) as info:
         run(ends[0] * 1.2, [])
     assert "16 of 32 blocks finished, blocks 16-31 running" in str(info.value)
+
+
+def test_the_default_time_limit_comes_from_the_environment_and_a_bad_value_is_named(monkeypatch):
+    from simcore.launch import launch_options
+    monkeypatch.setenv("SIMCORE_TIME_LIMIT", "90")
+    assert launch_options().time_limit == 90.0
+    assert launch_options(time_limit=5).time_limit == 5.0        # an explicit time_limit= wins
+    monkeypatch.setenv("SIMCORE_TIME_LIMIT", "0")
+    assert launch_options().time_limit == 0.0                    # 0: no time limit
+    monkeypatch.setenv("SIMCORE_TIME_LIMIT", "soon")
+    with pytest.raises(simcore.LaunchError, match="SIMCORE_TIME_LIMIT='soon'"):
+        launch_options()
