@@ -14,10 +14,9 @@ from typing import NamedTuple
 import numpy as np
 
 from .errors import CompileError, LaunchError, SimcoreError, SimulatorError, SimWarning
+from .plugins import CHECKS
 from .watchdog import DEFAULT_TIME_LIMIT
 
-CHECKS = ("divergent_barrier", "race", "global_race", "invalid_mask", "undefined_value", "uninitialized",
-          "named_barrier", "out_of_bounds")
 SCHEDULES = ("lockstep", "round_robin", "random", "adversarial")
 MODELS = ("independent", "stack")
 MAX_THREADS_PER_BLOCK = 1024

@@ -91,6 +91,7 @@ from functools import cached_property
 import numpy as np
 
 from ..context import EXIT
+from ..errors import DataRace
 from .base import Plugin
 from .release_acquire import DENSE_LIMIT, ReleaseAcquire
 
@@ -389,6 +390,7 @@ class Stamps:
 
 class RaceDetector(Plugin):
     checks = ("race", "global_race")
+    fault = DataRace
 
     def __init__(self, launch, program, report, options):
         super().__init__(launch, program, report, options)
