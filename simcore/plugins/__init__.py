@@ -29,9 +29,21 @@ REGISTERED = (
     NamedBarrierCheck,
     OutOfBoundsCheck,
 )
-# The launch checks (checks=[...] names), and the fault kinds the checks raise: from the rows above.
-CHECKS = tuple(name for cls in REGISTERED for name in cls.checks)
-CHECK_FAULT_KINDS = tuple(dict.fromkeys(cls.fault.kind for cls in REGISTERED if cls.fault is not None))
-__all__ = ["Plugin", "Plugins", "HOOKS", "REGISTERED", "CHECKS", "CHECK_FAULT_KINDS", "build_plugins", "OutOfBoundsCheck", "RaceDetector",
+
+
+def check_names(registered):
+    """The launch checks (checks=[...] names) of these plugin classes, in their order."""
+    return tuple(name for cls in registered for name in cls.checks)
+
+
+def fault_kinds(registered):
+    """The fault kinds these plugin classes raise, in their order."""
+    return tuple(dict.fromkeys(cls.fault.kind for cls in registered if cls.fault is not None))
+
+
+CHECKS = check_names(REGISTERED)
+CHECK_FAULT_KINDS = fault_kinds(REGISTERED)
+__all__ = ["Plugin", "Plugins", "HOOKS", "REGISTERED", "CHECKS", "CHECK_FAULT_KINDS", "check_names", "fault_kinds",
+           "build_plugins", "OutOfBoundsCheck", "RaceDetector",
            "UninitializedCheck", "UndefinedValueCheck", "InvalidMaskCheck", "DivergentBarrierCheck",
            "NamedBarrierCheck", "TraceRecorder", "ReplayRecorder"]
