@@ -29,7 +29,6 @@ class Sync:
         self.collectives = Collectives(prog, sites, report, plugins)
         self.barriers = Barriers(prog, sites, report, plugins)
         self.named = NamedBarriers(prog, sites, plugins, self.barriers)
-        self.barriers.named = self.named
 
     def eager(self, w, site):
         """Right after lanes arrive at a sync point: finish what needs no one else. Warp collectives
@@ -52,7 +51,7 @@ class Sync:
             return True
         if self.collectives.resolve(w):
             return True
-        if self.barriers.resolve(w):
+        if self.barriers.resolve(w, self.named):
             return True
         # Last: collectives that cannot complete as called. The invalid-mask check reports them;
         # without it they complete anyway (reads from absent lanes are undefined), as they might on

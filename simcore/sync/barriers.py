@@ -16,10 +16,10 @@ class Barriers:
         self.sites = sites
         self.report = report
         self.plugins = plugins
-        self.named = None           # named_barriers.NamedBarriers, for the general path
 
-    def resolve(self, w):
-        """Complete the barriers every thread they wait for has reached; True if any did."""
+    def resolve(self, w, named):
+        """Complete the barriers every thread they wait for has reached; True if any did.
+        named: the named-barrier resolver (named_barriers.NamedBarriers), for the general path."""
         facts = self.sites
         waiting = w.waiting_count[facts.bar_sites]
         if not waiting.any():
@@ -38,7 +38,7 @@ class Barriers:
         lanes = w.waiting_at(facts.is_bar)
         if facts.block_wide[w.site[lanes]].all() and not w.named.count.any():
             return self.block_barriers(w, lanes)
-        return self.named.resolve(w, lanes)
+        return named.resolve(w, lanes)
 
     def block_barriers(self, w, lanes):
         """__syncthreads* only: complete, per block, when every live thread has arrived."""
