@@ -4,6 +4,10 @@ Three families, each with a message written for a student:
   CompileError  - the source is not in the CUDA subset we understand (or is not C at all);
   LaunchError   - the launch itself is invalid (grid/block limits, arguments);
   KernelFault   - the kernel ran into undefined behaviour; `.report` says what, where, why.
+
+A fault kind is a KernelFault subclass made by `fault_class`, which registers it for
+`make_fault`: the core's kinds and the public classes of the launch checks are made here; a new
+check may make its own in its plugin file (its `fault`).
 """
 
 
