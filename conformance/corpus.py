@@ -36,13 +36,14 @@ import math
 
 import numpy as np
 
+from simcore.plugins import CHECK_FAULT_KINDS
+
 HERE = Path(__file__).resolve().parent
 
-FAULT_KINDS = (
-    "divergent_barrier", "deadlock", "race", "invalid_mask", "undefined_value",
-    "uninitialized", "named_barrier", "out_of_bounds", "step_limit", "misaligned",
-    "division_by_zero", "undefined_shift",
-)
+# the kinds a corpus entry may expect: each check's (from simcore's plugin registry) and the
+# faults the core raises itself
+CORE_FAULT_KINDS = ("deadlock", "step_limit", "misaligned", "division_by_zero", "undefined_shift")
+FAULT_KINDS = CHECK_FAULT_KINDS + CORE_FAULT_KINDS
 VERDICTS = ("ok", "warning") + FAULT_KINDS
 
 

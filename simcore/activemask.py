@@ -22,7 +22,7 @@ Where it shows: the context (`Context.activemask`) records each split on the wav
 that reads a lane of the other part reads an undefined value, and its report names the
 `__activemask()` the mask came from (report.py); a `__syncwarp` with the second part's mask
 orders only that part, so the first part runs on and the second waits there until nothing
-else can run (sync.py), with a warning saying so.
+else can run (sync/collectives.py), with a warning saying so.
 """
 import numpy as np
 

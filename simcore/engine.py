@@ -9,7 +9,7 @@ them, with the operations on them):
 
 A step picks a program point and a set of runnable lanes there (the *schedule* decides
 which), runs that block's compiled function for all of them at once, and moves them on.
-When nothing can run, pending syncs are resolved (`sync.py`); if none can complete, the
+When nothing can run, pending syncs are resolved (`sync/`); if none can complete, the
 launch has deadlocked and the report says where every warp is. The engine tells the plugins
 (checks, recorders) each step; it does not know what they do.
 

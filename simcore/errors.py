@@ -4,6 +4,10 @@ Three families, each with a message written for a student:
   CompileError  - the source is not in the CUDA subset we understand (or is not C at all);
   LaunchError   - the launch itself is invalid (grid/block limits, arguments);
   KernelFault   - the kernel ran into undefined behaviour; `.report` says what, where, why.
+
+A fault kind is a KernelFault subclass made by `fault_class`, which registers it for
+`make_fault`: the core's kinds and the public classes of the launch checks are made here; a new
+check may make its own in its plugin file (its `fault`).
 """
 
 
@@ -63,36 +67,38 @@ class KernelFault(SimcoreError):
         return self.report.get("title", self.kind)
 
 
-def _fault(name, kind, doc):
-    cls = type(name, (KernelFault,), {"kind": kind, "__doc__": doc})
+# kind -> fault class: every class made by fault_class (the core's below, each check's own in
+# its plugin file or here when it is public API)
+FAULT_CLASSES = {}
+
+
+def fault_class(name, kind, doc, base=KernelFault):
+    """A KernelFault subclass for reports of `kind`, registered so that make_fault finds it."""
+    cls = type(name, (base,), {"kind": kind, "__doc__": doc})
+    FAULT_CLASSES[kind] = cls
     return cls
 
 
-DivergentBarrier = _fault("DivergentBarrier", "divergent_barrier",
-                          "Threads of one block reached different barriers (or some never reached it).")
-Deadlock = _fault("Deadlock", "deadlock", "No thread can make progress and some have not exited.")
-DataRace = _fault("DataRace", "race", "Two threads accessed one location without a barrier between them.")
-InvalidMask = _fault("InvalidMask", "invalid_mask", "A warp intrinsic's mask names lanes that do not take part.")
-UndefinedValue = _fault("UndefinedValue", "undefined_value",
-                        "A value that is undefined (e.g. shuffled from a lane not taking part) was used.")
-UninitializedRead = _fault("UninitializedRead", "uninitialized",
-                           "Shared memory that no thread wrote was read and reached the output.")
-NamedBarrierError = _fault("NamedBarrierError", "named_barrier", "A named barrier (bar.sync id, count) was misused.")
-OutOfBounds = _fault("OutOfBounds", "out_of_bounds", "An access fell outside its array.")
-StepLimit = _fault("StepLimit", "step_limit", "The kernel ran too long (probably an endless loop).")
-TimeLimit = type("TimeLimit", (StepLimit,), {
-    "kind": "time_limit",
-    "__doc__": "The simulator's time limit stopped the launch: no verdict on the kernel (it protects the caller)."})
-MisalignedAccess = _fault("MisalignedAccess", "misaligned", "An access was not aligned to its size.")
-DivisionByZero = _fault("DivisionByZero", "division_by_zero", "An integer division by zero.")
-UndefinedShift = _fault("UndefinedShift", "undefined_shift",
-                        "A shift by a count that is negative or not less than the width of its operand.")
-ReadOnlyWrite = _fault("ReadOnlyWrite", "read_only", "A write to an array that was passed read-only.")
-
-FAULT_CLASSES = {cls.kind: cls for cls in (
-    DivergentBarrier, Deadlock, DataRace, InvalidMask, UndefinedValue, UninitializedRead,
-    NamedBarrierError, OutOfBounds, StepLimit, TimeLimit, MisalignedAccess, DivisionByZero, UndefinedShift,
-    ReadOnlyWrite)}
+DivergentBarrier = fault_class("DivergentBarrier", "divergent_barrier",
+                               "Threads of one block reached different barriers (or some never reached it).")
+Deadlock = fault_class("Deadlock", "deadlock", "No thread can make progress and some have not exited.")
+DataRace = fault_class("DataRace", "race", "Two threads accessed one location without a barrier between them.")
+InvalidMask = fault_class("InvalidMask", "invalid_mask", "A warp intrinsic's mask names lanes that do not take part.")
+UndefinedValue = fault_class("UndefinedValue", "undefined_value",
+                             "A value that is undefined (e.g. shuffled from a lane not taking part) was used.")
+UninitializedRead = fault_class("UninitializedRead", "uninitialized",
+                                "Shared memory that no thread wrote was read and reached the output.")
+NamedBarrierError = fault_class("NamedBarrierError", "named_barrier",
+                                "A named barrier (bar.sync id, count) was misused.")
+OutOfBounds = fault_class("OutOfBounds", "out_of_bounds", "An access fell outside its array.")
+StepLimit = fault_class("StepLimit", "step_limit", "The kernel ran too long (probably an endless loop).")
+TimeLimit = fault_class("TimeLimit", "time_limit", "The simulator's time limit stopped the launch: no verdict on "
+                        "the kernel (it protects the caller).", base=StepLimit)
+MisalignedAccess = fault_class("MisalignedAccess", "misaligned", "An access was not aligned to its size.")
+DivisionByZero = fault_class("DivisionByZero", "division_by_zero", "An integer division by zero.")
+UndefinedShift = fault_class("UndefinedShift", "undefined_shift",
+                             "A shift by a count that is negative or not less than the width of its operand.")
+ReadOnlyWrite = fault_class("ReadOnlyWrite", "read_only", "A write to an array that was passed read-only.")
 
 
 def make_fault(kind, **report):

@@ -12,10 +12,9 @@ import numpy as np
 
 from .errors import LaunchError
 from .gpus import SIMULATED_GPU, get_gpu, occupancy
+from .plugins import CHECKS      # the checks' names, in the plugin registry's order
 from .watchdog import DEFAULT_TIME_LIMIT, default_time_limit
 
-CHECKS = ("divergent_barrier", "race", "global_race", "invalid_mask", "undefined_value", "uninitialized",
-          "named_barrier", "out_of_bounds")
 SCHEDULES = ("lockstep", "round_robin", "random", "adversarial")
 MODELS = ("independent", "stack")
 MAX_SIMULATED_THREADS = 1 << 26   # ~67 M threads: about a minute of simulation at most

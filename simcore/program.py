@@ -109,7 +109,7 @@ class Site:
 class SyncSite:
     """A sync point: where lanes wait for other lanes.
 
-    op: 'bar' (block/named barrier), 'syncwarp', 'shfl', 'vote'.
+    op: 'bar' (block/named barrier), 'syncwarp', 'shfl', 'vote', 'reduce', 'match'.
     operands: register names holding this call's operand values.
     """
     id: int
@@ -129,6 +129,7 @@ class SyncSite:
                                  # vector clocks are needed only where some __syncwarp may name fewer)
     next: int = -1               # block to continue at
     via: str = ""                # "in f() called on line 18" when inlined from a __device__ function
+    point: object = None         # its kind (lower/sync_points.py): what completes it
 
     @property
     def where(self):

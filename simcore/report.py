@@ -1,7 +1,9 @@
 """Fault reports: what happened, where (source lines), who (blocks, warps, lanes), and why.
 
-Every fault is raised from here, with a structured `.report` (for widgets) whose text reads
-like a compute-sanitizer report followed by a plain explanation and a fix.
+Every fault is raised through here (`raise_`), with a structured `.report` (for widgets) whose
+text reads like a compute-sanitizer report followed by a plain explanation and a fix. The core's
+own faults (misaligned and invalid pointers, division by zero, deadlock, step limits, ...) are
+worded here; each launch check words its faults in its plugin (plugins/).
 """
 import numpy as np
 
@@ -195,31 +197,6 @@ class Reporter:
         return ("running", line, f"about to run line {line}")
 
     # ---- faults raised while a block runs
-    def out_of_bounds(self, region, off, size, bad, L, site, kind):
-        w = self.wave
-        idx = w.lane_index(L)
-        k = int(np.flatnonzero(bad)[0])
-        slot = idx[k]
-        elem = int(off[k]) // size if off[k] >= 0 else -((-int(off[k])) // size)
-        n = region.nbytes // max(1, region.dtype.itemsize)
-        space = {"global": "argument", "shared": "__shared__ array", "local": "local variable"}[region.kind]
-        dynamic = any(a.dynamic and a.region == region.id for a in self.prog.shared)
-        size_text = (f"has {n} element(s) (valid indices 0 to {n - 1})" if n else "has no elements at all")
-        fix = ("guard the access with a bounds check (e.g. if (i < n)), or fix the index arithmetic; "
-               "for a tile, fill out-of-range elements with a neutral value instead of reading them.")
-        if dynamic:
-            size_text += (f": an extern __shared__ array gets the launch's shared_mem bytes "
-                          f"({self.launch.shared_mem} here)")
-            fix = ("pass the size in bytes with the launch, e.g. kernel(grid, block, args, "
-                   f"shared_mem=blockDim * {region.dtype.itemsize}), or fix the index.")
-        self.raise_("out_of_bounds", f"Out-of-bounds {kind} of {region.name}[{elem}]",
-                    f"the {kind} at line {self.prog.sites[site].line} touches {region.name}[{elem}], but the "
-                    f"{space} '{region.name}' {size_text}. "
-                    f"{int(bad.sum())} thread(s) of this step are out of bounds; the first is "
-                    f"{self.who(slot)}.",
-                    fix,
-                    [self.site_loc(site, kind)], self.who(slot), array=region.name, index=elem)
-
     def read_only(self, region, L, site):
         idx = self.wave.lane_index(L)
         if region.kind == "global" and region.id < FIRST_GLOBAL_REGION:   # a __constant__ variable
@@ -272,15 +249,6 @@ class Reporter:
                     "jumps to no code (an illegal instruction or address).",
                     "set the pointer to a __device__ function of the module (f = my_function;) before calling it.",
                     [self.site_loc(site, "call")], self.who(idx[0]) if len(idx) else None)
-
-    def local_bounds(self, idx, length, L, site):
-        lanes = self.wave.lane_index(L)
-        bad = (np.asarray(idx) < 0) | (np.asarray(idx) >= length)
-        k = int(np.flatnonzero(bad)[0])
-        self.raise_("out_of_bounds", "Out-of-bounds access of a local array",
-                    f"index {int(np.asarray(idx)[k])} of a local array of {length} elements.",
-                    "keep the index between 0 and the array length - 1.",
-                    [self.site_loc(site)], self.who(lanes[k]))
 
     def div_zero(self, zero, L, site):
         lanes = self.wave.lane_index(L)
@@ -476,84 +444,11 @@ class Reporter:
                           self.who(lanes[k])))
 
     # ---- sync faults
-    def invalid_mask(self, lanes, mask, warp, own_ok, bits, named_live, same_site):
-        w = self.wave
-        site = self.prog.sync_sites[int(w.site[lanes[0]])]
-        slot0 = int(lanes[0])
-        locs = [{"line": site.line, "text": site.text.strip(), "what": site.name}]
-        if not own_ok.all():
-            bad = lanes[~own_ok]
-            expl = (f"lane(s) {lane_ranges(w.slot_lane[bad])} called {site.name}() with mask 0x{mask:08x}, "
-                    "which does not include their own lane: every caller must be named in its mask.")
-        elif not same_site:
-            expl = (f"lanes {lane_ranges(w.slot_lane[lanes])} use mask 0x{mask:08x} at different warp "
-                    "intrinsics; the lanes named in a mask must execute the same intrinsic.")
-        else:
-            missing = named_live & ~bits
-            miss = [i for i in range(32) if missing >> i & 1]
-            where = []
-            base = w.slot_warp[slot0] * WARP
-            for lane in miss[:3]:
-                where.append(f"lane {lane} is {self.position(base + lane)[2]}")
-            expl = (f"{site.name}() on line {site.line} was called by lanes {lane_ranges(w.slot_lane[lanes])} with "
-                    f"mask 0x{mask:08x}, which also names lane(s) {lane_ranges(miss)}; those lanes are alive "
-                    f"but do not take part ({'; '.join(where)}). A mask that names lanes that do not execute "
-                    "the intrinsic is undefined behaviour.")
-        self.raise_("invalid_mask", f"Invalid mask 0x{mask:08x} for {site.name}()", expl,
-                    "name exactly the lanes that reach this call: compute the mask once, before any divergence "
-                    "(e.g. __ballot_sync(0xffffffff, condition) before the branch or loop), and use the same "
-                    "mask in every participating lane. Do not take it from __activemask() inside divergent code.",
-                    locs, self.who(slot0), mask=mask)
-
     def bad_width(self, site, lanes, width):
         self.raise_("undefined_value", f"Invalid width {width} for {site.name}()",
                     "the width of a shuffle must be a power of two between 1 and 32.",
                     "use 32, 16, 8, 4, 2 or 1.", [{"line": site.line, "text": site.text.strip(),
                                                      "what": site.name}], self.who(lanes[0]))
-
-    def divergent_barrier(self, b, lanes):
-        w = self.wave
-        sites = w.site[lanes]
-        uniq = [int(s) for s in np.unique(sites)]
-        locs = []
-        split_warp = None
-        for s in uniq:
-            site = self.prog.sync_sites[s]
-            sel = lanes[sites == s]
-            threads = w.slot_thread[sel]
-            locs.append({"line": site.line, "text": site.text.strip(),
-                         "what": f"{len(sel)} thread(s): {lane_ranges(threads)}"
-                                 + (f"; {site.via}" if site.via else "")})
-        warps = w.slot_warp[lanes]
-        for warp in np.unique(warps):
-            if len(np.unique(sites[warps == warp])) > 1:
-                split_warp = int(warp) - b * w.wpb
-                break
-        scope = f"in warp {split_warp}" if split_warp is not None else "in block"
-        self.raise_("divergent_barrier", f"Barrier error: divergent thread(s) {scope}",
-                    f"the threads of block {w.first_block + b} reached barrier 0 at {len(uniq)} different "
-                    f"call sites ({'; '.join(self.prog.sync_sites[s].where for s in uniq)}). "
-                    "__syncthreads() requires every thread of the block to reach the *same* call: a barrier "
-                    "under a condition that is not uniform across the block is undefined behaviour. "
-                    + ("A warp straddles the condition, so its two sides ran one after the other. "
-                       if split_warp is not None else
-                       "Each warp happens to be uniform here, so a GPU may appear to work, but it is still "
-                       "undefined and changes with the block size. ")
-                    + "(compute-sanitizer --tool synccheck reports this as \"Barrier error detected. "
-                    f"Divergent thread(s) {scope}\".)",
-                    "move the barrier out of the condition: let every thread reach one unconditional "
-                    "__syncthreads(), and put the condition around the work instead.",
-                    locs, None, block=w.first_block + b, split_warp=split_warp)
-
-    def named_barrier(self, b, bar_id, lanes, message, too_many=False, fix=None):
-        w = self.wave
-        site = self.prog.sync_sites[int(w.site[lanes[0]])]
-        self.raise_("named_barrier", f"Named barrier {bar_id} misused",
-                    message + ".", fix or "make every thread of the group arrive with the same id and count, "
-                    "with the count equal to the number of threads in the group (a multiple of 32), and keep "
-                    "other threads off that barrier id.",
-                    [{"line": site.line, "text": site.text.strip(), "what": site.name}], self.who(lanes[0]),
-                    block=w.first_block + b, barrier=bar_id)
 
     def deadlock(self):
         w = self.wave

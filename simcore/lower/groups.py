@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from pycparser import c_ast, c_parser
 
 from .. import ctype as T
-from .sync_points import SYNC_POINTS
+from .sync_points import GRID_BARRIER, SYNC_POINTS
 from .values import Sym
 
 TILE_SIZES = (1, 2, 4, 8, 16, 32)     # thread_block_tile<N> within a warp (CUDA's static_assert)
@@ -346,7 +346,7 @@ class GroupLowering:
 def _grid_sync_lowering(low, node, label):
     """grid.sync(): a barrier of every live thread of every block of the launch (only a
     cooperative launch has all blocks resident at once; the engine checks)."""
-    return low.sync_point("bar", label, node, {}, None, mode="sync", block_wide=True, grid_wide=True)
+    return low.sync_point(GRID_BARRIER, label, node, {}, None, mode="sync", block_wide=True, grid_wide=True)
 
 
 def _type_name(group_or_declared):

@@ -10,17 +10,20 @@ Arguments the hooks share:
   lanes   the wave's slots concerned: a slice or an int array of slot numbers (index the wave's
           per-slot arrays with it directly; `wave.lane_index(lanes)` gives an int array)
   site    a memory or intrinsic site: `program.sites[site]` has .line, .column, .text
-  sync    a sync site (`program.sync_sites[i]`): .op ('bar', 'syncwarp', 'shfl', 'vote'), .name,
-          .line, .mode, .block_wide, .id
+  sync    a sync site (`program.sync_sites[i]`): .op ('bar', 'syncwarp', 'shfl', 'vote', 'reduce',
+          'match'), .point (its kind), .name, .line, .mode, .block_wide, .id
   region  a memory region (memory.Region): .kind ('global' | 'shared'), .name, .id, .nbytes, .dtype
 The wave (`self.wave`, set before `on_wave_start`) holds the lane state: per slot `pc`, `st`
 (RUN, BAR, JOIN, EXIT, PARK from simcore.context), `site`, `slot_block` (block within the
 wave; add `first_block` for the launch-wide block), `slot_thread`, `slot_warp`, `slot_lane`,
 registers `R`; and `steps` (steps run so far in the launch).
 
-A check hook (`on_*` under "misuse found") is called when the simulator finds a misuse that a
-launch check governs; the plugin owning that check raises the fault through `self.report`, or
-returns to let the launch go on as it would on hardware.
+The hooks report facts, never verdicts: a check hook (`on_*` under "misuse found" and "barrier
+phases") tells what the simulator met (an access outside its array, a mask that cannot complete,
+arrivals at a named barrier); the plugin owning the check applies its rule and raises its fault
+with its own message (through `self.report.raise_`, which names threads and lines), or returns
+to let the launch go on as it would on hardware. A new check is one file (rule, messages, fault)
+and one row in plugins.REGISTERED; `CHECKS` and the fault kinds come from there.
 """
 import numpy as np
 
@@ -29,6 +32,8 @@ class Plugin:
     # Launch checks (names in simcore.CHECKS) that switch this plugin on; a plugin is built
     # for a launch when one of them is on (see `wanted`).
     checks = ()
+    # The fault a check raises (errors.KernelFault subclass; its `kind` is the report's kind).
+    fault = None
     # Whether memory must remember which shared-memory granules were written (never-written
     # shared memory then reads as undefined).
     tracks_shared_writes = False
@@ -119,8 +124,31 @@ class Plugin:
         undefined), as it might on hardware."""
 
     def on_divergent_barrier(self, block, lanes):
-        """The threads of `block` (in the wave) reached barrier 0 at different call sites."""
+        """The threads of `block` (in the wave) are all at barrier 0, at different call sites; the
+        barrier then completes as it would on hardware."""
 
-    def on_named_barrier_misuse(self, block, bar_id, lanes, message, too_many, fix=None):
-        """A named barrier is used against PTX's rules (message says how); the phase then
-        completes as it would on hardware."""
+    # ---------------------------------------------------------------- barrier phases
+    def on_named_barrier_arrival(self, block, bar_id, lanes, counts, live_in_block):
+        """`lanes` of `block` wait at barrier `bar_id` (bar.sync / bar.arrive with an id, or
+        barrier 0 once counts are in play), before they are counted: counts per lane (int64; -1:
+        none given, the block's live threads, `live_in_block`). The phase's open state is
+        `wave.named` (.count, .arrived per block and id)."""
+
+    def on_named_barrier_overfull(self, block, bar_id, lanes, arrivals, count):
+        """With `lanes`, `arrivals` threads are in one phase of `bar_id` whose count is `count`
+        (fewer): the phase completes at its count-th arrival, the others wait for the next."""
+
+    def on_barrier_phase_join(self, block, bar_id, lanes, count):
+        """`lanes` of `block` join the open phase of barrier `bar_id` (0-15), count `count`
+        (kernels with named barriers only)."""
+
+    def on_barrier_signal(self, block, bar_id, lanes, site_id):
+        """`lanes` of `block` arrived at `bar_id` with bar.arrive (sync site `site_id`): counted
+        in its open phase, they go on without waiting."""
+
+    def on_barrier_phase_complete(self, bar_id, lanes):
+        """A phase of `bar_id` (0: a block barrier) completed in the blocks of `lanes`, which are
+        its waiters and are about to go on."""
+
+    def on_unwaited_phase_complete(self, block, bar_id):
+        """A phase of `bar_id` in `block` completed with bar.arrive arrivals alone: nobody waited."""

@@ -49,6 +49,7 @@ import numpy as np
 
 from ..context import EXIT
 from . import race_rule
+from ..errors import DataRace
 from .base import Plugin
 from .lane_clocks import LaneClocks, needs_lane_clocks
 from .race_shadow import (EPOCH_BITS, FLAG_BITS, FULL, MAX_LAG, NONE, SITE_FLAGS, STALE_GAP, SWEEP_EVERY,  # noqa: F401
@@ -88,6 +89,7 @@ def _increasing(key):
 
 class RaceDetector(Plugin):
     checks = ("race", "global_race")
+    fault = DataRace
 
     def __init__(self, launch, program, report, options):
         super().__init__(launch, program, report, options)

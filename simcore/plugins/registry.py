@@ -10,7 +10,8 @@ HOOKS = ("on_wave_start", "on_launch_end", "on_step", "on_memory_access", "on_la
          "on_block_fence", "on_sync_arrive",
          "on_barrier_release", "on_barrier", "on_stalled", "on_out_of_bounds", "on_local_out_of_bounds",
          "on_undefined_use", "on_undefined_store", "on_invalid_mask", "on_divergent_barrier",
-         "on_named_barrier_misuse")
+         "on_named_barrier_arrival", "on_named_barrier_overfull", "on_barrier_phase_join", "on_barrier_signal",
+         "on_barrier_phase_complete", "on_unwaited_phase_complete")
 
 
 def _overrides(plugin, hook):

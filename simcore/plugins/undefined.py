@@ -8,6 +8,7 @@ nothing else) is the 'uninitialized' check's (uninitialized.py)."""
 import numpy as np
 
 from ..memory import UNDEF_SHARED
+from ..errors import UndefinedValue
 from .base import Plugin
 
 
@@ -21,6 +22,7 @@ def stored_bits(taint, region):
 
 class UndefinedValueCheck(Plugin):
     checks = ("undefined_value",)
+    fault = UndefinedValue
     tracks_shared_writes = True     # never-written shared memory mixed with other undefined bits
 
     def on_undefined_use(self, taint, lanes, site, what):

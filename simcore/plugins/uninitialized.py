@@ -3,12 +3,14 @@ written decides control flow or an address, or reaches global memory."""
 import numpy as np
 
 from ..memory import UNDEF_SHARED
+from ..errors import UninitializedRead
 from .base import Plugin
 from .undefined import stored_bits
 
 
 class UninitializedCheck(Plugin):
     checks = ("uninitialized",)
+    fault = UninitializedRead
     tracks_shared_writes = True
 
     def on_wave_start(self, wave):

@@ -35,7 +35,7 @@ followed (no course kernel pairs one with named barriers).
 """
 import numpy as np
 
-NUM_BARRIERS = 16       # per block, PTX ids 0 to 15
+from ..sync.named_barriers import NUM_BARRIERS
 
 
 class BarrierPhases:
