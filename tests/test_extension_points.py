@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import simcore
-import simcore.module
+import simcore.launch
 import simcore.runner
 from simcore import ctype as T
 from simcore.errors import FAULT_CLASSES, fault_class
@@ -59,7 +59,7 @@ def with_new_check(monkeypatch):
     """The registry with the new check's row added, and what is derived from it."""
     registered = REGISTERED + (ExitedBeforeBarrierCheck,)
     monkeypatch.setattr(simcore.runner, "REGISTERED", registered)
-    monkeypatch.setattr(simcore.module, "CHECKS", check_names(registered))
+    monkeypatch.setattr(simcore.launch, "CHECKS", check_names(registered))
     return registered
 
 
