@@ -11,7 +11,7 @@ with student_id "." for the source and release steps, so there is no course-id l
     exchange/gpu-barriers/{outbound,inbound,feedback}/      nbgrader's exchange on one machine
                                                             (a shared server names its own)
 
-Grading is isolated (barrier_course/autograde.py): `nbgrader autograde` does not run the
+Grading is isolated (barrier_course/grading/autograde.py): `nbgrader autograde` does not run the
 submitted notebook. IsolatedExecute (in place of nbgrader's Execute) reads the kernel source
 out of the answer cell as a string literal and runs the instructor's setup and test cells
 from solutions/ with it in a fresh, limited interpreter; the outputs go back into the test
@@ -20,7 +20,7 @@ instructor's paths from the feedback HTML.
 
 Solutions live inside CUDA source strings, so the stub nbgrader leaves in their place must
 be valid C and valid Python at once: `__simcore_todo("...");` is a call in both languages.
-The grader (barrier_course.grading) refuses a source that still contains it with
+The grader (barrier_course.grading.checks) refuses a source that still contains it with
 NotImplementedError("Exercise not done yet: ..."). See solutions/AUTHORING.md.
 """
 
@@ -32,10 +32,10 @@ from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, Clea
                                     DeduplicateIds, GetGrades, IgnorePattern, LimitOutput,
                                     OverwriteCells, OverwriteKernelspec, SaveAutoGrades)
 
-from barrier_course.nbgrader_exchange import course_exchange_root, machine_exchange_root
-from barrier_course.nbgrader_hidden_tests import RestoreHiddenTests
-from barrier_course.nbgrader_isolation import FeedbackCleanup, IsolatedExecute
-from barrier_course.release_guard import protect_releases
+from barrier_course.nbgrader.exchange import course_exchange_root, machine_exchange_root
+from barrier_course.nbgrader.hidden_tests import RestoreHiddenTests
+from barrier_course.nbgrader.isolation import FeedbackCleanup, IsolatedExecute
+from barrier_course.nbgrader.release_guard import protect_releases
 
 c = get_config()  # noqa: F821 (provided by traitlets when it loads this file)
 
@@ -52,7 +52,7 @@ c.CourseDirectory.db_url = "sqlite:///" + os.path.join(_ROOT, "gradebook.db")
 
 # Generate (command line, `tasks.py release`, the Formgrader's button) never removes a release
 # folder that holds someone's changes without a backup and a confirmation
-# (barrier_course/release_guard.py).
+# (barrier_course/nbgrader/release_guard.py).
 protect_releases(_ROOT)
 
 # The exchange (release -> fetch -> submit -> collect -> feedback). On a shared server the
@@ -87,7 +87,7 @@ c.ClearSolutions.end_solution_delimeter = "END SOLUTION"
 # Autograde, first pass (nbgrader's "sanitize" list, RestoreHiddenTests added): test cells
 # the student did not touch get their hidden tests back before OverwriteCells compares
 # checksums, so "Attribute 'checksum' ... has changed!" is logged only for a locked cell the
-# student really edited (see barrier_course/nbgrader_hidden_tests.py).
+# student really edited (see barrier_course/nbgrader/hidden_tests.py).
 c.Autograde.sanitize_preprocessors = [
     ClearOutput,
     DeduplicateIds,
@@ -98,7 +98,7 @@ c.Autograde.sanitize_preprocessors = [
 ]
 
 # Autograde: nbgrader's default list with Execute replaced by the isolated grader. Its
-# limits per submission (defaults in barrier_course.autograde.Limits, stated in the README)
+# limits per submission (defaults in barrier_course.grading.autograde.Limits, stated in the README)
 # are IsolatedExecute.cpu_s, wall_s, memory_mb, output_bytes, source_bytes, macro_tokens.
 c.Autograde.autograde_preprocessors = [
     IsolatedExecute,
@@ -122,6 +122,6 @@ c.Autograde.create_student = True
 # session, and SQLAlchemy 2 says so on every first autograde of a student ("SAWarning:
 # Object of type <SubmittedAssignment> not in session, add operation along
 # 'Student.submissions' will not proceed"). The rows are added right after and the scores
-# are stored (tests/test_exchange_workflow.py reads them back), so the warning is noise.
+# are stored (tests/barrier_course/nbgrader/test_exchange_workflow.py reads them back), so the warning is noise.
 warnings.filterwarnings("ignore", message=r"Object of type <Submitted\w+> not in session",
                         module=r"nbgrader\.api")

@@ -146,8 +146,8 @@ INSTRUCTOR_SERVER_EXTENSIONS = ("nbgrader.server_extensions.formgrader",
 
 
 #: the student session's contents manager: course/, exercises/ and solutions/ read-only (the
-#: student works in my-course/; barrier_course/student_contents.py)
-STUDENT_CONTENTS = "barrier_course.student_contents.StudentContentsManager"
+#: student works in my-course/; barrier_course/nbgrader/student_contents.py)
+STUDENT_CONTENTS = "barrier_course.nbgrader.student_contents.StudentContentsManager"
 
 
 def role_options(instructor: bool) -> list[str]:
@@ -311,11 +311,11 @@ def cmd_test(args: list[str]) -> int:
 
 
 def _release_changes(names: list[str]) -> dict:
-    """{assignment: files someone changed in its release folder} (barrier_course/release_guard.py),
+    """{assignment: files someone changed in its release folder} (barrier_course/nbgrader/release_guard.py),
     asked of the course's own environment (nbgrader's Python)."""
     import json
 
-    code = ("import json, sys; from barrier_course.release_guard import changed_files; "
+    code = ("import json, sys; from barrier_course.nbgrader.release_guard import changed_files; "
             "root = sys.argv[1]; print(json.dumps({n: changed_files(root, f'{root}/exercises/{n}') "
             "for n in sys.argv[2:]}))")
     out = subprocess.run([str(venv_bin("python")), "-c", code, str(ROOT), *names], check=True,
@@ -328,7 +328,7 @@ def cmd_release(args: list[str]) -> int:
 
     A release folder holding changes (someone worked in it) is replaced only when confirmed:
     ``--yes``, or "y" to the question on a terminal; its old content is copied to
-    release-backups/ either way (barrier_course/release_guard.py).
+    release-backups/ either way (barrier_course/nbgrader/release_guard.py).
     """
     yes = "--yes" in args
     args = [a for a in args if a != "--yes"]
@@ -359,7 +359,7 @@ def cmd_release(args: list[str]) -> int:
 def cmd_grade(args: list[str]) -> int:
     """Grade every submission of an assignment, each in its own limited interpreter.
 
-    See barrier_course/class_grading.py; the limits per submission and their defaults are in
+    See barrier_course/grading/class_grading.py; the limits per submission and their defaults are in
     the README (section "Grading with nbgrader").
     """
     if not args or args[0].startswith("-"):
@@ -367,7 +367,7 @@ def cmd_grade(args: list[str]) -> int:
               "[--memory-mb M] [--report] [--shard I/N --scores DIR]")
         return 2
     ensure_installed(("course",))
-    cmd = [venv_bin("python"), "-m", "barrier_course.class_grading", *args]
+    cmd = [venv_bin("python"), "-m", "barrier_course.grading.class_grading", *args]
     say("$ " + " ".join(str(c) for c in cmd))
     return subprocess.call([str(c) for c in cmd], cwd=ROOT, env=venv_env())
 
@@ -377,11 +377,11 @@ COMMANDS = {"course": cmd_course, "test": cmd_test, "release": cmd_release, "gra
 
 def cmd_handouts(args: list[str]) -> int:
     """Printable handouts from the lessons: executed HTML per lesson, a one-file workshop
-    bundle, and their PDFs (barrier_course/handouts.py says how and why)."""
+    bundle, and their PDFs (barrier_course/lessons/handouts.py says how and why)."""
     ensure_installed(("course",))
     if not any(a == "--out" or a.startswith("--out=") for a in args):
         args = ["--out", str(ROOT / "handouts"), *args]
-    cmd = [venv_bin("python"), "-m", "barrier_course.handouts", *args]
+    cmd = [venv_bin("python"), "-m", "barrier_course.lessons.handouts", *args]
     say("$ " + " ".join(str(c) for c in cmd))
     return subprocess.call([str(c) for c in cmd], cwd=ROOT, env=venv_env())
 
@@ -390,12 +390,12 @@ COMMANDS["handouts"] = cmd_handouts
 
 
 def cmd_audit(args: list[str]) -> int:
-    """Grade the mutants of an exercise's solution; report the survivors (barrier_course/audit.py)."""
+    """Grade the mutants of an exercise's solution; report the survivors (barrier_course/grading/audit.py)."""
     if not args or args[0].startswith("-"):
         print("usage: python3 tasks.py audit ASSIGNMENT|all [--fast] [--jobs N] [--rules R1,R2]")
         return 2
     ensure_installed(("course",))
-    cmd = [venv_bin("python"), "-m", "barrier_course.audit", *args]
+    cmd = [venv_bin("python"), "-m", "barrier_course.grading.audit", *args]
     say("$ " + " ".join(str(c) for c in cmd))
     return subprocess.call([str(c) for c in cmd], cwd=ROOT, env=venv_env())
 

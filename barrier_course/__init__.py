@@ -1,17 +1,19 @@
-"""Helpers for the GPU barriers course, one module per idea.
+"""Helpers for the GPU barriers course, in three folders.
 
-grading     the autograder behind every nbgrader test cell (check_kernel, try_kernel)
-exercise_notebook  an exercise notebook's cells as typed steps; the answer cells' strings
-autograde   the isolated scorer: trusted cells with the answer string, in a limited interpreter
-grading_pool  warm interpreters forking one limited process per answer (tasks.py grade)
-notebook    setup(): the first code cell of every lesson
-faults      run a kernel once and capture what happened; parts of a fault report
-widgets     run a kernel under chosen settings and judge it; the launch explorer
-traces      read a launch's trace: warp timelines, passes, barrier counts
-warps       lanes of a warp: masks, lane ranges, shuffles
-occupancy   blocks per SM; shared-memory sizes from the compiled kernel
-cost_model  the barrier-cost model fitted to the H200 measurements
-pictures    figures of traces, read maps and measured costs
+lessons/    what the lessons call: notebook (setup(), the first code cell of every lesson),
+            faults, widgets, traces, warps, occupancy, cost_model, pictures, player, tuning,
+            tuning_kernels, handouts
+grading/    the autograder behind every nbgrader test cell (checks: check_kernel, try_kernel,
+            summary), the isolated scorer (autograde), class grading and its report, speed
+            points, hidden-test data, the audit and its mutants
+nbgrader/   nbgrader and Jupyter server plumbing: the exchange, hidden tests, isolated
+            execution, the shared-server exchange, the release guard, the contents manager
+
+Old module paths (`barrier_course.player`, ...) still import: old_paths.py.
 """
 
 __all__ = ["grading"]
+
+from .old_paths import install as install_old_paths
+
+install_old_paths()

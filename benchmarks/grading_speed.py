@@ -4,8 +4,8 @@
 
 For every exercise it grades the solution, some right answers and some wrong answers (the
 answers of ``tests/exercise_answers.py``'s test modules and ``tests/hostile_submissions.py``),
-the way ``tasks.py grade`` does (a :class:`barrier_course.grading_pool.GradingPool` where the
-tree has one, else :func:`barrier_course.autograde.score_answer` per answer), once with each
+the way ``tasks.py grade`` does (a :class:`barrier_course.grading.pool.GradingPool` where the
+tree has one, else :func:`barrier_course.grading.autograde.score_answer` per answer), once with each
 tree in turn, and prints the CPU seconds per submission (the grading process and every
 interpreter under it, from ``os.wait4``), the machine's load, and whether both trees gave
 the same points per cell. Scores come from simulated state; the CPU figures are the
@@ -41,10 +41,10 @@ DRIVER = r"""
 import json, sys
 job = json.load(open(sys.argv[1]))
 try:
-    from barrier_course.grading_pool import GradingPool
+    from barrier_course.grading.pool import GradingPool
 except ImportError:
     GradingPool = None
-from barrier_course.autograde import score_answer
+from barrier_course.grading.autograde import score_answer
 if GradingPool is None:
     scores = [score_answer(job["notebook"], s) for s in job["sources"]]
 else:

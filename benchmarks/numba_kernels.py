@@ -104,7 +104,7 @@ def run(name, n, out_path=None):
     seconds = time.perf_counter() - t0
     ok = bool(np.allclose(out, expected(name, x), rtol=1e-4, atol=1e-4))
     if out_path:
-        np.save(out_path, out)      # simcore.bench checks it (exact or allclose)
+        np.save(out_path, out)      # benchmarks.bench checks it (exact or allclose)
     return {"workload": name, "n": n, "seconds": seconds, "ok": ok}
 
 

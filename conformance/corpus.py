@@ -23,7 +23,7 @@ Verdicts follow docs/semantics.md (simcore's rules: barriers count threads,
 exited threads are not waited for, diverged lanes of a warp wait for each other at the
 immediate post-dominator). The reasoning for the less obvious ones is in each entry's ``why``.
 
-Used by tests/test_conformance_corpus.py (simulator), tests/test_nvcc_ptx.py (nvcc) and
+Used by tests/conformance/test_conformance_corpus.py (simulator), tests/conformance/test_nvcc_ptx.py (nvcc) and
 tools/gpu_conformance.py (real GPU, compute-sanitizer).
 """
 from __future__ import annotations
@@ -36,7 +36,7 @@ import math
 
 import numpy as np
 
-from simcore.plugins import CHECK_FAULT_KINDS
+from simcore.checks import CHECK_FAULT_KINDS
 
 HERE = Path(__file__).resolve().parent
 
@@ -265,10 +265,10 @@ def _double_ref(a):
 
 
 def _math_api_float_ref(a):
-    """True values in float64 (Python's math, and simcore.cmath for what math lacks: its
+    """True values in float64 (Python's math, and simcore.runtime.cmath for what math lacks: its
     Bessel, erfinv/erfcinv/normcdfinv and erfcx are checked against tables in
-    tests/test_builtins_added.py), rounded to float."""
-    from simcore import cmath as cm
+    tests/simcore/lower/test_clock_math_and_memory_builtins.py), rounded to float."""
+    from simcore.runtime import cmath as cm
     v = a[0].astype(np.float64)
     w = v - 1.5
     vf = np.vectorize
@@ -285,7 +285,7 @@ def _math_api_float_ref(a):
 def _math_api_double_ref(a):
     from fractions import Fraction
 
-    from simcore import cmath as cm
+    from simcore.runtime import cmath as cm
     v = a[0]
     w = v - 1.5
     t = np.arange(len(v))

@@ -22,9 +22,9 @@ from .errors import (CompileError, DataRace, Deadlock, DivergentBarrier, Divisio
 _LAZY_NAMES = {
     "CHECKS": ".module", "SCHEDULES": ".module", "Kernel": ".module", "Launch": ".module",
     "RawKernel": ".module", "RawModule": ".module", "gpu_available": ".module",
-    "Param": ".program",
+    "Param": ".lower.program",
     "DeviceGlobal": ".device_global",
-    "Trace": ".trace", "TraceStep": ".trace", "WarpState": ".trace",
+    "Trace": ".recording.trace", "TraceStep": ".recording.trace", "WarpState": ".recording.trace",
     "Estimate": ".perf", "Sweep": ".perf", "tune": ".perf",
 }
 
@@ -40,7 +40,7 @@ def __getattr__(name):
 
 
 def _submodule(name):
-    """`simcore.engine` etc.: a submodule is imported when first named, as the eager package did."""
+    """`simcore.runtime.engine` etc.: a submodule is imported when first named, as the eager package did."""
     if name.startswith("_") or importlib.util.find_spec(f"{__name__}.{name}") is None:
         raise AttributeError(f"module 'simcore' has no attribute {name!r}")
     return importlib.import_module(f".{name}", __name__)

@@ -266,7 +266,7 @@ class CupyModule:
         """The declaration of a module variable as the simulator's front end reads it (its type and
         shape), for a module made without simcore.RawModule; None when the front end cannot."""
         try:
-            from .compiler import compile_source
+            from .frontend.compiler import compile_source
             programs = compile_source(self.code, self.options, self.name_expressions)
         except Exception:
             return None
@@ -281,7 +281,7 @@ class CupyModule:
         device_args = list(args)
         copies = []  # (host bytes, device bytes)
         try:
-            from .memory import PointerTable, StructArgument, overlap_groups
+            from .runtime.memory import PointerTable, StructArgument, overlap_groups
             arrays = [k for k, a in enumerate(args) if isinstance(a, np.ndarray) and a.ndim > 0]
             # the arrays of a `T **` argument (PointerTable) take part in the aliasing, as ("table", k, j)
             listed = [args[k] for k in arrays]

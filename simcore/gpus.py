@@ -69,7 +69,7 @@ class GPU:
 
 def barrier_cycles(c0, c_warp, c_late, warps, late_cycles, c_skew=0.0, skew=0.0):
     """The one barrier-cost formula (the timing model's and lesson 07's,
-    barrier_course/cost_model.py): c0 + c_warp * W + c_late * (the last warp's lateness),
+    barrier_course/lessons/cost_model.py): c0 + c_warp * W + c_late * (the last warp's lateness),
     plus c_skew * skew, the measuring kernel's own spin overhead (0 in the timing model)."""
     return c0 + c_warp * warps + c_late * late_cycles + c_skew * skew
 

@@ -12,8 +12,8 @@ import numpy as np
 
 from .errors import LaunchError
 from .gpus import SIMULATED_GPU, get_gpu, occupancy
-from .plugins import CHECKS      # the checks' names, in the plugin registry's order
-from .watchdog import DEFAULT_TIME_LIMIT, default_time_limit
+from .checks import CHECKS      # the checks' names, in the plugin registry's order
+from .runtime.watchdog import DEFAULT_TIME_LIMIT, default_time_limit
 
 SCHEDULES = ("lockstep", "round_robin", "random", "adversarial")
 MODELS = ("independent", "stack")
@@ -57,7 +57,7 @@ class Options:
     model: str
     seed: int
     max_steps: int
-    trace: bool            # record launch.trace (plugins/trace.py)
+    trace: bool            # record launch.trace (recording/trace_recorder.py)
     time_limit: float = DEFAULT_TIME_LIMIT   # seconds; 0: none (watchdog.py)
 
     def blocks_per_wave(self, slots_per_block, bytes_per_slot=64):
@@ -215,7 +215,7 @@ def check_cooperative_fits(grid, block, shared_per_block):
 
 def run(program, launch, values, options, *, module_vars=None):
     """Run a launch on the simulator (runner.run_launch) and fill its record. -> the engine."""
-    from .runner import run_launch          # the run time, imported at the first launch
+    from .runtime.runner import run_launch          # the run time, imported at the first launch
     return run_launch(program, launch, values, options, module_vars=module_vars)
 
 
@@ -266,11 +266,11 @@ def _pointer_table(a, p, where, backend):
     """A `T **` parameter takes a list (or tuple) of numpy arrays of T: the kernel gets a table
     of their device addresses (CuPy's way: an array of `.data.ptr` values), each array written
     in place."""
-    from .memory import PointerTable
+    from .runtime.memory import PointerTable
     if isinstance(a, np.ndarray) or not isinstance(a, (list, tuple)):
         raise LaunchError(f"{where} points to pointers: pass a list of numpy arrays (e.g. [a, b]); simcore gives "
                           "the kernel the table of their device addresses on both backends")
-    from .program import Param
+    from .lower.program import Param
     elem = Param(p.name, p.type.replace("*", "", 1).replace("  ", " ").strip(), True, p.inner)
     arrays = []
     for j, x in enumerate(a):
@@ -294,7 +294,7 @@ def _struct_argument(a, p, where):
     pointer members takes a dict instead, {member: value}, a numpy array for each pointer
     (nested members as "outer.inner" or nested dicts; members not given are zero), so that the
     same launch runs on both backends (each writes its own address of the array)."""
-    from .memory import StructArgument
+    from .runtime.memory import StructArgument
     pointers = {path: (off, dt) for path, off, dt in p.pointer_members}
     value = np.zeros((), p.dtype)
     found = []
@@ -372,7 +372,7 @@ def check_struct_array(a, p, where):
     a numpy structured dtype with the struct's layout (member names may differ), or any array
     whose bytes are a whole number of structs (float32 for float4 *, complex64 for a
     {float re, im} struct)."""
-    from .signature import UNKNOWN_STRUCT
+    from .frontend.signature import UNKNOWN_STRUCT
     if p.dtype == UNKNOWN_STRUCT:       # GPU only, a struct the signature reader did not lay out
         return
     struct = p.type.replace(" *", "").replace("const ", "")

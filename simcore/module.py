@@ -58,7 +58,7 @@ class RawModule:
         # as in CuPy: the module's kernels are launched cooperatively (cuLaunchCooperativeKernel),
         # which cg::this_grid().sync() needs
         self.enable_cooperative_groups = bool(enable_cooperative_groups)
-        from .compiler import compile_source
+        from .frontend.compiler import compile_source
         try:
             self._programs = compile_source(code, self.options, self.name_expressions)
         except CompileError as e:
@@ -66,7 +66,7 @@ class RawModule:
                 raise e.with_traceback(None) from None
             # On the GPU the simulator's subset does not matter: NVRTC compiles the source.
             # We still need each kernel's signature to cast scalar arguments.
-            from .signature import signatures
+            from .frontend.signature import signatures
             self._programs = signatures(code, self.options, self.name_expressions)
             if not self._programs:
                 raise e.with_traceback(None) from None
@@ -79,7 +79,7 @@ class RawModule:
                                  "a bug in simcore, not in your kernel; set SIMCORE_DEBUG=1 for details.") from None
         # __device__/__constant__ variables: the module's own bytes, kept between launches
         self._module_vars = next((list(getattr(p, "module_vars", ())) for p in self._programs.values()), [])
-        from .runner import module_storage
+        from .runtime.runner import module_storage
         self._globals = module_storage(self._programs[next(iter(self._programs))]) if self._module_vars else {}
         self._gpu = None
         if self.backend == "cupy":
@@ -108,7 +108,7 @@ class RawModule:
         return DeviceGlobal(name, dtype, shape, HostBacking(self._globals[name], dtype, shape), var.constant)
 
     def get_function(self, name):
-        from .templates import normalise
+        from .frontend.templates import normalise
         if isinstance(name, str) and name not in self._programs:
             # "k<256, float>" is "k<256,float>": one spelling of a template instance
             name = next((k for k in self._programs if normalise(k) == normalise(name)), name)

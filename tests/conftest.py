@@ -6,6 +6,14 @@ wall time, and the test would fail on the machine's load, not on the code. So th
 with a default of 600 s (SIMCORE_TIME_LIMIT, inherited by the grading subprocesses too); tests
 of the time limit itself pass time_limit= or set the variable themselves.
 """
+import sys
+from pathlib import Path
+
+# The shared test helpers (course_testing, launch_checks, seed_kernels, ...) live in tests/
+# itself, imported by name from tests in every folder below it.
+HELPERS = str(Path(__file__).resolve().parent)
+if HELPERS not in sys.path:
+    sys.path.insert(0, HELPERS)
 import os
 
 os.environ.setdefault("SIMCORE_TIME_LIMIT", "600")

@@ -6,7 +6,7 @@ cell). :func:`kernel_with` puts it into the kernel; :func:`grade` scores the ker
 the instructor notebook's trusted cells (the locked setup cells and every grade cell, hidden
 tests included) and returns ``{grade_id: (points, failure message or None)}``.
 
-Scoring goes through the isolated scorer ``barrier_course.autograde.score_answer``, the one
+Scoring goes through the isolated scorer ``barrier_course.grading.autograde.score_answer``, the one
 behind ``nbgrader autograde``. Scores are deterministic (the same source and notebook give the
 same score), so :func:`grade` keeps each one for the session: a test that looks again at an
 answer another test graded (partial credit of a wrong answer, say) costs nothing. A test module
@@ -35,7 +35,7 @@ from typing import Callable, NamedTuple
 
 import pytest
 
-from barrier_course.autograde import score_answers
+from barrier_course.grading.autograde import score_answers
 
 ROOT = Path(__file__).resolve().parent.parent
 REGION = re.compile(r"^(?P<indent>[ \t]*)// ### BEGIN SOLUTION[^\n]*\n.*?^[ \t]*// ### END SOLUTION[^\n]*\n",

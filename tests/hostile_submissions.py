@@ -69,9 +69,9 @@ TRICKS = [
           answer_extra=NOOP_CHECK),
     Trick("rebind_in_inserted_cell", "check_kernel rebound in an inserted cell", BLANK,
           inserted=[NOOP_CHECK]),
-    Trick("patch_grading_internals", "barrier_course.grading internals patched (prints OK)",
+    Trick("patch_grading_internals", "barrier_course.grading.checks internals patched (prints OK)",
           NO_BARRIER, inserted=[
-              "import barrier_course.grading as g\n"
+              "import barrier_course.grading.checks as g\n"
               "g._stub_check = lambda *a, **k: None\n"
               "g._compile = lambda *a, **k: None\n"
               "g._run_one = lambda *a, **k: None\n"]),
@@ -111,7 +111,7 @@ TRICKS = [
               "    return _real_check(*args, **kwargs)\n"]),
     Trick("write_installed_package", "appends a no-op check_kernel to the installed grading.py",
           BLANK, inserted=[
-              "import barrier_course.grading as g\n"
+              "import barrier_course.grading.checks as g\n"
               "with open(g.__file__, 'a') as f:\n"
               "    f.write('\\n\\ndef check_kernel(*args, **kwargs):\\n    return None\\n')\n"]),
     Trick("read_solutions_and_gradebook", "prints solutions/ and gradebook.db into its feedback",

@@ -17,7 +17,7 @@ grader's time limit. The outcome must be one of:
 
 and never another exception (a `SimulatorError` is simcore's own bug), nor a run longer than
 HANG_S seconds of wall time (a guard of this harness: the verdicts come from the step budget).
-tests/test_fuzz_corpus.py runs a few hundred seeded mutants of this in CI.
+tests/conformance/test_fuzz_corpus.py runs a few hundred seeded mutants of this in CI.
 """
 import argparse
 import contextlib

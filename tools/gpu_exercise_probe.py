@@ -69,7 +69,7 @@ def _outcome(launch: dict, backend: str, seeds: range) -> dict:
     import numpy as np
 
     import simcore
-    from barrier_course.grading import _build_case, _fresh_args
+    from barrier_course.grading.checks import _build_case, _fresh_args
 
     kernel = simcore.RawModule(code=launch["source"], backend=backend).get_function(launch["name"])
     names = [p.name for p in kernel.params] if hasattr(kernel, "params") else []

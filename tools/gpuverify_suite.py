@@ -165,7 +165,7 @@ def for_nvrtc(text, name):
     <stdio.h>); NVRTC, which simcore follows (its GPU backend is CuPy), cannot open them and a
     CuPy user does not write them. Blank each such line (line numbers kept) and count it, so the
     table measures the device code, not the first line of most files."""
-    from simcore import nvrtc_environment
+    from simcore.frontend import nvrtc_environment
 
     def blank(m):
         if nvrtc_environment.header_found(m.group(1).strip()):

@@ -1,6 +1,6 @@
 """A class of N real students on one server, measured: ``sudo python tools/hub_scale.py``.
 
-Run by hand (root; not in CI): the set-up of tests/test_hub_accounts.py (real Unix accounts,
+Run by hand (root; not in CI): the set-up of tests/deploy/test_hub_accounts.py (real Unix accounts,
 JupyterHub's LocalProcessSpawner, a real configurable-http-proxy on 127.0.0.1, the exchange
 prepared by deploy/jupyterhub/setup_exchange.sh), with N students (default 30):
 
@@ -11,7 +11,7 @@ prepared by deploy/jupyterhub/setup_exchange.sh), with N students (default 30):
    API), run the notebook's tests in a kernel of their server (kernel websocket: every code
    cell in order, as Run All does), submit;
 3. the instructor collects through the course service's Formgrader, the class is graded as
-   the grader account in the course folder with ``python -m barrier_course.class_grading
+   the grader account in the course folder with ``python -m barrier_course.grading.class_grading
    ASSIGNMENT --jobs J --report`` (what the README tells instructors to run in the service's
    terminal), and the report is shown in the course service's JupyterLab: a screenshot with
    headless Chromium (--screenshot PATH).
@@ -39,6 +39,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests" / "deploy"))   # test_hub_accounts, test_jupyterhub
 
 from course_testing import ASSIGNMENT, copy_course  # noqa: E402
 from hub_accounts import (Accounts, private_base, root_problem, taken,  # noqa: E402
@@ -299,7 +300,7 @@ def main(argv=None) -> int:
         t0 = time.monotonic()
         grading = accounts.shell(GRADER, f"cd {course_folder} && PATH={Path(python).parent}:"
                                  f"$PATH LD_LIBRARY_PATH={accounts.python_env.get('LD_LIBRARY_PATH', '')} "
-                                 f"{python} -m barrier_course.class_grading "
+                                 f"{python} -m barrier_course.grading.class_grading "
                                  f"{ASSIGNMENT} --jobs {args.jobs} --report", timeout=7200)
         figures["grading_s"] = time.monotonic() - t0
         figures["grading_output"] = grading.stdout[-4000:] + grading.stderr[-2000:]

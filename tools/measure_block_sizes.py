@@ -3,7 +3,7 @@
     python tools/measure_block_sizes.py --out DIR [--reps 30] [--warmup 5] [--only NAME] [--scale small]
 
 Needs CuPy and an NVIDIA GPU; not simcore. The kernels, their launch shapes and numpy checks
-are `barrier_course/tuning_kernels.py` (imported from the package, or from a copy of that file
+are `barrier_course/lessons/tuning_kernels.py` (imported from the package, or from a copy of that file
 next to this script). For each sweep (kernel x problem size) and block size: compile with
 NVRTC, launch once and check the result against numpy, launch `--warmup` times, then time
 `--reps` launches one by one with CUDA events and keep the median, min and max (ms).
@@ -20,7 +20,7 @@ import time
 import numpy as np
 
 try:
-    from barrier_course import tuning_kernels
+    from barrier_course.lessons import tuning_kernels
 except ImportError:                       # a bare copy next to this script (GPU machine)
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
     import tuning_kernels

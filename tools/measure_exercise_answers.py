@@ -7,7 +7,7 @@ the notebook's grade cells make with it (hidden tests included): the grade cells
 ``source`` set to the answer and ``check_kernel`` / ``check_estimated_time`` replaced by
 recorders, so a launch whose block size comes from the answer (ex08's ``#define BLOCK_SIZE``)
 is the answer's own. Each launch is built exactly as the grader builds it
-(``barrier_course.grading.build_case``: the same seeds, sizes and reference outputs).
+(``barrier_course.grading.checks.build_case``: the same seeds, sizes and reference outputs).
 
 Three steps, the middle one on the GPU machine:
 
@@ -104,8 +104,8 @@ def _setup_namespace(notebook: Path) -> dict:
 def graded_launches(notebook: Path, source: str) -> list:
     """Every launch the notebook's grade cells make with `source` as the answer:
     [{cell, call, kernel, make_args, reference, block, n, seed, rtol, atol, options}]."""
-    from barrier_course.grading import default_sizes
-    from barrier_course.speed_grading import chosen_block_size
+    from barrier_course.grading.checks import default_sizes
+    from barrier_course.grading.speed_grading import chosen_block_size
     cells = _code_cells(notebook)
     namespace = dict(_setup_namespace(notebook))
     launches = []
@@ -167,7 +167,7 @@ def _matches(got, want, rtol, atol) -> bool:
 def time_answer_launch(cp, kernel, names, launch, reps, warmup) -> dict:
     """Run one graded launch on the GPU: check its outputs, then time it."""
     import numpy as np
-    from barrier_course.grading import build_case
+    from barrier_course.grading.checks import build_case
     from measure_timing_sweeps import time_launches
     case = build_case(launch["make_args"], launch["reference"], launch["n"], launch["block"], launch["seed"])
     host = tuple(a for a in case.args)
@@ -267,7 +267,7 @@ def _sim_kernel(source: str, options: tuple, name: str):
 
 def model_estimate(source: str, launch: dict):
     """simcore's MODEL estimate (an Estimate) of one graded launch."""
-    from barrier_course.grading import build_case
+    from barrier_course.grading.checks import build_case
     case = build_case(launch["make_args"], launch["reference"], launch["n"], launch["block"], launch["seed"])
     kernel = _sim_kernel(source, launch["options"], launch["kernel"])
     return kernel.estimate(case.grid, (case.block,), case.args, shared_mem=case.shared_mem, gpu="H200")

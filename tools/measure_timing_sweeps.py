@@ -3,7 +3,7 @@
     python tools/measure_timing_sweeps.py --out DIR [--reps 25] [--warmup 3] [--answers FILE]
                                           [--only NAME] [--budget-s 400]
 
-Needs CuPy and an NVIDIA GPU; not simcore. Sweeps: `barrier_course/validation_kernels.py`
+Needs CuPy and an NVIDIA GPU; not simcore. Sweeps: `barrier_course/lessons/validation_kernels.py`
 (imported from the package, or from a copy next to this script). For each sweep and block size:
 compile with NVRTC, launch once and check the outputs against numpy, launch `--warmup` times,
 then time `--reps` launches one by one with CUDA events (outputs re-zeroed between launches
@@ -27,7 +27,7 @@ import time
 import numpy as np
 
 try:
-    from barrier_course import validation_kernels
+    from barrier_course.lessons import validation_kernels
 except ImportError:                       # a bare copy next to this script (GPU machine)
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
     import validation_kernels
@@ -116,7 +116,7 @@ def main(argv=None):
     result = {
         "what": (f"Kernel time per launch (ms): CUDA events around each launch, median/min/max of {args.reps} "
                  f"launches after {args.warmup} warm-up launches; outputs checked against numpy first. "
-                 "Kernels: barrier_course/validation_kernels.py; script: tools/measure_timing_sweeps.py."),
+                 "Kernels: barrier_course/lessons/validation_kernels.py; script: tools/measure_timing_sweeps.py."),
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "device": device_facts(cp), "microbench": {}, "sweeps": [], "ex08_answers": [],
     }

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 
 import simcore
-from barrier_course import player
+from barrier_course.lessons import player
 
 # the kernels the player's tests check (tests/seed_kernels.py): the pictures show the same ones
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))

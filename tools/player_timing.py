@@ -7,7 +7,7 @@ import time
 import numpy as np
 
 import simcore
-from barrier_course import player
+from barrier_course.lessons import player
 
 SMOOTH = r"""
 __global__ void smooth(float *out, const float *in, int iters)

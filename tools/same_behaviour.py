@@ -6,11 +6,11 @@ step-through recording.
 
 The launches: every entry of conformance/ under every schedule (lockstep, round robin, random
 with two seeds, adversarial), the stack model, checks off, and with trace=True; the benchmark's
-workloads and worst cases (simcore.bench, small sizes) with checks on and off and under the
+workloads and worst cases (benchmarks.bench, small sizes) with checks on and off and under the
 other schedules and models; and, with --tests, every launch the given test files make.
 
     python tools/same_behaviour.py --base /tmp/main-checkout                 # this tree vs that one
-    python tools/same_behaviour.py --base /tmp/main-checkout --tests tests/test_trace.py tests/test_player.py
+    python tools/same_behaviour.py --base /tmp/main-checkout --tests tests/simcore/recording/test_trace.py tests/barrier_course/lessons/test_player.py
 
 Launches stopped by the wall-clock time limit (time_limit=) differ in steps by nature; they are
 listed apart. Exit status 1 when anything else differs.
@@ -131,7 +131,7 @@ def record(path):
     # the benchmark's workloads come from this checkout, for both trees (they use only simcore's API)
     sys.path.append(str(HERE.parent.parent))
     from conformance import corpus, runner
-    from simcore import bench
+    from benchmarks import bench
     for entry in corpus.ENTRIES:
         for cfg in CONFIGS:
             runner.run_sim(entry, **cfg)

@@ -3,9 +3,9 @@
     python tools/validate_timing_model.py [--markdown docs/timing-validation.md]
                                           [--json OUT.json] [--before BEFORE.json] [--only NAME]
 
-Measurements: course/data/h200-timing-sweeps.json (kernels: barrier_course/validation_kernels.py,
+Measurements: course/data/h200-timing-sweeps.json (kernels: barrier_course/lessons/validation_kernels.py,
 each with a role, "training" or "heldout") and the earlier course/data/h200-block-sweeps.json
-(kernels: barrier_course/tuning_kernels.py; counted as training: the model's rules were revised
+(kernels: barrier_course/lessons/tuning_kernels.py; counted as training: the model's rules were revised
 after seeing them). For every (kernel, block size) the model estimates the launch (gpu "H200");
 the report gives each point's error, each sweep's median absolute error and the block size the
 model picks against the measured best, per role. --json writes the rows (to compare another
@@ -24,7 +24,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import simcore                                   # noqa: E402
-from barrier_course import tuning_kernels, validation_kernels   # noqa: E402
+from barrier_course.lessons import tuning_kernels, validation_kernels   # noqa: E402
 
 PICK_TARGET = 0.10
 SWEEP_TARGET = 0.30
@@ -74,7 +74,7 @@ Each rule was designed on the training sweeps (microbenchmarks) and the earlier 
 
 ## ex08's answers on the H200 next to the model
 
-Every answer of `tests/test_exercise_tuning.py` that the speed points must judge, timed on the H200
+Every answer of `tests/course/test_exercise_tuning.py` that the speed points must judge, timed on the H200
 (CuPy events, `course/data/h200-timing-sweeps.json` `ex08_answers`) and estimated by the model;
 ratios against the solution at the same n. The speed points need model/ref <= 1.5 at both sizes;
 the H200 deserves them when gpu/ref <= 1.3 at both (test

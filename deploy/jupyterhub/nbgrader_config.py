@@ -5,7 +5,7 @@ every user server; Zero to JupyterHub: bake it into the user image at the same p
 nbgrader on the machine reads it: the students' Assignment List, the instructors' course
 services, and `nbgrader ...` typed in their terminals. The course folder's own
 nbgrader_config.py (the repository's) sees that this file names an exchange and then keeps
-it (barrier_course/nbgrader_exchange.py), so the same checkout works on a laptop and here.
+it (barrier_course/nbgrader/exchange.py), so the same checkout works on a laptop and here.
 """
 
 import os
@@ -24,7 +24,7 @@ c.Exchange.root = EXCHANGE_ROOT
 
 # nbgrader's exchange, changed only where a root-owned root needs it: no action checks for
 # (or sets) write permission on the root, and a submission is 0750/0640 instead of 0777/0644
-# (barrier_course/shared_exchange.py says why). The course is installed in every user's
+# (barrier_course/nbgrader/shared_exchange.py says why). The course is installed in every user's
 # environment, so these import wherever nbgrader runs.
 for _action, _class in {
     "release_assignment": "ExchangeReleaseAssignmentPrepared",
@@ -35,7 +35,7 @@ for _action, _class in {
     "collect": "ExchangeCollectPrepared",
     "submit": "ExchangeSubmitPrivately",
 }.items():
-    setattr(c.ExchangeFactory, _action, "barrier_course.shared_exchange." + _class)
+    setattr(c.ExchangeFactory, _action, "barrier_course.nbgrader.shared_exchange." + _class)
 
 # Several courses on one hub: a student's fetched work goes to ~/<course id>/<assignment>,
 # so two courses with an assignment of the same name never collide.

@@ -14,7 +14,7 @@ For each course it adds what nbgrader's documentation ("Using nbgrader with Jupy
   ``/services/<course>/``.
 
 jupyterhub_config.py (next to this file) calls :func:`add_courses`; the test
-(tests/test_jupyterhub.py) calls it too, with a local test hub's settings. It needs only the
+(tests/deploy/test_jupyterhub.py) calls it too, with a local test hub's settings. It needs only the
 standard library, so it runs in the hub's own environment.
 """
 

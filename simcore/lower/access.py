@@ -1,8 +1,8 @@
 """Where values live: lvalues, addresses, loads and stores of memory and local arrays."""
 from pycparser import c_ast
 
-from .. import ctype as T
-from ..memory import region_base
+from ..frontend import ctype as T
+from ..runtime.memory import region_base
 from .code import ALIGNED, MisalignedHole, TaintHole, Taint, TaintTerm, always, taint_of
 from .values import (LocalElementTarget, LocalStructElementTarget, LocalStructTarget, MemoryTarget, RegisterTarget, Val, memory_dtype,
                      regs_of)

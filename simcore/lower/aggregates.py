@@ -10,9 +10,9 @@ caller's variable.
 import numpy as np
 from pycparser import c_ast
 
-from .. import ctype as T
-from ..memory import FIRST_LOCAL_REGION, region_base
-from ..program import LocalVariable, ModuleVariable, Param
+from ..frontend import ctype as T
+from ..runtime.memory import FIRST_LOCAL_REGION, region_base
+from .program import LocalVariable, ModuleVariable, Param
 from .code import ALIGNED, MisalignedHole, TaintHole, always, select_taint, taint_of
 from .values import (DT, LocalElementTarget, LocalStructElementTarget, LocalStructTarget, MemoryTarget, RegisterTarget, Sym, Val,
                      convert_const, local_pointer, regs_of, struct_value)

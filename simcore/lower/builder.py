@@ -1,7 +1,7 @@
 """The lowering's workbench: basic blocks under construction, registers, constants, scopes,
 report sites, and the facts the dataflow pass needs (which values flow into which register)."""
 from ..errors import CompileError
-from ..program import Block, Goto, Site, Var
+from .program import Block, Goto, Site, Var
 from .code import MISALIGNED, NO_READS, Alignment, Stmt, Taint, TaintHole, TaintTerm, add_lines
 from .values import Val, convert_const, struct_value
 

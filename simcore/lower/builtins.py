@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from pycparser import c_ast
 
-from .. import ctype as T
+from ..frontend import ctype as T
 from .code import taint_of
 from .values import DT, Val, regs_of
 
@@ -187,7 +187,7 @@ class Printf:
 
 @dataclass(frozen=True)
 class ActiveMaskCall:
-    """__activemask(): what it returns depends on the schedule (simcore/activemask.py); its site
+    """__activemask(): what it returns depends on the schedule (simcore/runtime/activemask.py); its site
     lets a report say where a mask came from."""
     pure = True
 

@@ -1,8 +1,8 @@
 """Calls: built-ins and sync points by table, __device__ functions inlined at each call."""
 from pycparser import c_ast
 
-from .. import ctype as T
-from ..program import Var
+from ..frontend import ctype as T
+from .program import Var
 from .aggregates import is_vector_maker
 from .builtins import BUILTINS
 from .memfuncs import ARRAY_FUNCTIONS, MEMORY_FUNCTIONS, NVCC_ONLY_FUNCTIONS

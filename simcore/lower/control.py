@@ -4,8 +4,8 @@ Each becomes basic blocks joined by terminators (program.Goto / Branch / Exit); 
 a stack of (break target, continue target)."""
 from pycparser import c_ast
 
-from .. import ctype as T
-from ..program import Branch, Exit
+from ..frontend import ctype as T
+from .program import Branch, Exit
 from .code import add_lines
 from .values import Val
 

@@ -1,8 +1,8 @@
 """Declarations: scalars and local arrays become registers, __shared__ arrays get a region."""
 from pycparser import c_ast
 
-from .. import ctype as T
-from ..program import SharedArray
+from ..frontend import ctype as T
+from .program import SharedArray
 from .values import Sym
 
 # CUDA's limit on local memory per thread (Programming Guide, technical specifications, compute

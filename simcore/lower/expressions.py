@@ -5,8 +5,8 @@ emitted into the current block. Sub-expressions that end a block (a call, a sync
 short-circuit with effects) make the parts already evaluated spill to registers first."""
 from pycparser import c_ast
 
-from .. import ctype as T
-from ..program import Var
+from ..frontend import ctype as T
+from .program import Var
 from .access import SPECIALS, region_base
 from .code import ALIGNED, select_taint, taint_of
 from .purity import has_boundary, is_pure

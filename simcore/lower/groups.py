@@ -6,14 +6,14 @@ intrinsics a student would write by hand (`tile.shfl_down(v, 1)` is
 `__shfl_down_sync(<the tile's lanes>, v, 1, <tile size>)`), parsed once, given the call's
 position, and lowered like any other code; its sync points carry the name as written
 (`tile.shfl_down`), so a lane missing from a tile collective is reported exactly like the
-intrinsic, on the student's line. The preprocessor (simcore/cooperative_groups.py) has
+intrinsic, on the student's line. The preprocessor (simcore/frontend/cooperative_groups.py) has
 already turned the C++ spellings into `__cg_*` names."""
 import copy
 from dataclasses import dataclass, replace
 
 from pycparser import c_ast, c_parser
 
-from .. import ctype as T
+from ..frontend import ctype as T
 from .sync_points import GRID_BARRIER, SYNC_POINTS
 from .values import Sym
 

@@ -2,8 +2,8 @@
 import numpy as np
 from pycparser import c_ast
 
-from .. import ctype as T
-from ..program import Exit, Param, Program
+from ..frontend import ctype as T
+from .program import Exit, Param, Program
 from .code import resolve
 from .dataflow import misaligned_registers, tracked_registers
 from .reconvergence import number_blocks

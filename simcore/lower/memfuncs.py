@@ -16,7 +16,7 @@ from pycparser import c_ast
 
 from .groups import parse_snippet
 from .values import Val
-from .. import ctype as T
+from ..frontend import ctype as T
 
 MEMORY_FUNCTIONS = {"memcpy": "copy", "memset": "set"}
 # nvcc's spellings that NVRTC (CuPy's compiler) lacks, measured on the H200 (conformance entry

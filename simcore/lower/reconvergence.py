@@ -1,5 +1,5 @@
 """Block order and reconvergence points of a lowered kernel's control-flow graph."""
-from ..program import Goto
+from .program import Goto
 
 
 def successors(prog, b):

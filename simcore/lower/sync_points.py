@@ -13,9 +13,9 @@ from typing import ClassVar
 import numpy as np
 from pycparser import c_ast
 
-from .. import ctype as T
-from ..memory import run_starts
-from ..program import SyncEnd, SyncSite
+from ..frontend import ctype as T
+from ..runtime.memory import run_starts
+from .program import SyncEnd, SyncSite
 from .code import always
 from .values import Val
 

@@ -1,7 +1,7 @@
 """C types of declarations, and C's conversions between values."""
 from pycparser import c_ast
 
-from .. import ctype as T
+from ..frontend import ctype as T
 from ..errors import CompileError
 from .code import MISALIGNED
 from .values import DT, Val, convert_const

@@ -4,7 +4,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import ctype as T
+from ..frontend import ctype as T
 from .code import MISALIGNED, NO_READS, NO_TAINT
 
 # numpy dtype names of the generated code, by C type (codegen binds them)

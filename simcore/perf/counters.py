@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..lower.facts import statement_work
-from ..plugins.base import Plugin
+from ..checks.base import Plugin
 
 WARP = 32
 SECTOR = 32

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..errors import ReadOnlyWrite
 from ..launch import launch_options
-from ..runner import build_engine, recording
+from ..runtime.runner import build_engine, recording
 from .counters import PerfCounters
 
 MAX_STEPS_PER_WAVE = 5_000_000

@@ -1,5 +1,5 @@
 """A stand-in for CuPy, for testing the lessons with SIMCORE_BACKEND=cupy on a machine
-without a GPU (tests/test_lessons_gpu_backend.py puts this folder first on PYTHONPATH).
+without a GPU (tests/course/test_lessons_gpu_backend.py puts this folder first on PYTHONPATH).
 
 It behaves the way the GPU backend matters to a lesson: kernels run (on simcore's simulator,
 with every check off, as a GPU does not check), device arrays are numpy copies, and nothing

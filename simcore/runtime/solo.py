@@ -1,0 +1,347 @@
+"""The serial fast path: one generated Python function per kernel that runs a lone thread's loop.
+
+Why: a serial phase (thread 0 finishing a reduction, a serial scan, a loop per warp leader)
+runs one block at a time for a single lane. `Engine.run_solo` already skips the general step's
+scans, but each block still costs a call, a dictionary look-up and a numpy scalar load and store
+per register, and the step's bookkeeping: a one-thread 10^5-iteration loop took ~130 ms,
+twice Oclgrind's time. Most of that is not the kernel's arithmetic.
+
+What: `solo_loop(prog, scalar_ok)` compiles, once per program (cached on it), from the blocks'
+code and recorded facts (block.code, loads, stores, block.facts: never the generated source's
+text), a function that runs the blocks of the kernel that end in a goto or a branch,
+for one lane; `Engine.run_solo` calls it when the lane takes a backward edge (a loop):
+
+* the registers those blocks use live in Python locals (numpy scalars, as the scalar blocks'
+  code already uses them) from entry to return, and are written back to the wave's registers
+  on every way out (the uninitialised-value twins `__u_` too);
+* the code of a scalar block (engine.scalar_blocks) is inlined, and so is a block whose only
+  calls into the context divide integers (scalar C division and remainder below; a zero
+  divisor goes the context's way, with the wave's state what the general loop leaves); a block
+  that calls the context otherwise (memory, local arrays, checks) is called as the general
+  loop calls it, with the registers it names written back first and those it stores read again;
+* a block whose only predecessor ran just before it is inlined after it (no dispatch); other
+  targets go back to a binary if-tree over the block ids;
+* steps and thread-instructions are counted exactly as run_solo counts them (added up per
+  path, and before any block that may fault); the function returns *before* any block whose
+  step would reach the watchdog's next one (so the watchdog, which hashes the registers, sees
+  them in the wave);
+* it returns at every edge run_solo must look at: into the reconvergence point the lane
+  recorded last (where it may wait for warp-mates; at any other one the general move would only
+  move it: a lone lane's branch never diverges, so that record does not change meanwhile), into
+  a block it does not run (a sync point, the exit), and forward to a block at or after another
+  runnable lane's (backward edges cannot be: the lone lane is the lowest runnable one).
+
+Numpy on scalars, rewritten where it is slow: `.astype(T)` costs ~400 ns (it goes through a
+0-d array): the inlined code stores into a one-element array of T and reads it back (~110 ns),
+the same cast; `np.left_shift(a, b)` (~1.2 us as a ufunc call) becomes `a << b` (~20 ns), the
+same type and bits. tests/simcore/runtime/test_serial_fast_path.py compares each rewrite with the original over
+every dtype pair and edge values. Everything else is the blocks' own generated code, so values,
+steps, thread-instruction counts and faults are those of the general loop.
+"""
+import ast
+
+import numpy as np
+
+from ..lower.codegen import DTYPES
+from ..lower.facts import SCALAR_HELPERS
+
+MAX_INLINE = 48        # blocks inlined below one dispatch entry (code size)
+MAX_NESTING = 12       # branches nested inside one dispatch entry (Python's indentation limit)
+
+
+def cast_via(buf, value):
+    """value.astype(buf.dtype) for a numpy scalar value, without a 0-d array: the same cast.
+    (numpy stores a float into an integer array through a Python int: NaN and values out of
+    the integer's range raise there, and go the astype way.)"""
+    try:
+        buf[0] = value
+    except (OverflowError, ValueError):
+        return value.astype(buf.dtype)
+    return buf[0]
+
+
+def scalar_idiv(X, lanes, a, b, L, site):
+    """Context.idiv for one lane's numpy scalars (C division: truncates toward zero); a zero
+    divisor goes the context's way, with the lane's slice, for the same fault."""
+    if b == 0:
+        return X.idiv(np.atleast_1d(a), np.atleast_1d(b), lanes, site)[0]
+    if a.dtype.kind == "u":
+        return a // b
+    q = a // b
+    r = a - q * b
+    q = q + ((r != 0) & ((a < 0) != (b < 0)))
+    return q if q.dtype == a.dtype else q.astype(a.dtype)
+
+
+def scalar_imod(X, lanes, a, b, L, site):
+    """Context.imod for one lane's numpy scalars (C remainder: the sign of a)."""
+    if b == 0:
+        return X.imod(np.atleast_1d(a), np.atleast_1d(b), lanes, site)[0]
+    r = a % b                   # numpy's: the sign of b
+    if a.dtype.kind != "u" and r != 0 and (r < 0) != (a < 0):
+        r = r - b
+    return r if r.dtype == a.dtype else r.astype(a.dtype)
+
+
+def scalar_shl(X, lanes, a, b, L, site):
+    """Context.shl for one lane's numpy scalars (of one dtype, as lowering casts them): a count
+    outside 0..width-1 goes the context's way (the same fault)."""
+    if 0 <= int(b) < a.itemsize << 3:
+        return a << b
+    return X.shl(np.atleast_1d(a), np.atleast_1d(b), lanes, site)[0]
+
+
+def scalar_shr(X, lanes, a, b, L, site):
+    if 0 <= int(b) < a.itemsize << 3:
+        return a >> b
+    return X.shr(np.atleast_1d(a), np.atleast_1d(b), lanes, site)[0]
+
+
+def scalar_smul(X, lanes, a, b, L, site):
+    """Context.smul for one lane's numpy scalars: the wrapped product; an overflow goes the
+    context's way (the warning)."""
+    r = a * b
+    if int(r) != int(a) * int(b):
+        return X.smul(np.atleast_1d(a), np.atleast_1d(b), lanes, site)[0]
+    return r
+
+
+class _ScalarHelperCalls(ast.NodeTransformer):
+    """`X.idiv(a, b, L, site)` -> `_s_idiv(X, _s_LS, a, b, L, site)`, and so for every
+    SCALAR_HELPERS call: the scalar versions above, given the context and the lane's slice
+    (only the code of blocks inlined with their helpers calls them: a called block's code is
+    its own function)."""
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        f = node.func
+        if (isinstance(f, ast.Attribute) and f.attr in SCALAR_HELPERS and isinstance(f.value, ast.Name)
+                and f.value.id == "X"):
+            args = [ast.Name("X", ast.Load()), ast.Name("_s_LS", ast.Load())] + node.args
+            return ast.copy_location(ast.Call(ast.Name("_s_" + f.attr, ast.Load()), args, node.keywords), node)
+        return node
+
+
+_SHIFTS = {"left_shift": ast.LShift, "right_shift": ast.RShift}
+
+
+class _CheaperScalarOps(ast.NodeTransformer):
+    """On numpy scalars: `(e).astype(T)` -> `_cast(_buf_T, e)` (T a dtype name of the generated
+    code), and `np.left_shift(a, b)` -> `a << b` (the operator gives the same type and bits for
+    every pair of integer types, ~70x cheaper than calling the ufunc on scalars)."""
+
+    def __init__(self):
+        self.used = set()
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        f = node.func
+        if (isinstance(f, ast.Attribute) and f.attr in _SHIFTS and isinstance(f.value, ast.Name)
+                and f.value.id == "np" and len(node.args) == 2 and not node.keywords):
+            return ast.copy_location(ast.BinOp(node.args[0], _SHIFTS[f.attr](), node.args[1]), node)
+        if (isinstance(f, ast.Attribute) and f.attr == "astype" and len(node.args) == 1 and not node.keywords
+                and isinstance(node.args[0], ast.Name) and node.args[0].id in DTYPES):
+            name = node.args[0].id
+            self.used.add(name)
+            return ast.copy_location(ast.Call(ast.Name("_cast", ast.Load()),
+                                              [ast.Name("_buf_" + name, ast.Load()), f.value], []), node)
+        return node
+
+
+def solo_loop(prog, scalar_ok):
+    """-> (the compiled serial loop, [may run_solo enter it at block b], its source before the
+    casts are rewritten) for prog, or None when no block qualifies. Cached on the program.
+
+    The loop: solo_loop(R, slot, X, wave, engine, pc, steps, last, others_first, L) runs the
+    lone lane `slot` from block pc (not yet run, steps of the wave so far) and returns
+    (pc, steps, check): the next block, not run; check says whether the edge into it still needs
+    run_solo's checks (a reconvergence point, a block at or after others_first, a block it does
+    not run). It never runs a block whose step would be after `last` (the watchdog's next
+    step - 1). It adds its thread-instructions to engine.thread_instructions itself and leaves
+    wave.steps and the registers right however it ends (a fault too)."""
+    cached = getattr(prog, "_solo_loop", None)
+    if cached is not None:
+        return cached or None
+    try:
+        made = _build(prog, scalar_ok)
+    except (SyntaxError, RecursionError, ValueError):     # never a reason to fail a launch
+        made = None
+    prog._solo_loop = made or False
+    return made
+
+
+def _build(prog, scalar_ok):
+    blocks = prog.blocks
+    if not hasattr(blocks[0], "fn") or blocks[0].fn is None:
+        return None
+    namespace = blocks[0].fn.__globals__
+    unshaped = {name for name, var in prog.vars.items() if not var.shape}
+    tracked = {name for name, var in prog.vars.items() if var.tracked}
+    runs = [b.term.kind in ("goto", "branch") and b.facts is not None for b in blocks]
+    preds = [0] * len(blocks)
+    for b in blocks:
+        for t in _targets(b):
+            preds[t] += 1
+
+    inline = {}          # block id -> its code and branch condition, without loads and stores (scalar blocks)
+    refs = {}            # block id -> registers ('v'|'u', name) a called block names
+    stored = {}          # block id -> registers a called block stores
+    may_fault = set()    # inlined blocks that divide integers (a zero divisor faults)
+    for b in blocks:
+        if not runs[b.id]:
+            continue
+        # a block whose only calls into the context are scalar helpers (integer division, shifts):
+        # inlined with the scalar versions below (_ScalarHelperCalls), as it may fault
+        lifted = not scalar_ok[b.id] and b.facts.scalar_with_helpers
+        if scalar_ok[b.id] or lifted:
+            inline[b.id] = list(b.code) + ([f"_cond = {b.term.cond}"] if b.term.kind == "branch" else [])
+            if lifted:
+                may_fault.add(b.id)
+            continue
+        stores = {("v", name) for name in b.stores} | {("u", name) for name in b.stores if name in tracked}
+        refs[b.id] = {r for r in set(b.loads) | stores if r[1] in unshaped}
+        stored[b.id] = {r for r in stores if r[1] in unshaped}
+    if not inline:
+        return None
+
+    def key(reg):
+        return reg[1] if reg[0] == "v" else "__u_" + reg[1]
+
+    def local(reg):
+        return f"{reg[0]}_{reg[1]}"
+
+    # run_solo enters at the head of a loop (the target of a backward edge); the loop goes
+    # back to the dispatch only at targets it could not inline: those are the other entries
+    heads = sorted({t for b in blocks for t in _targets(b) if t <= b.id and runs[t]})
+    if not heads:
+        return None
+    jumps = set()
+    out = ["def solo_loop(R, _s_slot, X, _s_w, _s_E, _s_pc, _s_steps, _s_last, _s_first, _s_join, _s_LS):",
+           "    L = _s_slot",
+           "    _s_wpc = _s_w.pc",
+           "    _s_ins = 0"]
+    prologue_at = len(out)
+    emitted = set()
+    out.append("    try:")
+    out.append("        while True:")
+
+    def emit_edge(lines, ind, src, t, d, c, path, nest):
+        """Emit the move from block src to t, with d steps and c instructions not yet counted;
+        -> the most blocks any path from the dispatch entry runs through here."""
+        pad = "    " * ind
+        flush = [] if not d else [f"{pad}_s_steps += {d}", f"{pad}_s_ins += {c}"]
+        if not runs[t]:
+            lines += flush + [f"{pad}return {t}, _s_steps, True"]
+            return len(path)
+        # the lane waits at a reconvergence point only if it is the one it recorded last
+        stop = ([f"{t} == _s_join"] if blocks[t].is_join else []) + ([f"{t} >= _s_first"] if t > src else [])
+        if stop:
+            lines.append(f"{pad}if {' or '.join(stop)}:")
+            lines += ["    " + s for s in flush] + [f"{pad}    return {t}, _s_steps, True"]
+        if preds[t] == 1 and t not in path and len(path) < MAX_INLINE and nest < MAX_NESTING:
+            return emit_block(lines, ind, t, d, c, path + (t,), nest)
+        lines += flush + [f"{pad}_s_pc = {t}", f"{pad}continue"]
+        jumps.add(t)
+        return len(path)
+
+    def emit_block(lines, ind, bid, d, c, path, nest):
+        """Emit block bid, the last of path; d, c: steps and instructions of the path not yet
+        counted before it."""
+        pad = "    " * ind
+        b = blocks[bid]
+        emitted.add(bid)
+        d, c = d + 1, c + max(1, len(b.code))
+        if bid in may_fault:
+            # its division may fault: the report and the launch see the wave as the general
+            # loop leaves it
+            lines += [f"{pad}_s_steps += {d}", f"{pad}_s_ins += {c}", f"{pad}_s_w.steps = _s_steps",
+                      f"{pad}_s_wpc[_s_slot] = {bid}", f"{pad}_s_w.running = _s_LS"]
+            lines += [pad + s for s in inline[bid]]
+            lines.append(f"{pad}_s_w.running = None")
+            d = c = 0
+        elif bid in inline:
+            lines += [pad + s for s in inline[bid]]
+        else:
+            # the context, memory and plugins see the wave as the general loop leaves it
+            lines += [f"{pad}_s_steps += {d}", f"{pad}_s_ins += {c}"]
+            d = c = 0
+            lines += [f"{pad}R[{key(r)!r}][_s_slot] = {local(r)}" for r in sorted(refs[bid])]
+            lines += [f"{pad}_s_w.steps = _s_steps", f"{pad}_s_wpc[_s_slot] = {bid}", f"{pad}_s_w.running = _s_LS",
+                      f"{pad}_cond = b{bid}(R, _s_LS, X)", f"{pad}_s_w.running = None"]
+            lines += [f"{pad}{local(r)} = R[{key(r)!r}][_s_slot]" for r in sorted(stored[bid])]
+        if b.term.kind == "goto":
+            return emit_edge(lines, ind, bid, b.term.target, d, c, path, nest)
+        lines.append(f"{pad}if _cond:")
+        most = emit_edge(lines, ind + 1, bid, b.term.if_true, d, c, path, nest + 1)
+        lines.append(f"{pad}else:")
+        return max(most, emit_edge(lines, ind + 1, bid, b.term.if_false, d, c, path, nest + 1))
+
+    entry_code = {}      # entry block -> (the most blocks a path from it runs, its code)
+    todo = list(heads)
+    while todo:
+        e = todo.pop()
+        if e not in entry_code:
+            body = []
+            entry_code[e] = (emit_block(body, 0, e, 0, 0, (e,), 0), body)
+            todo += sorted(jumps - set(entry_code))
+
+    def tree(ids, ind):
+        """A binary search over the entry blocks: the block to run is _s_pc."""
+        pad = "    " * ind
+        if len(ids) == 1:
+            most, body = entry_code[ids[0]]
+            # every step of the way must come before the watchdog's next one (or return first)
+            out.append(f"{pad}if _s_steps + {most} > _s_last:")
+            out.append(f"{pad}    return {ids[0]}, _s_steps, False")
+            out.extend(pad + s for s in body)
+            return
+        mid = len(ids) // 2
+        out.append(f"{pad}if _s_pc < {ids[mid]}:")
+        tree(ids[:mid], ind + 1)
+        out.append(f"{pad}else:")
+        tree(ids[mid:], ind + 1)
+
+    tree(sorted(entry_code), 3)
+
+    held = set()         # registers in locals
+    written = set()      # registers the inlined code may change: written back on the way out
+    for bid in emitted:
+        b = blocks[bid]
+        if bid in inline:
+            held.update(b.loads)
+            for name in b.stores:
+                written.add(("v", name))
+                if name in tracked:
+                    written.add(("u", name))
+        else:
+            held |= refs[bid]
+    held |= written
+    out[prologue_at:prologue_at] = [f"    {local(reg)} = R[{key(reg)!r}][_s_slot]" for reg in sorted(held)]
+    out.append("    finally:")
+    out.append("        _s_w.steps = _s_steps")
+    out.append("        _s_E.thread_instructions += _s_ins")
+    out += [f"        R[{key(r)!r}][_s_slot] = {local(r)}" for r in sorted(written)]
+    source = "\n".join(out) + "\n"
+    tree_ = ast.parse(source)
+    tree_ = _ScalarHelperCalls().visit(tree_)
+    casts = _CheaperScalarOps()
+    tree_ = ast.fix_missing_locations(casts.visit(tree_))
+    fn_def = tree_.body[0]
+    for name in sorted(casts.used):
+        fn_def.body.insert(3, ast.parse(f"_buf_{name} = np.empty(1, {name})").body[0])
+    ast.fix_missing_locations(tree_)
+    ns = dict(namespace)
+    ns["_cast"] = cast_via
+    ns["_s_idiv"], ns["_s_imod"] = scalar_idiv, scalar_imod
+    ns["_s_shl"], ns["_s_shr"], ns["_s_smul"] = scalar_shl, scalar_shr, scalar_smul
+    exec(compile(tree_, f"<simcore serial loop of {prog.name}>", "exec"), ns)
+    enter = [b.id in heads for b in blocks]
+    return ns["solo_loop"], enter, source
+
+
+def _targets(b):
+    if b.term.kind == "goto":
+        return [b.term.target]
+    if b.term.kind == "branch":
+        return [b.term.if_true, b.term.if_false]
+    return []

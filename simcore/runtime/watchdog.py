@@ -1,0 +1,396 @@
+"""When does a launch that has not finished stop: the watchdog of the step loop.
+
+Every verdict comes from simulated state and a budget of simulated steps, never from the
+clock (docs/semantics.md, forward progress):
+
+* an endless loop is recognised by its state: the wave comes back to exactly the same state
+  (every lane at the same point with the same registers and reconvergence stacks, the same
+  lanes waiting at the same barriers, memory unchanged, the scheduler about to run the same
+  lanes), and every lane that could run ran in between. From such a state the kernel can
+  repeat itself forever under a fair schedule. Probes look for it at steps fixed by the step
+  count alone: the first at step 1,024 of a wave, each one twice as long as the one before
+  (cycles of any length are found: Brent's method, one checkpoint at powers of two) and the
+  next one a probe length later (half of the steps are probed: a probe step costs little more
+  than a step; a cycle of C steps is found by the first probe 2-4 C long, some 4-16 C steps
+  after the loop starts);
+* the random schedule cannot repeat the wave's whole state often enough to be seen: there each
+  warp that runs must come back to a state of its own, every one of its runnable lanes having
+  run, while memory is unchanged and no barrier completes (lanes of different warps did not
+  meet); and at the moments barriers complete the whole state is compared as above;
+* when the state repeats but some lane that can run did not run in the cycle (a lock holder
+  starved by its spinning warp-mates under lockstep, a lane waiting at a reconvergence point
+  for warp-mates that spin on its flag), that is the schedule's unfairness, not the kernel's:
+  the cycle's lanes yield (Engine.yield_lanes) and lanes waiting to reconverge go on without
+  their warp-mates (independent thread scheduling; under model="stack" they keep waiting, as
+  pre-Volta hardware does, and the report names the model);
+* a loop whose values keep changing forever (`for (;;) i++;`) never repeats a state: the time
+  limit (`time_limit=`, seconds of the whole launch; 60 by default) protects the caller, with a
+  message that says the time limit was reached and how far the kernel got, never that the
+  code is wrong; after a few seconds a one-line progress note on stderr shows that the
+  simulator is working;
+* `max_steps=` (steps per wave) keeps its meaning when given.
+"""
+import hashlib
+import os
+import sys
+import time
+import weakref
+
+import numpy as np
+
+from .wave import EXIT, JOIN, PARK, RUN, WARP
+from ..errors import LaunchError
+
+DEFAULT_TIME_LIMIT = 60.0   # seconds of simulation before a launch is stopped (time_limit=)
+TIME_LIMIT_VARIABLE = "SIMCORE_TIME_LIMIT"   # the environment's default, for slow or shared machines
+
+
+def default_time_limit():
+    """The time limit of a launch that passes no time_limit=: $SIMCORE_TIME_LIMIT seconds when
+    set (a grader on a slow shared machine, a test suite on a loaded CI box raise it; 0: none),
+    else DEFAULT_TIME_LIMIT. Only when a run stops changes with it, never a verdict."""
+    text = os.environ.get(TIME_LIMIT_VARIABLE, "").strip()
+    if not text:
+        return DEFAULT_TIME_LIMIT
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not seconds >= 0 or seconds != seconds or seconds == float("inf"):
+        raise LaunchError(f"the environment variable {TIME_LIMIT_VARIABLE}={text!r} must be a number of "
+                          "seconds (0: no time limit)")
+    return seconds
+PROGRESS_AFTER = 5.0        # seconds before the first progress note, then every PROGRESS_EVERY
+PROGRESS_EVERY = 15.0
+CLOCK_EVERY = 256           # steps between two looks at the clock
+FIRST_PROBE = 1024          # step of the wave at which the first probe starts
+PROBE_GAP = 1               # steps between two probes, in lengths of the probe that ended
+STARVE_STEPS = 1 << 15      # a lane that can run but stands still this long gets its turn (fairness)
+MAX_PROBE = 1 << 17         # the longest probe (steps): cycles up to about half of it are found
+
+
+class Watchdog:
+    def __init__(self, engine, kernel_name, started, time_limit, progress=None):
+        # a proxy: the engine owns its watchdog, and a launch must leave no reference cycle
+        self.engine = weakref.proxy(engine)
+        self.kernel = kernel_name
+        self.started = started                  # time.monotonic() at the launch's start
+        self.time_limit = time_limit
+        self.progress = sys.stderr if progress is None else progress
+        self.next_note = started + PROGRESS_AFTER
+        self.clock_every = CLOCK_EVERY          # fewer steps between looks when steps are slow
+        self.last_look = (started, 0)
+        self.noted = False
+        self.blocks_done = 0                    # blocks of earlier waves, finished (reports)
+
+    # ------------------------------------------------------------------ per wave
+    def start_wave(self, w, max_steps):
+        """-> the first step (launch-wide count) at which tick() must be called."""
+        if getattr(self, "w", None) is not None:
+            self.blocks_done += self.w.nblk
+        self.w = w
+        self.max_steps = max_steps
+        self.limit = w.steps + max_steps if max_steps else None
+        self.probe_end = None
+        self.wave_start = w.steps
+        self.next_probe = w.steps + FIRST_PROBE
+        # lanes of a cycle: round-robin runs every warp in turn, so a cycle is up to a few steps
+        # per warp; lockstep runs them together
+        per_cycle = 32 + (0 if self.engine.schedule == "lockstep" else 8 * w.nwarps)
+        self.probe_len = self.first_probe_len = max(256, 3 * per_cycle)
+        self.last_ran = np.full(w.S, -1, np.int64)     # per slot: the last probed step that ran it
+        self.turns = None       # (memory, lanes that had their turn in it) while lanes yield
+        self.idle = None        # (step, states, points, registers): what lanes that may starve were
+        return self._next()
+
+    def _next(self):
+        s = self.w.steps
+        if self.limit is not None:
+            return self.limit + 1
+        if self.probe_end is not None:
+            return s + 1
+        return min(s + self.clock_every, self.next_probe)
+
+    def tick(self, pc, L):
+        """Called before step number w.steps runs (pc, lanes L). Raises the fault that stops the
+        launch, or returns the step at which to be called again."""
+        w = self.w
+        if self.limit is not None:
+            if w.steps > self.limit:
+                self.engine.report.step_limit(pc, L, self.max_steps)
+            return self._next()
+        if self.probe_end is None and w.steps >= self.next_probe:
+            self._start_probe()
+        if self.probe_end is not None:
+            self._probe(pc, L)
+        if self.probe_end is None or w.steps % self.clock_every == 0:
+            self._clock(pc, L)
+        return self._next()
+
+    # ------------------------------------------------------------------ time
+    def _clock(self, pc, L):
+        """The clock protects the caller only: it stops a launch at its time limit, it decides
+        nothing about the kernel (when to look again is all it changes)."""
+        now = time.monotonic()
+        elapsed = now - self.started
+        t0, s0 = self.last_look
+        if now > t0 and self.w.steps > s0:
+            # look about 10 times a second
+            per_step = (now - t0) / (self.w.steps - s0)
+            self.clock_every = max(1, min(CLOCK_EVERY, int(0.1 / per_step)))
+        self.last_look = (now, self.w.steps)
+        if self.time_limit and elapsed > self.time_limit:
+            self.engine.report.time_limit(pc, L, self.time_limit, self.how_far())
+        if now >= self.next_note and self.progress is not None:
+            self.next_note = now + PROGRESS_EVERY
+            limit = f"; stops at {self.time_limit:.0f} s (time_limit=)" if self.time_limit else ""
+            print(f"simcore: {self.kernel} still running after {elapsed:.0f} s: {self.how_far()}{limit}",
+                  file=self.progress, flush=True)
+
+    def how_far(self):
+        """How far the launch got: steps, thread-instructions, blocks finished and running."""
+        e, w = self.engine, self.w
+        first, last = w.first_block, w.first_block + w.nblk - 1
+        live = w.live_per_block()
+        finished = self.blocks_done + int((live == 0).sum())
+        running = (f"block {first}" if first == last else f"blocks {first}-{last}")
+        return (f"{w.steps:,} steps, {e.thread_instructions:,} thread-instructions, {finished} of "
+                f"{e.launch.num_blocks} blocks finished, {running} running")
+
+    # ------------------------------------------------------------------ repeated states
+    def _start_probe(self):
+        w = self.w
+        self._starvation()
+        if self.probe_end is None and self.next_probe > w.steps:
+            return      # lanes that starved got their turn: the next step starts the probe
+        self.probe_end = w.steps + self.probe_len
+        self.checkpoint = None
+        self.checkpoint_step = w.steps
+        self.checkpoint_span = 1
+        self.sync0 = w.sync_events
+        self.ran_pcs = {}       # block -> the last probed step that ran it (the loop to name)
+        self.sync_seen = {}
+        if self.engine.schedule == "random":
+            # the scheduler's choice is not part of the state: look at each warp on its own
+            self.mem0 = self._memory_state()
+            self.waiting = self._runnable_warps()     # warps whose state has not come back yet
+            self.warp_seen = {}
+
+    def _end_probe(self):
+        w = self.w
+        self.probe_end = None
+        self.next_probe = w.steps + PROBE_GAP * self.probe_len
+        self.probe_len = min(MAX_PROBE, 2 * self.probe_len)
+
+    def _probe(self, pc, L):
+        w = self.w
+        if self.engine.schedule == "random":
+            lanes = np.arange(w.S)[L]
+            self._probe_warps(pc, L, int(lanes[0]) // WARP)
+        else:
+            self._probe_wave(pc, L)
+        if self.probe_end is not None:
+            self.last_ran[L] = w.steps
+            self.ran_pcs[pc] = w.steps
+            if w.steps >= self.probe_end:
+                self._end_probe()
+
+    def _probe_wave(self, pc, L):
+        """A deterministic schedule: the whole state (lanes, registers, scheduler, memory) seen
+        twice means the kernel repeats forever (when every lane that could run ran). Brent's
+        method: the state is compared with one checkpoint, moved at powers of two steps, so a
+        cycle of any length up to half the probe is found; memory is hashed only when the rest
+        is equal."""
+        w = self.w
+        small = self._scheduler_state(pc, L)
+        if self.checkpoint is not None and small == self.checkpoint[0] and self._same_arrays(L):
+            if self._memory_state() == self.checkpoint_memory:
+                self._repeated(pc, L, self.checkpoint_step)
+                return
+        if self.checkpoint is None or w.steps - self.checkpoint_step >= self.checkpoint_span:
+            if self.checkpoint is not None:
+                self.checkpoint_span *= 2
+            self.checkpoint = (small, [a.copy() for a in self._arrays()])
+            self.checkpoint_step = w.steps
+            self.checkpoint_memory = self._memory_state()
+
+    def _probe_warps(self, pc, L, warp):
+        """The random schedule: when every warp that could run has, since the probe started,
+        come back to a state of its own it was in before (its lanes' points and registers) with
+        each of its runnable lanes run in between, no barrier completed and memory is what it was
+        when the probe started, no warp makes progress in any order: each one only reads memory
+        nobody changes for good, and repeats itself."""
+        w = self.w
+        if w.sync_events != self.sync0:
+            self._at_barrier(pc, L)
+            return
+        base = warp * WARP
+        key = self._lane_state(pc, slice(base, base + WARP), whole=False)
+        seen = self.warp_seen.setdefault(warp, {})
+        first = seen.get(key)
+        if first is None:
+            seen[key] = w.steps
+        else:
+            part = slice(base, base + WARP)
+            if not ((w.st[part] == RUN) & (self.last_ran[part] < first)).any():
+                self.waiting.discard(warp)
+        if not self.waiting:
+            if self._memory_state() == self.mem0:
+                self._repeated(pc, L, self.checkpoint_step)
+            if self.probe_end is not None:
+                self._end_probe()
+
+    def _at_barrier(self, pc, L):
+        """The random schedule, after a barrier completed: the whole state there (every lane,
+        memory; not the scheduler's choice) seen before, with every lane that can run run since,
+        is a cycle a fair schedule can repeat forever."""
+        w = self.w
+        if w.sync_events == getattr(self, "_sync_looked", None):
+            return
+        self._sync_looked = w.sync_events
+        self.waiting = set()        # the per-warp look is void once warps met at a barrier
+        key = self._lane_state(pc, None, whole=True, scheduler=False) + self._memory_state()
+        first = self.sync_seen.get(key)
+        if first is None:
+            self.sync_seen[key] = w.steps
+            return
+        self._repeated(pc, L, first)
+
+    def _repeated(self, pc, L, since):
+        """The state at this step was seen at step `since`. If some lane that could run did not
+        run since, the schedule was unfair: make it fair and look again. Else: an endless loop."""
+        w, e = self.w, self.engine
+        ran = self.last_ran >= since
+        # the lanes that had their turn while memory stayed what this cycle sees (a turn that
+        # changed memory gives every other lane a new turn)
+        memory = self._memory_state()
+        if self.turns is None or self.turns[0] != memory:
+            self.turns = (memory, ran)
+        else:
+            self.turns = (memory, self.turns[1] | ran)
+        turned = self.turns[1]
+        starved = (w.st == RUN) & ~turned
+        rejoin = (w.st == JOIN) if e.model != "stack" else np.zeros(w.S, bool)
+        if starved.any() or rejoin.any():
+            self._be_fair(turned, rejoin)
+            return
+        pre_volta = e.model == "stack" and bool(((w.st == JOIN) | (w.st == PARK)).any())
+        cycle = {p for p, step in self.ran_pcs.items() if step >= since} | {pc}
+        e.report.endless_loop(pc, L, w.steps - since, pre_volta=pre_volta, loop=self.loop_of(cycle))
+
+    def loop_of(self, cycle):
+        """The loop that a cycle of blocks goes round: the branch of its back edge (the outermost
+        one of the cycle: blocks are numbered in reverse post-order, a loop's header before its
+        body). -> its source line, or 0. (Not the line of the last step: that may be inside a
+        helper function the loop calls.)"""
+        blocks = self.engine.prog.blocks
+        best = None
+        for b in sorted(cycle):
+            if b >= len(blocks):
+                continue
+            term = blocks[b].term
+            targets = [getattr(term, f, None) for f in ("target", "if_true", "if_false")]
+            for t in targets:
+                if isinstance(t, int) and t <= b and t in cycle and (best is None or t < best[0]):
+                    best = (t, b)
+        if best is None:
+            return 0
+        header, source = (blocks[x] for x in best)
+        for block in (source, header):
+            if getattr(block.term, "line", 0):
+                return block.term.line
+        return header.first_line or source.first_line
+
+    def _be_fair(self, turned, rejoin):
+        """Lanes that can run did not: those waiting to reconverge go on without their looping
+        warp-mates (rejoin), the lanes that had their turn yield, and a new probe starts from
+        the fair schedule's state."""
+        w, e = self.w, self.engine
+        if rejoin.any():
+            w.leave_join_early(np.flatnonzero(rejoin))
+        e.yield_lanes(turned)
+        self.probe_end = None
+        self.next_probe = w.steps + 1      # look again at once, with a probe of the same length
+
+    def _starvation(self):
+        """At the start of a probe: lanes that could run but stood still (same point, same
+        registers, nobody ran them in the last probe) for STARVE_STEPS steps or more get their
+        turn. A lane that only spins on a value with changing registers (a counter) never repeats
+        a state, so without this a lockstep schedule could starve the lane it waits for forever;
+        kernels that never make a lane wait that long are not affected."""
+        w, e = self.w, self.engine
+        waiting = (w.st == RUN) | ((w.st == JOIN) if e.model != "stack" else False)
+        if self.idle is None or w.steps - self.idle[0] < STARVE_STEPS:
+            if self.idle is None:
+                self.idle = (w.steps, w.st.copy(), w.pc.copy(), [a.copy() for a in self._registers()])
+            return
+        step0, st0, pc0, regs0 = self.idle
+        same = waiting & (w.st == st0) & (w.pc == pc0) & (self.last_ran < step0)
+        for now, then in zip(self._registers(), regs0):
+            if not same.any():
+                break
+            if now.shape != then.shape:
+                same[:] = False
+                break
+            same &= (now == then).reshape(w.S, -1).all(axis=1)
+        self.idle = None
+        if same.any() and (waiting & ~same).any():
+            self._be_fair(waiting & ~same, same & (w.st == JOIN))
+
+    def _registers(self):
+        w = self.w
+        return [w.R[name] for name in sorted(w.R)]
+
+    def _runnable_warps(self):
+        w = self.w
+        return set(np.flatnonzero((w.st == RUN).reshape(w.nwarps, WARP).any(axis=1)).tolist())
+
+    def _scheduler_state(self, pc, L):
+        """The scheduler's part of the state: who runs next, its position, who yields."""
+        w, e = self.w, self.engine
+        lanes = (L.start, L.stop) if isinstance(L, slice) else tuple(np.asarray(L).tolist())
+        yielded = None if e.yielded is None else tuple(np.flatnonzero(e.yielded).tolist())
+        return pc, lanes, e._adv_warp, e._rr_warp, yielded, repr(w.activemask_split)
+
+    def _same_arrays(self, L):
+        """Are the lane arrays what the checkpoint holds? The lanes about to run first (their
+        registers are the ones that change: a loop counter differs at once), then everything."""
+        arrays, saved = self._arrays(), self.checkpoint[1]
+        first = len(arrays) - len(self.w.R)        # the registers come after the lane states
+        for x, y in zip(arrays[first:], saved[first:]):
+            if x.shape == y.shape and x[L].tobytes() != y[L].tobytes():
+                return False
+        return all(x.shape == y.shape and x.tobytes() == y.tobytes() for x, y in zip(arrays, saved))
+
+    def _arrays(self):
+        """The wave's lane state, most likely to differ first: points, states, sync sites,
+        reconvergence stacks, open named-barrier phases, registers."""
+        w = self.w
+        return [w.pc, w.st, w.site, w.jdepth, w.top, w.jstack, w.named.arrived, w.named.count] + \
+            [w.R[name] for name in sorted(w.R)]
+
+    def _lane_state(self, pc, lanes, whole=True, scheduler=True):
+        """A digest of the lanes' program state: the whole wave's (whole=True, with the lanes about
+        to run and the scheduler's position unless scheduler=False) or one warp's (lanes: its slice)."""
+        w, e = self.w, self.engine
+        h = hashlib.blake2b(digest_size=16)
+        part = slice(None) if whole else lanes
+        for a in (w.pc, w.st, w.site, w.jstack, w.jdepth, w.top):
+            h.update(np.ascontiguousarray(a[part]).data)
+        for name in sorted(w.R):
+            h.update(np.ascontiguousarray(w.R[name][part]).data)
+        if whole:
+            for a in (w.named.arrived, w.named.count):
+                h.update(np.ascontiguousarray(a).data)
+            if scheduler:
+                h.update(np.ascontiguousarray(np.arange(w.S)[lanes]).data)
+                h.update(repr((pc, e._adv_warp, e._rr_warp)).encode())
+        return h.digest()
+
+    def _memory_state(self):
+        h = hashlib.blake2b(digest_size=16)
+        for rid in sorted(self.engine.memory.regions):
+            storage = self.engine.memory.regions[rid].storage
+            if storage is not None:
+                h.update(np.ascontiguousarray(storage).data)
+        return h.digest()

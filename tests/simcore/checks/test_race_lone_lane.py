@@ -1,0 +1,165 @@
+"""One lane's access takes a path of its own (Memory's one-lane load and store, the race
+detector's integer rule in checks/race_rule.py): it must give exactly the verdicts, reports,
+outputs and steps of the vectorised path, on races it must find and on legal code it must pass."""
+import warnings
+
+import numpy as np
+import pytest
+
+import simcore
+from simcore.runtime.memory import Memory
+import simcore.runtime.runner
+from simcore.checks import REGISTERED, Plugin, RaceDetector
+
+# Each kernel: (source, kernel name, grid, block, argument maker). Lone lanes (a thread alone in
+# its branch, or a block of one thread) read and write shared and global memory.
+KERNELS = {
+    "a lone writer against a reader of the same interval (shared)": (r"""
+__global__ void k(int *out)
+{
+    __shared__ int s[64];
+    int t = threadIdx.x;
+    s[t] = t;
+    __syncthreads();
+    if (t == 0) s[5] = 9;
+    if (t == 5) out[0] = s[5];
+}""", (1,), (64,), lambda: [np.zeros(1, np.int32)]),
+    "a lone reader after a barrier (shared, legal)": (r"""
+__global__ void k(int *out)
+{
+    __shared__ int s[64];
+    int t = threadIdx.x;
+    s[t] = t * 2;
+    __syncthreads();
+    if (t == 0) { int total = 0; for (int i = 0; i < 64; i++) total += s[i]; out[0] = total; }
+}""", (1,), (64,), lambda: [np.zeros(1, np.int32)]),
+    "a lone thread's read-modify-write loop (global, legal)": (r"""
+__global__ void k(unsigned *a, int n)
+{
+    if (threadIdx.x == 0 && blockIdx.x == 0)
+        for (int i = 0; i < n; i++) a[i & 15] = a[i & 15] * 3u + i;
+}""", (2,), (32,), lambda: [np.zeros(16, np.uint32), np.int32(200)]),
+    "lone threads of two blocks on one word (global)": (r"""
+__global__ void k(int *a)
+{
+    if (threadIdx.x == 0) a[0] = a[0] + blockIdx.x;
+}""", (2,), (32,), lambda: [np.zeros(4, np.int32)]),
+    "a lone reader of another lane's write, ordered by __syncwarp": (r"""
+__global__ void k(int *out)
+{
+    __shared__ int s[32];
+    int t = threadIdx.x;
+    if (t == 3) s[3] = 7;
+    __syncwarp();
+    if (t == 0) out[0] = s[3];
+}""", (1,), (32,), lambda: [np.zeros(1, np.int32)]),
+    "a lone reader of another lane's write, no __syncwarp": (r"""
+__global__ void k(int *out)
+{
+    __shared__ int s[32];
+    int t = threadIdx.x;
+    if (t == 3) s[3] = 7;
+    if (t == 0) out[0] = s[3];
+}""", (1,), (32,), lambda: [np.zeros(1, np.int32)]),
+    "a CAS loop's plain first read by a lone lane (legal)": (r"""
+__global__ void k(int *a)
+{
+    if (threadIdx.x == 0) {
+        int old = a[0], seen;
+        do { seen = old; old = atomicCAS(a, seen, seen + 1); } while (old != seen);
+    }
+    if (threadIdx.x == 1) atomicAdd(a + 1, 1);
+}""", (2,), (32,), lambda: [np.zeros(2, np.int32)]),
+    "a lone atomic against a plain write of another block": (r"""
+__global__ void k(int *a)
+{
+    if (threadIdx.x == 0 && blockIdx.x == 0) atomicAdd(a, 1);
+    if (threadIdx.x == 0 && blockIdx.x == 1) a[0] = 5;
+}""", (2,), (32,), lambda: [np.zeros(1, np.int32)]),
+    "bar.arrive: a lone producer's write after arriving (shared)": (r"""
+__global__ void k(int *out)
+{
+    __shared__ int s[64];
+    int t = threadIdx.x;
+    if (t < 32) { s[t] = t; asm volatile("bar.arrive 1, 64;"); s[0] = 1; }
+    else { asm volatile("bar.sync 1, 64;"); if (t == 32) out[0] = s[0]; }
+}""", (1,), (64,), lambda: [np.zeros(1, np.int32)]),
+    "a lone read of never-written shared memory": (r"""
+__global__ void k(int *out)
+{
+    __shared__ int s[64];
+    if (threadIdx.x == 0) out[0] = s[7] > 3 ? 1 : 2;
+}""", (1,), (32,), lambda: [np.zeros(1, np.int32)]),
+    "a lone 8-byte access over 4-byte granules": (r"""
+__global__ void k(double *d, int *i)
+{
+    if (threadIdx.x == 0) d[1] = d[0] + 1.0;
+    if (threadIdx.x == 0) i[0] = 1;
+    __syncthreads();
+    if (threadIdx.x == 5) d[1] = 2.0;
+}""", (1,), (32,), lambda: [np.zeros(2, np.float64), np.zeros(1, np.int32)]),
+}
+
+
+def outcome(name, schedule):
+    src, grid, block, make = KERNELS[name]
+    k = simcore.RawKernel(src, "k")
+    args = make()
+    fault = None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            k(grid, block, args, schedule=schedule)
+        except simcore.KernelFault as e:
+            fault = (type(e).__name__, str(e), repr(e.report))
+    return fault, [a.tolist() for a in args if isinstance(a, np.ndarray)], k.last_launch.steps
+
+
+def vectorised_only(monkeypatch):
+    """Send every one-lane access the general way (the path the fast one must equal)."""
+    monkeypatch.setattr(Memory, "_lone_access", lambda self, *a: None)
+    monkeypatch.setattr(RaceDetector, "_epochs_decide", lambda self: False)
+
+
+@pytest.mark.parametrize("schedule", ["lockstep", "round_robin"])
+@pytest.mark.parametrize("name", list(KERNELS))
+def test_one_lane_accesses_get_the_vectorised_paths_verdict_report_and_steps(name, schedule, monkeypatch):
+    fast = outcome(name, schedule)
+    with monkeypatch.context() as m:
+        vectorised_only(m)
+        slow = outcome(name, schedule)
+    assert fast == slow
+
+
+def test_a_lone_writer_racing_with_a_reader_is_reported_on_the_element():
+    fault, _, _ = outcome("a lone writer against a reader of the same interval (shared)", "lockstep")
+    assert fault is not None and "race" in fault[1].lower() and "s[5]" in fault[1]
+
+
+def test_a_lone_threads_legal_loops_pass():
+    for name in ("a lone reader after a barrier (shared, legal)",
+                 "a lone thread's read-modify-write loop (global, legal)",
+                 "a CAS loop's plain first read by a lone lane (legal)"):
+        fault, _, _ = outcome(name, "lockstep")
+        assert fault is None, (name, fault)
+
+
+def test_a_plugin_that_watches_accesses_sees_one_lane_accesses_as_one_element_arrays(monkeypatch):
+    seen = []
+
+    class Watcher(Plugin):
+        @classmethod
+        def wanted(cls, options):
+            return True
+
+        def on_memory_access(self, region, offsets, size, kind, lanes, site):
+            seen.append((region.name, offsets.dtype.name, offsets.tolist(), size, kind))
+
+    monkeypatch.setattr(simcore.runtime.runner, "REGISTERED", REGISTERED + (Watcher,))
+    src = r"""
+__global__ void k(int *a)
+{
+    if (threadIdx.x == 0) a[3] = a[2] + 1;
+}"""
+    simcore.RawKernel(src, "k")((1,), (32,), (np.zeros(4, np.int32),))
+    assert seen == [("a", "int64", [8], 4, "read"), ("a", "int64", [12], 4, "write")]

@@ -1,0 +1,414 @@
+"""The timing model (simcore.perf): occupancy rules, counters, estimates, sweeps, GPU data."""
+import json
+import os
+import pathlib
+
+import numpy as np
+import pytest
+
+import simcore
+from simcore.perf import get_gpu, known_gpus, occupancy
+from simcore.perf.counters import PerfCounters, estimate_registers, statement_instructions
+from simcore.launch import marshal
+from simcore.perf.sampling import interior_blocks, run_sample, sample_plan
+from barrier_course.lessons import tuning_kernels
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent.parent.parent
+
+
+def kernel(src, name, options=()):
+    return simcore.RawModule(code=src, options=options, backend="sim").get_function(name)
+
+
+# ---------------------------------------------------------------- occupancy (CUDA's rules)
+@pytest.mark.parametrize("gpu, threads, regs, shared, blocks, limiter", [
+    ("H200", 256, 32, 0, 8, "warps"),              # 64 warps / 8 per block
+    ("H200", 32, 16, 0, 32, "blocks"),             # at most 32 blocks per SM
+    ("H200", 128, 64, 0, 8, "registers"),          # 64*32 = 2048 regs per warp -> 32 warps -> 8 blocks
+    ("H200", 256, 37, 0, 6, "registers"),          # 37 regs round to 1280 per warp: 65536 // 10240 = 6
+    ("H200", 256, 32, 48 * 1024, 4, "shared memory"),   # 233472 // (49152 + 1024 reserved)
+    ("H200", 1024, 32, 0, 2, "warps"),
+    ("RTX4090", 1024, 32, 0, 1, "warps"),          # 48 warps per SM on CC 8.9
+    ("RTX4090", 64, 16, 0, 24, "blocks"),          # 24 blocks per SM on CC 8.9
+    ("H200", 1024, 255, 0, 0, "registers"),        # 255 regs: 8 warps fit, a 32-warp block does not
+])
+def test_occupancy_follows_cuda_rules(gpu, threads, regs, shared, blocks, limiter):
+    occ = occupancy(get_gpu(gpu), threads, regs, shared)
+    assert occ.blocks_per_sm == blocks
+    assert occ.limiter == limiter
+
+
+def test_block_that_does_not_fit_is_a_clear_error():
+    src = 'extern "C" __global__ void big(float *x) { __shared__ float s[32000]; s[threadIdx.x] = 1.0f; ' \
+          'x[threadIdx.x] = s[threadIdx.x]; }'
+    k = kernel(src, "big")
+    with pytest.raises(simcore.LaunchError, match="shared memory"):
+        k.estimate((4,), (32,), (np.zeros(32, np.float32),), shared_mem=200 * 1024)
+
+
+# ---------------------------------------------------------------- counters
+COPY = r"""
+extern "C" __global__ void copy(const float *in, float *out, int stride)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    out[i] = in[i * stride];
+}
+"""
+
+
+def per_block(k, grid, block, args):
+    return k.estimate(grid, block, args).per_block
+
+
+def test_coalesced_copy_moves_4_sectors_per_warp_access_and_strided_32():
+    k = kernel(COPY, "copy")
+    n = 32 * 64
+    x = np.arange(n * 32, dtype=np.float32)
+    out = np.zeros(n, np.float32)
+    coalesced = per_block(k, (64,), (32,), (x, out, np.int32(1)))
+    strided = per_block(k, (64,), (32,), (x, out, np.int32(32)))
+    assert coalesced["sectors_per_access"] == 4          # load 4 + store 4
+    assert strided["sectors_per_access"] == (32 + 4) / 2  # each lane's load in its own sector
+
+
+BANKS = r"""
+extern "C" __global__ void banks(float *out, int stride)
+{
+    __shared__ float s[1024];
+    int t = threadIdx.x;
+    for (int j = t; j < 1024; j += blockDim.x)
+        s[j] = j;
+    __syncthreads();
+    out[blockIdx.x * blockDim.x + t] = s[(t * stride) % 1024];
+}
+"""
+
+
+@pytest.mark.parametrize("stride, conflicts", [(1, 0), (32, 31), (2, 1), (0, 0), (33, 0)])
+def test_bank_conflicts_of_strided_shared_reads(stride, conflicts):
+    k = kernel(BANKS, "banks")
+    out = np.zeros(4 * 32, np.float32)
+    pb = per_block(k, (4,), (32,), (out, np.int32(stride)))
+    # 32 conflict-free writes (one warp, 32 iterations) + one read with `conflicts` extra wavefronts
+    assert pb["shared_accesses"] == 33
+    assert pb["bank_conflicts"] == conflicts
+
+
+DIVERGE = r"""
+extern "C" __global__ void branchy(float *out, int by_lane)
+{
+    int t = threadIdx.x;
+    float v = 0.0f;
+    int side = by_lane ? (t % 2) : ((t / 32) % 2);
+    if (side) { v = out[t] * 2.0f + 1.0f; v = v * v; }
+    else      { v = out[t] * 3.0f - 1.0f; v = v * v + v; }
+    out[t] = v;
+}
+"""
+
+
+def test_divergence_issues_both_paths():
+    k = kernel(DIVERGE, "branchy")
+    out = np.ones(64, np.float32)
+    uniform = per_block(k, (1,), (64,), (out, np.int32(0)))["warp_instructions"]
+    divergent = per_block(k, (1,), (64,), (out, np.int32(1)))["warp_instructions"]
+    assert divergent > uniform
+
+
+def test_barriers_and_one_atomic_per_block_of_a_tree_reduction():
+    case = next(c for c in tuning_kernels.cases("small") if c.kernel == "tree_sum_atomic")
+    k = kernel(case.source, case.kernel, case.options(256))
+    n = 1 << 16
+    est = k.estimate((n // 256,), (256,), (np.ones(n, np.float32), np.zeros(1, np.float32), np.int32(n)))
+    assert est.per_block["barriers"] == 1 + 8          # after the load, then one per level
+    assert est.per_block["atomics"] == 1
+    # every block adds to the same address: they are serialised
+    gpu = get_gpu("H200")
+    assert est.breakdown["atomics"] == pytest.approx(n // 256 * gpu.atomic_same_address_ns * 1e-6)
+
+
+def test_statement_instruction_counts():
+    assert statement_instructions("v_x_1 = v_y_2") == 0                       # a copy
+    assert statement_instructions("u_s_3 = (u_s_3 | u_t5)") == 0               # bookkeeping
+    assert statement_instructions("_t7 = (_t6 + _t5)") == 1
+    assert statement_instructions("_t9 = (_t8 + K9)") == 0.125                 # loop counter
+    assert statement_instructions("_t1 = ((v_a_5 * v_b_6) + K4)") == 1        # one FMA
+    assert statement_instructions("_t1 = X.ld((v_in_0 + (v_g_8).astype(I8) * 4), F4, L, 0, False)") == 1
+
+
+VOTES = r"""
+__global__ void votes(unsigned *out, int n)
+{
+    unsigned t = threadIdx.x;
+    unsigned a = 0;
+%s
+    out[t] = a;
+}
+"""
+
+
+@pytest.mark.parametrize("vote", ["a += __ballot_sync(0xffffffff, t > %d);", "a += __syncthreads_count(t > %d);",
+                                  "a += __any_sync(0xffffffff, t == %d);"])
+def test_a_vote_predicate_is_an_operand_not_a_register_of_the_estimate(vote):
+    # the predicate of a vote or __syncthreads_count is the instruction's operand: more votes
+    # of the same kind need no more registers
+    one = kernel(VOTES % ("    " + vote % 1), "votes").program
+    four = kernel(VOTES % "\n".join("    " + vote % i for i in range(4)), "votes").program
+    assert estimate_registers(four) == estimate_registers(one)
+
+
+def test_a_user_variable_named_like_an_operand_is_a_register_of_the_estimate():
+    plain = kernel(VOTES % "    unsigned extra = t * 3u; a += extra;", "votes").program
+    named = kernel(VOTES % "    unsigned my_lane = t * 3u; a += my_lane;", "votes").program
+    assert estimate_registers(named) == estimate_registers(plain)
+
+
+def test_sample_runs_real_blocks_with_their_own_blockidx():
+    src = r"""
+    extern "C" __global__ void last_reads(const float *x, float *out)
+    {
+        if (blockIdx.x == gridDim.x - 1)
+            out[threadIdx.x] = x[threadIdx.x];
+    }
+    """
+    k = kernel(src, "last_reads")
+    launch = simcore.Launch(k.name, (1000, 1, 1), (32, 1, 1), 0, "sim")
+    x, out = np.ones(32, np.float32), np.zeros(32, np.float32)
+    counters = run_sample(k.program, launch, marshal(k, (x, out)))
+    assert {0, 1, 998, 999} <= set(counters.blocks) and len(counters.blocks) == 34
+    for b, counts in counters.blocks.items():
+        assert (counts.sectors > 0) == (b == 999)
+    assert sum(c.weight for c in counters.blocks.values()) == pytest.approx(1000)
+    assert counters.blocks[999].weight == 1.0            # the edge block stands for itself
+    assert not out.any()                                  # the caller's arrays are untouched
+
+
+def test_a_kernel_writing_through_a_const_pointer_is_estimated_without_touching_the_callers_array():
+    src = r"""
+    extern "C" __global__ void w(const float *in, int n)
+    {
+        int i = blockIdx.x * blockDim.x + threadIdx.x;
+        if (i < n)
+            ((float *)in)[i] = 1.0f;
+    }
+    """
+    x = np.zeros(1 << 16, np.float32)
+    est = kernel(src, "w").estimate((256,), (256,), (x, np.int32(x.size)))
+    assert est.time_ms > 0 and not x.any()
+
+
+def test_a_small_grid_is_run_whole():
+    assert sample_plan(5) == [(0, 5)]
+    assert sample_plan(34) == [(0, 34)]
+    assert sample_plan(35)[:2] == [(0, 2), (33, 2)]
+
+
+def test_interior_blocks_spread_over_the_grid_and_over_blockidx_residues():
+    picked = interior_blocks(4096)
+    assert len(set(picked)) == 30 and all(2 <= b < 4094 for b in picked)
+    assert len({b % 8 for b in picked}) == 8 and max(np.bincount([b % 8 for b in picked])) <= 5
+    assert len({b * 8 // 4096 for b in picked}) == 8      # every eighth of the grid
+
+
+WORK_IN_SOME_BLOCKS = r"""
+extern "C" __global__ void some_blocks(const float *in, float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float a = in[i];
+    if (blockIdx.x % 8 == 5)                 // never block 0, 1, the middle or the last two
+        for (int r = 0; r < 200; r++)
+            a = a * 0.5f + 1.0f;
+    out[i] = a;
+}
+"""
+
+
+def test_work_in_blocks_a_first_middle_last_sample_misses_is_counted():
+    k = kernel(WORK_IN_SOME_BLOCKS, "some_blocks")
+    n = 4096 * 128
+    est = k.estimate((4096,), (128,), (np.ones(n, np.float32), np.zeros(n, np.float32), np.int32(n)))
+    plain = kernel(WORK_IN_SOME_BLOCKS.replace("% 8 == 5", "< 0"), "some_blocks").estimate(
+        (4096,), (128,), (np.ones(n, np.float32), np.zeros(n, np.float32), np.int32(n)))
+    # one block in 8 runs 200 more multiply-adds per thread: about 25 more instructions per
+    # thread on average than the plain copy's handful
+    extra = est.per_block["warp_instructions"] - plain.per_block["warp_instructions"]
+    assert 4 * 200 / 8 * 0.6 < extra < 4 * 200 / 8 * 1.6
+
+
+def test_same_address_atomics_are_priced_for_the_whole_grid():
+    src = r"""
+    extern "C" __global__ void count(float *total, int n)
+    {
+        int i = blockIdx.x * blockDim.x + threadIdx.x;
+        if (i < n)
+            atomicAdd(total, 1.0f);
+    }
+    """
+    k = kernel(src, "count")
+    gpu = get_gpu("H200")
+    for n in (1 << 18, 1 << 20):
+        est = k.estimate((n // 256,), (256,), (np.zeros(1, np.float32), np.int32(n)))
+        assert est.bound == "atomics"
+        # every one of the n atomics waits for the one before it on the same address
+        assert est.breakdown["atomics"] == pytest.approx(n * gpu.atomic_same_address_ns * 1e-6, rel=0.02)
+
+
+def test_a_float4_load_moves_the_same_sectors_as_four_coalesced_floats():
+    src = r"""
+    extern "C" __global__ void c4(const float4 *in, float4 *out, int n4)
+    {
+        int i = blockIdx.x * blockDim.x + threadIdx.x;
+        if (i < n4)
+            out[i] = in[i];
+    }
+    """
+    n = 1 << 16
+    est = kernel(src, "c4").estimate((n // 4 // 256,), (256,), (np.ones(n, np.float32), np.zeros(n, np.float32),
+                                                                 np.int32(n // 4)))
+    # 32 lanes x 16 bytes = 16 sectors per warp, read and written: 32 per warp, 8 warps a block
+    assert est.per_block["global_sectors"] == 8 * 32
+
+
+def test_same_word_shared_atomics_serialise_and_cost_more_with_more_warps():
+    src = r"""
+    extern "C" __global__ void same_word(float *total, int n)
+    {
+        __shared__ float count;
+        if (threadIdx.x == 0)
+            count = 0.0f;
+        __syncthreads();
+        atomicAdd(&count, 1.0f);
+        __syncthreads();
+        if (threadIdx.x == 0)
+            atomicAdd(total, count);
+    }
+    """
+    k = kernel(src, "same_word")
+    n = 1 << 20
+    shared = {b: k.estimate((n // b,), (b,), (np.zeros(1, np.float32), np.int32(n))).breakdown["shared"]
+              for b in (256, 1024)}
+    assert shared[1024] > 2.5 * shared[256]
+
+
+def test_every_estimate_gives_its_held_out_error_bar():
+    k, (grid, block, args) = copy_case(256)
+    est = k.estimate(grid, block, args)
+    bars = json.loads((ROOT / "simcore/data/timing-error-bars.json").read_text())
+    want = (bars["bounds"].get(est.bound) or bars["bounds"]["all"])["typical_pct"]
+    assert est.error_bar == want
+    assert f"typically within \u00b1{want}% on the H200 for kernels like this" in str(est)
+    assert k.estimate(grid, block, args, gpu="RTX4090").error_bar is None
+    assert "not validated on the RTX4090" in str(k.estimate(grid, block, args, gpu="RTX4090"))
+
+
+# ---------------------------------------------------------------- estimates and sweeps
+def copy_case(block, n=1 << 20):
+    k = kernel(COPY, "copy")
+    return k, ((n // block,), (block,), (np.ones(n, np.float32), np.zeros(n, np.float32), np.int32(1)))
+
+
+def test_estimate_is_deterministic_and_labelled_as_a_model():
+    k, (grid, block, args) = copy_case(256)
+    a = k.estimate(grid, block, args)
+    b = k.estimate(grid, block, args)
+    assert a.time_ms == b.time_ms and a.breakdown == b.breakdown
+    assert "model estimate" in str(a) and "model estimate" in repr(a)
+    assert a.time_ms > 0 and a.bound in a.breakdown
+    assert a.occupancy.blocks_per_sm == 8 and a.waves == pytest.approx((1 << 12) / (132 * 8))
+
+
+def test_unknown_gpu_lists_the_known_ones():
+    k, (grid, block, args) = copy_case(256)
+    with pytest.raises(simcore.LaunchError) as err:
+        k.estimate(grid, block, args, gpu="GTX 480")
+    for name in known_gpus():
+        assert name in str(err.value)
+
+
+def test_small_blocks_of_a_copy_are_limited_by_block_dispatch():
+    k, launch32 = copy_case(32, 1 << 22)
+    _, launch256 = copy_case(256, 1 << 22)
+    e32, e256 = k.estimate(*launch32), k.estimate(*launch256)
+    assert e32.bound == "dispatch" and e32.time_ms > 2 * e256.time_ms
+
+
+def test_tune_picks_the_smallest_estimate_and_shows_a_table(capsys):
+    sweep = simcore.tune(lambda b: copy_case(b)[0], lambda b: copy_case(b)[1], blocks=(32, 256, 1024),
+                         progress=True)
+    times = sweep.times_ms
+    assert sweep.best == min(times, key=times.get)
+    assert "MODEL" in sweep.table and "best" in sweep.table
+    assert "tuning [" in capsys.readouterr().out
+
+
+def test_tune_rejects_a_bad_make_launch():
+    with pytest.raises(simcore.LaunchError, match="make_launch"):
+        simcore.tune(copy_case(256)[0], lambda b: None, blocks=(256,))
+
+
+def test_tuning_kernels_are_correct_on_the_simulator_at_every_block_size():
+    for case in tuning_kernels.cases("small"):
+        for b in case.blocks:
+            k = kernel(case.source, case.kernel, case.options(b))
+            inputs = case.make_inputs()
+            args = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in inputs)
+            k(*case.shape(b), args)
+            case.check(inputs, args, b)
+
+
+# ---------------------------------------------------------------- GPU data
+def test_every_gpu_has_the_models_parameters_and_sources():
+    data = json.loads((ROOT / "simcore/data/gpus.json").read_text())
+    assert {"H200", "H100", "RTX4090"} <= set(data["gpus"])
+    for key in data["gpus"]:
+        gpu = get_gpu(key)                  # all fields present (the dataclass would refuse otherwise)
+        assert gpu.source and gpu.sms > 0 and gpu.dram_bytes_per_s > 0
+
+
+def test_barrier_parameters_are_the_fit_to_the_h200_measurements():
+    # the same least-squares fit as lesson 07: cycles = c0 + c_warp*W + s*(c_skew + c_late*(W-1))
+    rows = json.loads((ROOT / "course/data/h200-barrier.json").read_text())["one_block_per_sm"]
+    w = np.array([r["block"] / 32 for r in rows])
+    s = np.array([r["skew"] for r in rows], float)
+    a = np.c_[np.ones_like(w), w, s, s * (w - 1)]
+    c0, c_warp, _, c_late = np.linalg.lstsq(a, np.array([r["cycles"] for r in rows]), rcond=None)[0]
+    stored = get_gpu("H200").barrier
+    assert stored["c0"] == pytest.approx(c0, rel=0.01)
+    assert stored["c_warp"] == pytest.approx(c_warp, rel=0.01)
+    assert stored["c_late"] == pytest.approx(c_late, rel=0.01)
+
+
+def test_tuning_kernels_compile_with_nvcc(tmp_path):
+    import shutil
+    import subprocess
+    nvcc = os.environ.get("NVCC") or shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+    if not os.access(nvcc, os.X_OK):
+        pytest.skip("nvcc not found ($NVCC, PATH, /usr/local/cuda/bin): the CUDA sources are not compiled")
+    seen = set()
+    for case in tuning_kernels.cases("measured"):
+        for b in (case.blocks[0], case.blocks[-1]):
+            key = (case.kernel, case.options(b))
+            if key in seen:
+                continue
+            seen.add(key)
+            src = tmp_path / f"{case.kernel}.cu"
+            src.write_text(case.source)
+            r = subprocess.run([nvcc, "-ptx", "-arch=sm_90", *case.options(b), str(src), "-o", os.devnull],
+                               capture_output=True, text=True)
+            assert r.returncode == 0, f"{case.name} block {b}: {r.stderr}"
+
+
+def test_every_known_gpu_gives_an_estimate_and_bandwidth_matters():
+    k, (grid, block, args) = copy_case(256, 1 << 24)  # 128 MB: more than any of their L2s holds
+    times = {g: k.estimate(grid, block, args, gpu=g).time_ms for g in known_gpus()}
+    assert all(t > 0 for t in times.values())
+    assert times["RTX4090"] > times["H100"] > times["H200"]      # 0.63 < 2.08 < 2.98 TB/s
+    assert k.estimate(grid, block, args, gpu="rtx 4090").gpu == "RTX4090"
+
+
+def test_sweep_plot_draws_model_and_measured():
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    sweep = simcore.tune(lambda b: copy_case(b)[0], lambda b: copy_case(b)[1], blocks=(64, 256), progress=False)
+    ax = sweep.plot(measured={64: 0.02, 256: 0.01})
+    assert len(ax.get_lines()) == 2 and "model" in ax.get_title()

@@ -1,0 +1,83 @@
+"""The counts the engine keeps so that it need not look at every lane each step must always say
+what a look at every lane would: the lanes waiting at each sync site (Wave.waiting_count, kept
+as lanes arrive and are released), and which reconvergence points are complete
+(Wave.complete_joins, which looks only at the warps of the waiting lanes). Checked after every
+step and every sync resolution of every conformance kernel (barriers, named barriers,
+bar.arrive, collectives, divergence, early exits, grid sync) under several schedules and both
+models."""
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from simcore.runtime import engine, sync, wave
+from simcore.runtime.wave import BAR, EXIT, JOIN
+
+ROOT = Path(__file__).resolve().parents[3]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from conformance import corpus, runner  # noqa: E402
+
+
+def complete_joins_by_scan(w, waiting):
+    """The rule, by a scan of the wave: a (warp, point) pair is complete when every entry of that
+    point on the stacks of the warp's live lanes belongs to a lane waiting there."""
+    live = np.flatnonzero((w.st != EXIT) & (w.jdepth > 0))
+    owner, joins = w.stack_entries(live)
+    keys, members = np.unique(w.join_keys(owner, joins), return_counts=True)
+    wkeys = w.join_keys(waiting, w.jtop(waiting))
+    wk, there = np.unique(wkeys, return_counts=True)
+    done = wk[there == members[np.searchsorted(keys, wk)]]
+    return np.isin(wkeys, done)
+
+
+def waiting_by_scan(w):
+    return np.bincount(w.site[w.st == BAR], minlength=len(w.waiting_count) - 1)
+
+
+@pytest.fixture
+def checked(monkeypatch):
+    """Check the bookkeeping against the scans while kernels run; -> a list of the checks made."""
+    made = []
+
+    def check_counts(w):
+        assert (w.waiting_count[:-1] == waiting_by_scan(w)).all(), "waiting counts differ from the lanes' states"
+        assert w.waiting_count[-1] == 0
+        made.append("counts")
+
+    advance, resolve, complete = engine.Engine.advance, sync.Sync.resolve, wave.Wave.complete_joins
+
+    def checked_advance(self, w, *args):
+        advance(self, w, *args)
+        check_counts(w)
+
+    def checked_resolve(self, w):
+        result = resolve(self, w)
+        check_counts(w)
+        return result
+
+    def checked_complete(self, waiting):
+        assert (waiting == np.flatnonzero(self.st == JOIN)).all()
+        result = complete(self, waiting)
+        assert (result == complete_joins_by_scan(self, waiting)).all(), "complete_joins differs from the scan"
+        made.append("joins")
+        return result
+
+    monkeypatch.setattr(engine.Engine, "advance", checked_advance)
+    monkeypatch.setattr(sync.Sync, "resolve", checked_resolve)
+    monkeypatch.setattr(wave.Wave, "complete_joins", checked_complete)
+    return made
+
+
+CONFIGS = [dict(schedule="lockstep"), dict(schedule="random", seed=1, checks=False), dict(schedule="adversarial"),
+           dict(model="stack")]
+
+
+@pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: "-".join(f"{v}" for v in c.values()))
+def test_counts_match_a_scan_of_the_wave(cfg, checked):
+    for entry in corpus.ENTRIES:
+        res = runner.run_sim(entry, **cfg)
+        assert res.verdict != "crash", f"{entry.name}: {res.detail}"
+    assert "counts" in checked and "joins" in checked      # the checks ran (divergent kernels included)
