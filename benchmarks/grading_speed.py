@@ -42,9 +42,12 @@ import json, sys
 job = json.load(open(sys.argv[1]))
 try:
     from barrier_course.grading.pool import GradingPool
-except ImportError:
+except ImportError:              # a tree from before the warm interpreters
     GradingPool = None
-from barrier_course.grading.autograde import score_answer
+try:
+    from barrier_course.grading.autograde import score_answer
+except ImportError:              # a tree from before the layout by role
+    from barrier_course.autograde import score_answer
 if GradingPool is None:
     scores = [score_answer(job["notebook"], s) for s in job["sources"]]
 else:
@@ -57,6 +60,7 @@ json.dump([[(c.grade_id, c.points) for c in s.cells] for s in scores], open(sys.
 def answers_of(exercise: str, right: int, wrong: int) -> list:
     """(label, kernel source) of the solution, ``right`` right and ``wrong`` wrong answers."""
     sys.path.insert(0, str(HERE / "tests"))
+    sys.path.insert(0, str(HERE / "tests" / "course"))      # the exercises' test modules
     from exercise_answers import answer_template, kernel_with, solution_notebook  # noqa: PLC0415
 
     path = solution_notebook(exercise)

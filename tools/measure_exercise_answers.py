@@ -76,9 +76,10 @@ def right_answers() -> dict:
     """{exercise: {answer name: kernel source}}: the solution and every RIGHT answer of the
     exercise's test module (needs pytest: the test modules import it)."""
     sys.path.insert(0, str(ROOT / "tests"))
+    sys.path.insert(0, str(ROOT / "tests" / "course"))      # the exercises' test modules
     from exercise_answers import answer_template, kernel_with
     answers = {name: {"solution": answer_template(nb)} for name, nb in exercise_notebooks().items()}
-    for module_path in sorted((ROOT / "tests").glob("test_exercise_*.py")):
+    for module_path in sorted((ROOT / "tests" / "course").glob("test_exercise_*.py")):
         module = importlib.import_module(module_path.stem)
         notebook = getattr(module, "NOTEBOOK", None)
         right = getattr(module, "RIGHT", None)

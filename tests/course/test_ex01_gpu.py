@@ -33,7 +33,7 @@ def exercise():
     ns = {}
     exec(cells["setup"], ns)
     exec(cells["kernel_source"], ns)
-    tree = ast.parse((ROOT / "tests" / "test_grading_workflow.py").read_text())
+    tree = ast.parse((ROOT / "tests" / "barrier_course" / "grading" / "test_grading_workflow.py").read_text())
     answers = next(ast.literal_eval(n.value) for n in tree.body if isinstance(n, ast.Assign)
                    and getattr(n.targets[0], "id", "") == "ANSWERS")
     return ns, answers

@@ -64,6 +64,8 @@ def test_the_solutions_model_column_is_what_the_model_computes_now(table, exerci
     for launch in timings.graded_launches(notebook, source):
         key = timings.launch_key(launch)
         now = round(timings.model_estimate(source, launch).time_ms, 6)
-        if committed.get(key) is None or abs(now - committed[key]) > 1e-6:
+        # 0.1%: the table keeps 6 decimals of a millisecond; a smaller move is no change the
+        # table's error column could show
+        if committed.get(key) is None or abs(now - committed[key]) > 1e-3 * committed[key] + 1e-6:
             changed.append(f"{key}: table {committed.get(key)} ms, model now {now} ms")
     assert not changed, f"the timing model changed: {changed[:5]}; re-run the model step of {HOW}"
