@@ -20,7 +20,7 @@ for one lane; `Engine.run_solo` calls it when the lane takes a backward edge (a 
   is a block that also loads memory (X.ld/X.ldu become Memory.load for the lane's slice, its
   value read out as a scalar: the same checks, plugin hooks and faults; no plugin that watches
   accesses reads registers, so they stay in locals); a block that calls the context otherwise
-  (stores, atomics, checks) (memory, local arrays, checks) is called as the general
+  (stores, atomics, local arrays, checks) is called as the general
   loop calls it, with the registers it names written back first and those it stores read again;
 * a block whose only predecessor ran just before it is inlined after it (no dispatch); other
   targets go back to a binary if-tree over the block ids;
