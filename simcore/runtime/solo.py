@@ -16,8 +16,11 @@ for one lane; `Engine.run_solo` calls it when the lane takes a backward edge (a 
   on every way out (the uninitialised-value twins `__u_` too);
 * the code of a scalar block (engine.scalar_blocks) is inlined, and so is a block whose only
   calls into the context divide integers (scalar C division and remainder below; a zero
-  divisor goes the context's way, with the wave's state what the general loop leaves); a block
-  that calls the context otherwise (memory, local arrays, checks) is called as the general
+  divisor goes the context's way, with the wave's state what the general loop leaves), and so
+  is a block that also loads memory (X.ld/X.ldu become Memory.load for the lane's slice, its
+  value read out as a scalar: the same checks, plugin hooks and faults; no plugin that watches
+  accesses reads registers, so they stay in locals); a block that calls the context otherwise
+  (stores, atomics, local arrays, checks) is called as the general
   loop calls it, with the registers it names written back first and those it stores read again;
 * a block whose only predecessor ran just before it is inlined after it (no dispatch); other
   targets go back to a binary if-tree over the block ids;
@@ -43,7 +46,11 @@ import ast
 import numpy as np
 
 from ..lower.codegen import DTYPES
-from ..lower.facts import SCALAR_HELPERS
+from ..lower.facts import LANE_FREE_CONTEXT, SCALAR_HELPERS
+
+# Loads the serial loop runs inlined (scalar_ld / scalar_ldu below): the memory's own load for
+# the lane's slice, its one value read out as a numpy scalar.
+SCALAR_LOADS = frozenset({"ld", "ldu"})
 
 MAX_INLINE = 48        # blocks inlined below one dispatch entry (code size)
 MAX_NESTING = 12       # branches nested inside one dispatch entry (Python's indentation limit)
@@ -106,6 +113,24 @@ def scalar_smul(X, lanes, a, b, L, site):
     return r
 
 
+def scalar_ld(X, lanes, addr, dtype, L, site, check_align=True):
+    """Context.ld for one lane: Memory.load with the lane's slice (the same checks, hooks and
+    faults as the block's own call), its value as a numpy scalar of the same dtype."""
+    return X.memory.load(addr, dtype, lanes, site, False, check_align)[0]
+
+
+def scalar_ldu(X, lanes, addr, dtype, L, site, check_align=True):
+    """Context.ldu for one lane: scalar_ld and the value's definedness, a scalar as well."""
+    vals, taint = X.memory.load(addr, dtype, lanes, site, True, check_align)
+    return vals[0], (taint[0] if isinstance(taint, np.ndarray) else taint)
+
+
+def loads_only(facts):
+    """A block that could run for one lane if its context calls went to the scalar helpers and
+    the scalar loads (no store, atomic, check or local array)."""
+    return not facts.touches_arrays and facts.context - LANE_FREE_CONTEXT <= SCALAR_HELPERS | SCALAR_LOADS
+
+
 class _ScalarHelperCalls(ast.NodeTransformer):
     """`X.idiv(a, b, L, site)` -> `_s_idiv(X, _s_LS, a, b, L, site)`, and so for every
     SCALAR_HELPERS call: the scalar versions above, given the context and the lane's slice
@@ -115,7 +140,7 @@ class _ScalarHelperCalls(ast.NodeTransformer):
     def visit_Call(self, node):
         self.generic_visit(node)
         f = node.func
-        if (isinstance(f, ast.Attribute) and f.attr in SCALAR_HELPERS and isinstance(f.value, ast.Name)
+        if (isinstance(f, ast.Attribute) and f.attr in SCALAR_HELPERS | SCALAR_LOADS and isinstance(f.value, ast.Name)
                 and f.value.id == "X"):
             args = [ast.Name("X", ast.Load()), ast.Name("_s_LS", ast.Load())] + node.args
             return ast.copy_location(ast.Call(ast.Name("_s_" + f.attr, ast.Load()), args, node.keywords), node)
@@ -192,7 +217,10 @@ def _build(prog, scalar_ok):
             continue
         # a block whose only calls into the context are scalar helpers (integer division, shifts):
         # inlined with the scalar versions below (_ScalarHelperCalls), as it may fault
-        lifted = not scalar_ok[b.id] and b.facts.scalar_with_helpers
+        # and so is one that also loads memory (scalar_ld/scalar_ldu): memory and its plugins see
+        # the wave's steps, program point and running lanes as for a called block (they read no
+        # register)
+        lifted = not scalar_ok[b.id] and (b.facts.scalar_with_helpers or loads_only(b.facts))
         if scalar_ok[b.id] or lifted:
             inline[b.id] = list(b.code) + ([f"_cond = {b.term.cond}"] if b.term.kind == "branch" else [])
             if lifted:
@@ -334,6 +362,7 @@ def _build(prog, scalar_ok):
     ns["_cast"] = cast_via
     ns["_s_idiv"], ns["_s_imod"] = scalar_idiv, scalar_imod
     ns["_s_shl"], ns["_s_shr"], ns["_s_smul"] = scalar_shl, scalar_shr, scalar_smul
+    ns["_s_ld"], ns["_s_ldu"] = scalar_ld, scalar_ldu
     exec(compile(tree_, f"<simcore serial loop of {prog.name}>", "exec"), ns)
     enter = [b.id in heads for b in blocks]
     return ns["solo_loop"], enter, source

@@ -202,12 +202,18 @@ class Watchdog:
         cycle of any length up to half the probe is found; memory is hashed only when the rest
         is equal."""
         w = self.w
-        small = self._scheduler_state(pc, L)
-        if self.checkpoint is not None and small == self.checkpoint[0] and self._same_arrays(L):
-            if self._memory_state() == self.checkpoint_memory:
-                self._repeated(pc, L, self.checkpoint_step)
-                return
+        small = None
+        # the program point is the scheduler state's first item: at any other point the state
+        # differs, and the rest need not be built (most probed steps)
+        if self.checkpoint is not None and pc == self.checkpoint[0][0]:
+            small = self._scheduler_state(pc, L)
+            if small == self.checkpoint[0] and self._same_arrays(L):
+                if self._memory_state() == self.checkpoint_memory:
+                    self._repeated(pc, L, self.checkpoint_step)
+                    return
         if self.checkpoint is None or w.steps - self.checkpoint_step >= self.checkpoint_span:
+            if small is None:
+                small = self._scheduler_state(pc, L)
             if self.checkpoint is not None:
                 self.checkpoint_span *= 2
             self.checkpoint = (small, [a.copy() for a in self._arrays()])
@@ -355,12 +361,13 @@ class Watchdog:
     def _same_arrays(self, L):
         """Are the lane arrays what the checkpoint holds? The lanes about to run first (their
         registers are the ones that change: a loop counter differs at once), then everything."""
-        arrays, saved = self._arrays(), self.checkpoint[1]
-        first = len(arrays) - len(self.w.R)        # the registers come after the lane states
-        for x, y in zip(arrays[first:], saved[first:]):
+        saved, R = self.checkpoint[1], self.w.R
+        first = len(saved) - len(R)                # the registers come after the lane states
+        for name, y in zip(sorted(R), saved[first:]):
+            x = R[name]
             if x.shape == y.shape and x[L].tobytes() != y[L].tobytes():
                 return False
-        return all(x.shape == y.shape and x.tobytes() == y.tobytes() for x, y in zip(arrays, saved))
+        return all(x.shape == y.shape and x.tobytes() == y.tobytes() for x, y in zip(self._arrays(), saved))
 
     def _arrays(self):
         """The wave's lane state, most likely to differ first: points, states, sync sites,
