@@ -13,9 +13,9 @@ output is no evidence that a kernel is legal, and racecheck does not model fence
 import json
 import os
 
-from .pictures import DATA_DIR
+from .course_data import DATA_DIR, course_data_file
 
-EVIDENCE_FILE = os.path.join(DATA_DIR, "h200-fences-and-locks.json")
+EVIDENCE_FILE = course_data_file("h200-fences-and-locks.json")
 TABLE_FILE = os.path.join(os.path.dirname(DATA_DIR), os.pardir, "conformance", "results", "h200.json")
 # the corpus entries this evidence covers: forward progress (spin locks, flag waits) and
 # release/acquire (fences with flags and locks)

@@ -37,8 +37,7 @@ __all__ = [
     "DATA_DIR",
 ]
 
-DATA_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
-                        "course", "data")
+from .course_data import DATA_DIR, course_data_file   # noqa: E402
 
 # state -> (legend label, face colour, hatch). Colours are from the colour-blind safe
 # Okabe-Ito palette; the hatches keep the states apart on a grey-scale print.
@@ -334,7 +333,7 @@ def read_map_figure(read_from, *, warp_size=32, title=None, max_arrows=64, figsi
 def load_barrier_costs(path=None):
     """The H200 barrier measurements shipped with the course (course/data/h200-barrier.json,
     the one copy of them)."""
-    path = path or os.path.join(DATA_DIR, "h200-barrier.json")
+    path = path or course_data_file("h200-barrier.json")
     if not os.path.exists(path):
         raise FileNotFoundError(f"{path} is missing: the H200 measurements ship with the course folder "
                                 "(run the notebook from a checkout of the course)")

@@ -24,6 +24,7 @@ import statistics
 import numpy as np
 
 from barrier_course.lessons import tuning_kernels
+from barrier_course.lessons.course_data import course_data_file
 
 __all__ = ["measured_sweeps", "sweep_case", "model_sweep", "comparison", "comparison_table",
            "measure_on_gpu", "tuning_explorer", "breakdown_text", "comparison_figure", "KERNELS", "SIZES"]
@@ -36,7 +37,7 @@ SIZES = tuple(1 << k for k in (16, 18, 20, 22, 24))
 
 def measured_sweeps(path=None):
     """{sweep name: {block: median ms}} measured on an H200 (course/data/h200-block-sweeps.json)."""
-    path = pathlib.Path(path or DATA_FILE)
+    path = pathlib.Path(path or course_data_file(DATA_FILE.name))
     if not path.exists():
         raise FileNotFoundError(f"{path} is missing: the H200 measurements ship with the course folder "
                                 "(run the notebook from a checkout of the course)")
