@@ -72,7 +72,7 @@ TRICKS = [
     Trick("patch_grading_internals", "barrier_course.grading.checks internals patched (prints OK)",
           NO_BARRIER, inserted=[
               "import barrier_course.grading.checks as g\n"
-              "g._stub_check = lambda *a, **k: None\n"
+              "g.refuse_unfinished = lambda *a, **k: None\n"
               "g._compile = lambda *a, **k: None\n"
               "g._run_one = lambda *a, **k: None\n"]),
     Trick("input_transformer", "IPython input transformer turns later cells into pass", BLANK,

@@ -69,7 +69,7 @@ def _outcome(launch: dict, backend: str, seeds: range) -> dict:
     import numpy as np
 
     import simcore
-    from barrier_course.grading.checks import _build_case, _fresh_args
+    from barrier_course.grading.checks import build_case, fresh_args
 
     kernel = simcore.RawModule(code=launch["source"], backend=backend).get_function(launch["name"])
     names = [p.name for p in kernel.params] if hasattr(kernel, "params") else []
@@ -79,8 +79,8 @@ def _outcome(launch: dict, backend: str, seeds: range) -> dict:
     for seed in seeds:
         # the launch exactly as try_kernel builds it (seed 0 is the launch the student sees);
         # make_args may return (grid, args), (grid, args, shared_mem) or a dict
-        case = _build_case(launch["make_args"], reference, n, block, seed)
-        args = _fresh_args(case)
+        case = build_case(launch["make_args"], reference, n, block, seed)
+        args = fresh_args(case)
         opts = {"checks": launch.get("checks", True), "schedule": launch.get("schedule", "lockstep")}
         if launch.get("model"):
             opts["model"] = launch["model"]
