@@ -99,7 +99,7 @@ c.Autograde.sanitize_preprocessors = [
 
 # Autograde: nbgrader's default list with Execute replaced by the isolated grader. Its
 # limits per submission (defaults in barrier_course.grading.autograde.Limits, stated in the README)
-# are IsolatedExecute.cpu_s, wall_s, memory_mb, output_bytes, source_bytes, macro_tokens.
+# are IsolatedExecute.cpu_s, wall_s, memory_mb, output_bytes, source_bytes, macro_expansion_chars.
 c.Autograde.autograde_preprocessors = [
     IsolatedExecute,
     IgnorePattern,

@@ -87,6 +87,13 @@ def launch_runner():
     raise SystemExit(f"same_behaviour: no runner.py with run_launch under {package}")
 
 
+def stopped_by_time_limit(fault):
+    """Did the wall-clock time limit stop this launch? `fault`: the record's [type name, text,
+    report digest] or None. Read from the fault's class (simcore.errors.TimeLimit), which keeps
+    its name when the message is reworded."""
+    return fault is not None and fault[0] == "TimeLimit"
+
+
 def install_recorder(path):
     """Wrap the runner's run_launch so that every launch appends one JSON line to `path`."""
     runner = launch_runner()
@@ -107,7 +114,7 @@ def install_recorder(path):
             raise
         finally:
             rec.update(out=digest(list(values)), steps=launch.steps, thread_instructions=launch.thread_instructions,
-                       warnings=[str(w) for w in launch.warnings], time_limit="Time limit reached" in str(rec["fault"]))
+                       warnings=[str(w) for w in launch.warnings], time_limit=stopped_by_time_limit(rec["fault"]))
             trace = launch.trace
             if trace is not None:
                 rec["trace"] = digest(getattr(trace, "raw", None))

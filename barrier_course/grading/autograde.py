@@ -25,18 +25,17 @@ The result (:class:`AnswerScore`) has, per grade cell, the points earned and pos
 the cell printed, and the failure message; and the total. ``nbgrader autograde``
 (:mod:`barrier_course.nbgrader.isolation`) and ``tasks.py grade`` both go through here.
 
-Macro expansion: simcore's preprocessor has no expansion limit of its own, so
-:func:`macro_expansion_bound` estimates the size of every macro's expansion before anything
-runs and refuses a source whose macros expand past ``Limits.macro_tokens``; expansion that
-the estimate cannot see (nested calls of a function-like macro) is still bounded by the CPU
-and wall-clock limits.
+Macro expansion: the grading interpreter runs simcore's preprocessor on each answer with
+``Limits.macro_expansion_chars`` as its ``max_expansion`` before any cell that uses it; the
+preprocessor counts expansion as it makes the text, so a macro bomb stops at the limit (inside
+the limited child, never in the grader's own process) and the answer is refused with the
+preprocessor's message, which names the macro and the line.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -61,7 +60,7 @@ __all__ = [
     "score_answer",
     "score_answers",
     "score_submission",
-    "macro_expansion_bound",
+    "runner_settings",
     "answer_refusal",
     "refused_score",
     "collect_score",
@@ -90,7 +89,7 @@ class Limits:
     output_bytes: int = 20_000   # what one cell may print; the rest is cut with a note
     output_lines: int = 400      # lines one cell may print (nbgrader itself keeps 1000)
     source_bytes: int = 65_536   # length of one answer string
-    macro_tokens: int = 200_000  # estimated tokens after macro expansion
+    macro_expansion_chars: int = 1 << 20  # characters the answer's macros may expand to
     file_bytes: int = 16 << 20   # largest file the interpreter may write (RLIMIT_FSIZE)
 
 
@@ -182,47 +181,6 @@ def extract_answer(submitted_nb, instructor_nb) -> str:
 
 
 # --------------------------------------------------------------------------------------------
-# macro expansion estimate
-
-_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(\([^)]*\))?(.*)$", re.M)
-_WORD = re.compile(r"[A-Za-z_]\w*|\d[\w.]*|\S")
-
-
-def macro_expansion_bound(source: str) -> int:
-    """Estimated number of tokens the source's macros expand to (an upper estimate for
-    chains of macros naming other macros; nested calls of one function-like macro are not
-    counted)."""
-    text = source.replace("\\\n", " ")
-    bodies = {}
-    for m in _DEFINE.finditer(text):
-        params = set()
-        if m.group(2):
-            params = {p.strip() for p in m.group(2)[1:-1].split(",")}
-        bodies[m.group(1)] = [t for t in _WORD.findall(m.group(3)) if t not in params]
-    sizes: dict = {}
-
-    def size(name, active):
-        if name in sizes:
-            return sizes[name]
-        if name in active:  # a macro never expands inside itself
-            return 1
-        active.add(name)
-        total = 0
-        for tok in bodies[name]:
-            total += size(tok, active) if tok in bodies else 1
-            if total > 10**12:
-                break
-        active.discard(name)
-        sizes[name] = max(total, 1)
-        return sizes[name]
-
-    body_tokens = 0
-    for tok in _WORD.findall(_DEFINE.sub("", text)):
-        body_tokens += size(tok, set()) if tok in bodies else 1
-    return body_tokens
-
-
-# --------------------------------------------------------------------------------------------
 # running the trusted program in a fresh, limited interpreter
 
 
@@ -307,6 +265,12 @@ _BOOT = ("import json,sys;job=json.load(open(sys.argv[1],encoding='utf-8'));"
          "from barrier_course.grading.autograde_runner import main;main(job)")
 
 
+def runner_settings(limits: Limits) -> dict:
+    """What the grading interpreter itself enforces, for its job file (every job shape)."""
+    return {"output_bytes": limits.output_bytes, "output_lines": limits.output_lines,
+            "macro_expansion_chars": limits.macro_expansion_chars}
+
+
 def refused_score(program: TrustedProgram, status: str, message: str, name: str) -> AnswerScore:
     """The score of an answer refused before running: 0 in every grade cell, with why."""
     cells = [CellScore(g.grade_id, 0.0, g.points, status, error=message, error_name=name)
@@ -325,11 +289,6 @@ def answer_refusal(answers: Mapping, limits: Limits) -> tuple | None:
             return ("refused", f"The kernel source '{name}' is {size} bytes long; the grader "
                     f"accepts at most {limits.source_bytes}. Remove what the kernel does not "
                     "need.", "AnswerError")
-        tokens = macro_expansion_bound(value)
-        if tokens > limits.macro_tokens:
-            return ("refused", f"The macros of '{name}' expand to about {tokens} tokens; the "
-                    f"grader accepts at most {limits.macro_tokens}. Write the code out "
-                    "instead of multiplying it with macros.", "AnswerError")
     if answers and all(STUB_MARKER in v for v in answers.values()):
         return ("not done", f"{NOT_DONE}: replace the line {STUB_MARKER}(...); in the answer "
                 "cell with your code.", "NotImplementedError")
@@ -409,9 +368,7 @@ def _run_interpreter(program: TrustedProgram, answers_job: dict, limits: Limits)
         job_path = work / "job.json"
         result_path = work / "result.json"
         job = {"paths": [copy_packages(work / "packages")], "steps": program.step_records(),
-               **answers_job,
-               "result": str(result_path), "output_bytes": limits.output_bytes,
-               "output_lines": limits.output_lines}
+               **answers_job, "result": str(result_path), **runner_settings(limits)}
         job_path.write_text(json.dumps(job), encoding="utf-8")
         log_path = work / "interpreter.log"
         timed_out = False
@@ -456,6 +413,8 @@ def _tail(path: Path, n: int) -> str:
 def collect_score(program, done, returncode, timed_out, log_tail, limits, wall) -> AnswerScore:
     """The score from what a grading run left: its result file's cells (``done``), its exit
     status, whether the wall-clock limit killed it, and its log's tail (a MemoryError)."""
+    if done.get("refused"):    # the grading interpreter refused the answer before using it
+        return refused_score(program, "refused", done["refused"], "AnswerError")
     cells_done = {c["grade_id"]: c for c in done.get("cells", [])}
     setup_error = done.get("setup_error")
     fault = None

@@ -106,6 +106,25 @@ def _public_name(exc: BaseException) -> str:
     return type(exc).__name__
 
 
+def macro_refusal(name: str, source: str, job: dict):
+    """The student's message when the answer's macros expand past the grader's limit (None
+    when they do not): simcore's preprocessor, run here in the limited interpreter with that
+    limit, stops at it and names the macro and the line."""
+    limit = job.get("macro_expansion_chars")
+    if not limit or "define" not in source:    # no #define: nothing of the answer's expands
+        return None
+    from simcore.errors import CompileError  # noqa: PLC0415 - the child's own import
+    from simcore.frontend.preprocess import ExpansionLimitError, preprocess  # noqa: PLC0415
+
+    try:
+        preprocess(source, max_expansion=limit)
+    except ExpansionLimitError as exc:
+        return f"The macros of '{name}' expand too much for the grader: {exc.message}."
+    except CompileError:
+        return None    # any other mistake is the compiler's to report, in the test cells
+    return None
+
+
 def _run_steps(steps, namespace: dict, answers: dict, job: dict, result: dict, save) -> bool:
     """Run trusted steps in `namespace`, appending each grade cell's result to
     result["cells"] (saved after every cell). False when a setup cell failed."""
@@ -114,6 +133,11 @@ def _run_steps(steps, namespace: dict, answers: dict, job: dict, result: dict, s
     for k, step in steps:
         kind = step["kind"]
         if kind == "answer":
+            refusal = macro_refusal(step["name"], answers[step["name"]], job)
+            if refusal:
+                result["refused"] = refusal
+                save()
+                return True
             namespace[step["name"]] = answers[step["name"]]
             continue
         capture = _CappedText(limit, int(job.get("output_lines", 10**9)))

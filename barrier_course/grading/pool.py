@@ -32,8 +32,8 @@ from pathlib import Path
 
 from .autograde import (AnswerScore, Limits, TrustedProgram, answer_refusal, collect_score,
                         copy_packages, grading_environment, interpreter_limits,
-                        gpu_possible, make_writable, refused_score, score_answer,
-                        trusted_program)
+                        gpu_possible, make_writable, refused_score, runner_settings,
+                        score_answer, trusted_program)
 
 __all__ = ["GradingPool", "WarmInterpreter", "warm_grading_possible"]
 
@@ -61,7 +61,7 @@ class WarmInterpreter:
         self._count = 0
         job = {"serve": True, "paths": [copy_packages(self.work / "packages")],
                "steps": program.step_records(), "log": str(self.work / "server.log"),
-               "output_bytes": limits.output_bytes, "output_lines": limits.output_lines}
+               **runner_settings(limits)}
         job_path = self.work / "job.json"
         job_path.write_text(json.dumps(job), encoding="utf-8")
         self.proc = subprocess.Popen(

@@ -89,8 +89,8 @@ class IsolatedExecute(NbGraderPreprocessor):
     output_lines = Integer(_DEFAULTS.output_lines, help="lines one test cell may "
                            "print").tag(config=True)
     source_bytes = Integer(_DEFAULTS.source_bytes, help="longest answer string").tag(config=True)
-    macro_tokens = Integer(_DEFAULTS.macro_tokens, help="estimated tokens after macro "
-                           "expansion").tag(config=True)
+    macro_expansion_chars = Integer(_DEFAULTS.macro_expansion_chars, help="characters an "
+                                    "answer's macros may expand to").tag(config=True)
     score_cache = Unicode("", help=f"folder of precomputed scores (default: ${SCORE_CACHE_ENV})"
                           ).tag(config=True)
 
@@ -98,7 +98,7 @@ class IsolatedExecute(NbGraderPreprocessor):
         return Limits(cpu_s=self.cpu_s, wall_s=self.wall_s, memory_mb=self.memory_mb,
                       output_bytes=self.output_bytes, output_lines=self.output_lines,
                       source_bytes=self.source_bytes,
-                      macro_tokens=self.macro_tokens)
+                      macro_expansion_chars=self.macro_expansion_chars)
 
     def preprocess(self, nb, resources):
         info = resources["nbgrader"]

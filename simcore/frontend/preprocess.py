@@ -48,6 +48,10 @@ CXX_WORDS = {"true": (None, "1"), "false": (None, "0"), "nullptr": (None, "0"), 
 
 ERASE = ("__host__", "__forceinline__", "__noinline__", "inline", "__inline__")
 
+MAX_LINE_EXPANSION = 1 << 20   # characters one source line may grow to by macro expansion
+MAX_EXPANSION = 1 << 24        # characters macro expansion may produce for a whole source, nested included
+MAX_PREPROCESS_SECONDS = 10.0
+
 
 @dataclass
 class Preprocessed:
@@ -61,7 +65,11 @@ class Preprocessed:
     methods: dict = field(default_factory=dict)        # struct tag -> {member function: its function's name}
 
 
-def preprocess(source, options=(), name_expressions=()):
+def preprocess(source, options=(), name_expressions=(), *, max_expansion=MAX_EXPANSION):
+    """The C99 text and facts of `source` (see Preprocessed). `max_expansion`: the characters
+    macro expansion may produce for the whole source, nested expansions included (a caller
+    such as a grader passes a smaller one); past it, ExpansionLimitError names the macro and
+    the line, before the text is built."""
     source = source.replace("\r\n", "\n").replace("\r", "\n")    # Windows and old Mac line ends
     lines = source.split("\n")
     # the macros NVRTC predefines (simcore/data/nvrtc_environment.json), then -D/-U in order
@@ -73,11 +81,7 @@ def preprocess(source, options=(), name_expressions=()):
         elif opt.startswith("-U"):
             defines.pop(opt[2:].strip(), None)
     body = strip_comments(join_continuations(source), lines)
-    _deadline[0] = time.monotonic() + MAX_PREPROCESS_SECONDS
-    try:
-        body = directives(body.split("\n"), defines, lines)
-    finally:
-        _deadline[0] = 0.0
+    body = directives(body.split("\n"), defines, lines, ExpansionBudget(max_expansion))
     text = "\n".join(body)
     nvrtc_environment.check_reserved_names(text, lines)
     prelude = PRELUDE
@@ -161,8 +165,10 @@ def strip_comments(text, lines):
     return "".join(out)
 
 
-def directives(body, defines, lines):
-    """Run #-directives; directive lines become empty lines."""
+def directives(body, defines, lines, budget=None):
+    """Run #-directives; directive lines become empty lines. `budget`: what macro expansion
+    may cost over all the lines (ExpansionBudget; the default limit when None)."""
+    budget = budget or ExpansionBudget()
     out = []
     stack = []          # per #if: [taking now, some branch already taken, parent active]
     active = True
@@ -173,7 +179,7 @@ def directives(body, defines, lines):
             word, rest = m.group(1), m.group(2).strip()
             if word in ("if", "ifdef", "ifndef"):
                 if word == "if":
-                    cond = active and _eval_if(rest, defines, no, lines)
+                    cond = active and _eval_if(rest, defines, no, lines, budget)
                 else:
                     name = rest.split()[0] if rest else ""
                     cond = active and (_is_macro(name, defines) == (word == "ifdef"))
@@ -186,7 +192,7 @@ def directives(body, defines, lines):
                 if top[1]:
                     top[0] = False
                 else:
-                    top[0] = top[2] and (word == "else" or _eval_if(rest, defines, no, lines))
+                    top[0] = top[2] and (word == "else" or _eval_if(rest, defines, no, lines, budget))
                     top[1] = top[0]
                 active = top[0]
             elif word == "endif":
@@ -210,7 +216,7 @@ def directives(body, defines, lines):
                              construct="#" + word)
             out.append("")
         elif active:
-            out.append(expand(line, defines, no, lines))
+            out.append(expand(line, defines, no, lines, budget=budget))
         else:
             out.append("")
     if stack:
@@ -255,10 +261,10 @@ def _include(rest, no, lines, column):
                      column=column, construct="#include")
 
 
-def _eval_if(expr, defines, no, lines):
+def _eval_if(expr, defines, no, lines, budget):
     expr = re.sub(r"defined\s*\(\s*(\w+)\s*\)|defined\s+(\w+)",
                   lambda m: "1" if _is_macro(m.group(1) or m.group(2), defines) else "0", expr)
-    expr = expand(expr, defines, no, lines)
+    expr = expand(expr, defines, no, lines, budget=budget)
     expr = IDENT.sub(lambda m: m.group(0) if m.group(0) in ("and", "or", "not") else "0", expr)
     expr = re.sub(r"(\d+)[uUlL]+", r"\1", expr)
     expr = expr.replace("&&", " and ").replace("||", " or ")
@@ -269,41 +275,53 @@ def _eval_if(expr, defines, no, lines):
         raise _error(f"cannot evaluate #if {expr.strip()}", no, lines, construct="#if") from None
 
 
-MAX_EXPANSION = 1 << 20       # characters one source line may grow to by macro expansion
-MAX_EXPANSION_WORK = 1 << 24  # characters expanded for one line, nested expansions included
-MAX_PREPROCESS_SECONDS = 10.0
+class ExpansionLimitError(CompileError):
+    """Macro expansion went past a limit of the preprocessor; `macro` names the macro used on
+    the line (`line`) whose expansion did."""
+
+    def __init__(self, message, macro, line, lines):
+        self.macro = macro
+        src = lines[line - 1] if line and 0 < line <= len(lines) else None
+        super().__init__(message, line=line, construct="#define", source_line=src)
 
 
-class _Budget:
-    """What the expansion of one source line may cost: macros that double at every level
-    (#define A1 A0 A0, #define A2 A1 A1, ...) grow exponentially; stop with a message naming the
-    limit instead of running for minutes and filling memory."""
+class ExpansionBudget:
+    """What macro expansion may cost for one source: macros that double at every level
+    (#define A1 A0 A0, #define A2 A1 A1, ...) grow exponentially. Every macro use and every
+    piece of text expansion produces is counted as it is made, so expansion stops at the limit
+    with a message naming the macro, never after building the huge text; the count is kept for
+    the whole source, so a bomb spread over many lines stops as one on a single line does."""
 
-    def __init__(self, deadline):
+    def __init__(self, limit=MAX_EXPANSION, seconds=MAX_PREPROCESS_SECONDS):
+        self.limit = int(limit)
         self.work = 0
-        self.deadline = deadline
+        self.deadline = time.monotonic() + seconds
+        self.macro = None          # the macro used on the line whose expansion runs now
 
-    def spend(self, text, no, lines):
-        self.work += len(text)
-        if len(text) > MAX_EXPANSION:
-            raise _error(f"macro expansion makes line {no} longer than {MAX_EXPANSION:,} characters (the "
-                         "preprocessor's size limit): a macro that uses another one several times, level after "
-                         "level, grows exponentially", no, lines, construct="#define")
-        if self.work > MAX_EXPANSION_WORK:
-            raise _error(f"macro expansion on line {no} needs more than {MAX_EXPANSION_WORK:,} characters of "
-                         "work (the preprocessor's work limit): macros nested in each other grow "
-                         "exponentially", no, lines, construct="#define")
+    def spend(self, size, no, lines):
+        """Count `size` characters (at least 1: a use of a macro costs even when empty)."""
+        self.work += max(size, 1)
+        if size > MAX_LINE_EXPANSION:
+            self._stop(f"makes line {no} longer than {MAX_LINE_EXPANSION:,} characters (the preprocessor's "
+                       "size limit): a macro that uses another one several times, level after level, grows "
+                       "exponentially", no, lines)
+        if self.work > self.limit:
+            self._stop(f"on line {no} takes the source's macro expansion past {self.limit:,} characters (the "
+                       "preprocessor's work limit): macros nested in each other grow exponentially; write "
+                       "the code out instead of multiplying it with macros", no, lines)
         if time.monotonic() > self.deadline:
             raise _error(f"preprocessing took longer than {MAX_PREPROCESS_SECONDS:g} s (the preprocessor's time "
                          f"limit), at line {no}: simplify the macros", no, lines, construct="#define")
+
+    def _stop(self, why, no, lines):
+        raise ExpansionLimitError(f"macro expansion of {self.macro} {why}", self.macro, no, lines)
 
 
 def expand(line, defines, no, lines, depth=0, hide=frozenset(), budget=None):
     """Expand object-like and function-like macros in one line (no # or ## operators)."""
     if depth > 50:
         raise _error("macro expansion too deep (recursive #define?)", no, lines, construct="#define")
-    if budget is None:
-        budget = _Budget(_deadline[0] if _deadline[0] else time.monotonic() + MAX_PREPROCESS_SECONDS)
+    budget = budget or ExpansionBudget()
     toks = TOKEN.findall(line)
     out, i = [], 0
     changed = False
@@ -312,14 +330,17 @@ def expand(line, defines, no, lines, depth=0, hide=frozenset(), budget=None):
         t = toks[i]
         if t in defines and t not in hide:
             params, body = defines[t]
+            if depth == 0:
+                budget.macro = t
             if params is None:
+                budget.spend(0, no, lines)
                 piece = expand(body, defines, no, lines, depth + 1, hide | {t}, budget)
                 out.append(piece)
                 size += len(piece)
                 changed = True
                 i += 1
-                if size > MAX_EXPANSION:
-                    budget.spend("".join(out), no, lines)
+                if size > MAX_LINE_EXPANSION:
+                    budget.spend(size, no, lines)
                 continue
             j = i + 1
             while j < len(toks) and toks[j].isspace():
@@ -329,29 +350,28 @@ def expand(line, defines, no, lines, depth=0, hide=frozenset(), budget=None):
                 if len(args) != len(params) and not (params == [] and args == [""]):
                     raise _error(f"macro {t} takes {len(params)} argument(s), got {len(args)}", no, lines,
                                  construct="#define")
+                # C expands each argument fully before putting it in (so STEP(STEP(x)) works); an
+                # argument is shorter than its line, so this recursion ends without the depth limit
+                args = [expand(a, defines, no, lines, depth, hide, budget) for a in args]
                 sub = dict(zip(params, args))
                 replaced = "".join(sub.get(bt, bt) if IDENT.fullmatch(bt) else bt
                                    for bt in TOKEN.findall(body))
-                budget.spend(replaced, no, lines)
+                budget.spend(len(replaced), no, lines)
                 piece = expand(replaced, defines, no, lines, depth + 1, hide | {t}, budget)
                 out.append(piece)
                 size += len(piece)
                 changed = True
                 i = j
-                if size > MAX_EXPANSION:
-                    budget.spend("".join(out), no, lines)
+                if size > MAX_LINE_EXPANSION:
+                    budget.spend(size, no, lines)
                 continue
         out.append(t)
         size += len(t)
         i += 1
     if not changed:
         return line
-    result = "".join(out)
-    budget.spend(result, no, lines)
-    return result
-
-
-_deadline = [0.0]     # the time limit of the preprocess() call running now (0: none yet)
+    budget.spend(size, no, lines)
+    return "".join(out)
 
 
 def _macro_args(toks, j, no, lines):

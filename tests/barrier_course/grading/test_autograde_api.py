@@ -8,7 +8,7 @@ import time
 import pytest
 
 from barrier_course.grading.autograde import (AnswerError, Limits, NOT_DONE, extract_answer,
-                                      extract_answers, macro_expansion_bound, score_answer,
+                                      extract_answers, score_answer,
                                       score_answers, score_submission, trusted_program)
 from course_testing import ASSIGNMENT, ROOT
 
@@ -107,16 +107,33 @@ def test_other_student_cells_never_run(instructor, right, tmp_path):
     assert graded.total == 0 and not marker.exists()
 
 
-def test_source_size_and_macro_expansion_are_refused_before_running(right):
+def test_an_answer_longer_than_the_source_limit_is_refused_before_running(right):
     big = score_answer(SOLUTION, right + "//" + "x" * 70_000)
     assert big.total == 0 and "bytes long" in big.cells[0].error
-    doubling = "\n".join(["#define A0 x"] + [f"#define A{i} A{i - 1} A{i - 1}" for i in range(1, 21)])
-    bomb = doubling + right.replace("// ### END SOLUTION", "(void)A20;")
-    assert macro_expansion_bound(bomb) > 10**6
-    graded = score_answer(SOLUTION, bomb)       # refused by the bound, before any expansion
-    assert graded.total == 0 and "expand to about" in graded.cells[0].error
-    # an ordinary kernel with a few macros is far below the limit
-    assert macro_expansion_bound("#define N 4\n#define TWO_N (2*N)\nint a[TWO_N];") < 50
+
+
+def _with_line_before_end(right, line):
+    return right.replace("// ### END SOLUTION", line + "\n// ### END SOLUTION")
+
+
+def test_a_macro_bomb_is_refused_with_a_message_naming_the_macro_and_line(right):
+    doubling = "\n".join(["#define A0 x"] + [f"#define A{i} A{i - 1} A{i - 1}" for i in range(1, 25)])
+    bomb = doubling + "\n" + _with_line_before_end(right, "(void)A24;")
+    bomb_line = [line.strip() for line in bomb.split("\n")].index("(void)A24;") + 1
+    graded = score_answer(SOLUTION, bomb)
+    assert graded.total == 0 and {c.status for c in graded.cells} == {"refused"}
+    message = graded.cells[0].error
+    assert "macro expansion of A24" in message and f"line {bomb_line}" in message
+
+
+def test_macros_past_a_smaller_grader_limit_are_refused_and_below_it_graded(right):
+    macros = "\n".join(["#define A0 0"] + [f"#define A{i} (A{i - 1} + A{i - 1})" for i in range(1, 11)])
+    answer = macros + "\n" + _with_line_before_end(right, "(void)A10;")
+    small = score_answer(SOLUTION, answer, limits=Limits(macro_expansion_chars=10_000))
+    assert small.total == 0 and "macro expansion of A10" in small.cells[0].error
+    assert "10,000 characters" in small.cells[0].error
+    graded = score_answer(SOLUTION, answer)      # 20 kB of expansion: far below the default
+    assert graded.total == graded.possible
 
 
 def _toy_notebook(grade_sources):
