@@ -84,7 +84,7 @@ def main(argv=None):
     results = {"machine": machine(), "simcore": [], "worst": [], "oclgrind": [], "numba": [], "memory": None}
     trees = None
     if a.baseline:                      # before anything long: a baseline that cannot run is said at once
-        from .bench_tree import TreeError, TreeProcess, this_tree, tree_label
+        from .bench_tree import TreeError, TreeProcess, this_tree
         trees = (TreeProcess(a.baseline, "baseline"), TreeProcess(this_tree(), "current"))
         try:
             for tree in trees:
@@ -130,7 +130,7 @@ def run_all(a, sizes, names, rep, results, trees):
             print(f"  ran {name} at {fmt_n(n)}", file=sys.stderr)
     print(table(["workload", "threads", "checks on", "M thr-inst/s", "checks off", "M thr-inst/s",
                  "peak MiB on/off", "output on/off"], rows))
-    print(f"(2^11 = the lesson-sized launch, 8 blocks; peak MiB: tracemalloc peak of one launch, untimed)\n")
+    print("(2^11 = the lesson-sized launch, 8 blocks; peak MiB: tracemalloc peak of one launch, untimed)\n")
 
     worst = [] if a.no_worst else worst_cases(a.quick) + narrow_loop_cases(a.quick)
     if worst:

@@ -599,7 +599,6 @@ class Reporter:
         says what such a sync orders. hand_off: in a kernel that fences, "fences" (the text says
         what a release/acquire hand-off needs) or "plain_flag" (the second access is a plain load
         of a flag that a release wrote: no acquire, and it may be hoisted out of its loop)."""
-        w = self.wave
         names = {"RAW": "read-after-write", "WAR": "write-after-read", "WAW": "write-after-write"}
         space = "shared memory" if region.kind == "shared" else "global memory"
         l1 = self.prog.sites[first["site"]].line
@@ -613,8 +612,8 @@ class Reporter:
                         f"write after a fence (a release), and {second['who']} read it at line {l2} with a plain "
                         f"load{' (they are in different blocks)' if cross_block else ''}. A plain load is not a strong read, so it acquires nothing, and the compiler may "
                         "keep the flag in a register: a loop that waits on it may never see it change.",
-                        f"read the flag with a volatile load (*(volatile int*)&...) or an atomic (atomicAdd(p, 0)), "
-                        f"then __threadfence(), before using what the writer published.",
+                        "read the flag with a volatile load (*(volatile int*)&...) or an atomic (atomicAdd(p, 0)), "
+                        "then __threadfence(), before using what the writer published.",
                         locs, second["who"], hazard=hazard, array=region.name, index=elem,
                         cross_block=cross_block, at_line=l2)
         if cross_block and hand_off:

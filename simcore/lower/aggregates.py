@@ -13,7 +13,7 @@ from pycparser import c_ast
 from ..frontend import ctype as T
 from ..runtime.memory import FIRST_LOCAL_REGION, region_base
 from .program import LocalVariable, ModuleVariable, Param
-from .code import ALIGNED, MisalignedHole, TaintHole, always, select_taint, taint_of
+from .code import ALIGNED, MisalignedHole, TaintHole, always, select_taint
 from .values import (DT, LocalElementTarget, LocalStructElementTarget, LocalStructTarget, MemoryTarget, RegisterTarget, Sym, Val,
                      convert_const, local_pointer, regs_of, struct_value)
 

@@ -4,7 +4,6 @@ grade cells make, has a GPU measurement with the right outputs, and the table's 
 is what simcore's timing model computes now (tools/measure_exercise_answers.py re-makes it)."""
 import json
 import sys
-from pathlib import Path
 
 import pytest
 

@@ -12,7 +12,6 @@ import ast
 import functools
 import json
 
-import numpy as np
 import pytest
 
 from exercise_answers import (answer_template, grade, kernel_with, max_points, solution_notebook,

@@ -8,7 +8,6 @@ environment*, importing the installed package, not the checkout.
 import os
 import shutil
 import subprocess
-import sys
 import textwrap
 import venv
 

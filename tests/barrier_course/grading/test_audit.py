@@ -5,7 +5,6 @@ marks without a row in the "Audit notes" of solutions/AUTHORING.md saying why it
 when a mutant crashes the grader, when the solution loses points, and when a note names a
 mutant that no longer survives (a stale reason misleads the next author).
 """
-import numpy as np
 import pytest
 
 import simcore

@@ -3,7 +3,6 @@ fresh, limited interpreter from the instructor's trusted cells only."""
 
 import copy
 import json
-import time
 
 import pytest
 

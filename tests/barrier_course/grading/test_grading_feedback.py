@@ -3,7 +3,6 @@ from nbgrader validate (a locked cell edited), and in the feedback (hidden tests
 replaced, long lines wrapped, warnings never scored as errors)."""
 
 import json
-import os
 import re
 import shutil
 import sys

@@ -47,7 +47,7 @@ def launch(k, tiles, **kw):
 def assert_names_the_count(f, bar_id):
     text = str(f)
     assert f.kind == "named_barrier"
-    assert f"count of barrier {bar_id}" in text or f"but its count is" in text, text
+    assert f"count of barrier {bar_id}" in text or "but its count is" in text, text
     assert "its own barrier id (a block has 16)" not in text, text      # the fix for a shared id
 
 

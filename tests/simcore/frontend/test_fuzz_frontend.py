@@ -14,7 +14,6 @@ Crashes found are in .scratch/bugs-fuzz.md; known ones are tolerated in the fuzz
 KNOWN_BUGS) and pinned by strict xfail tests at the end, so a fix flips them to XPASS.
 """
 import contextlib
-import glob
 import io
 import os
 import random

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import simcore
+from benchmarks.bench import REDUCE    # the bench's tree reduction, one copy
 
 SCHEDULES = [("lockstep", 0), ("round_robin", 0), ("random", 0), ("random", 1), ("random", 12345),
              ("adversarial", 0)]
@@ -25,21 +26,7 @@ __global__ void reverse(float *out, const float *in)
     __syncthreads();
     out[g] = tile[blockDim.x - 1 - t];
 }
-
-__global__ void reduce(float *out, const float *in)
-{
-    __shared__ float s[256];
-    int t = threadIdx.x;
-    s[t] = in[blockIdx.x * blockDim.x + t];
-    __syncthreads();
-    for (int stride = blockDim.x / 2; stride > 0; stride >>= 1) {
-        if (t < stride)
-            s[t] += s[t + stride];
-        __syncthreads();
-    }
-    if (t == 0) out[blockIdx.x] = s[0];
-}
-
+""" + REDUCE + r"""
 __global__ void stencil(float *out, const float *in, int steps)
 {
     __shared__ float a[130];
