@@ -130,7 +130,9 @@ def run_all(a, sizes, names, rep, results, trees):
             print(f"  ran {name} at {fmt_n(n)}", file=sys.stderr)
     print(table(["workload", "threads", "checks on", "M thr-inst/s", "checks off", "M thr-inst/s",
                  "peak MiB on/off", "output on/off"], rows))
-    print("(2^11 = the lesson-sized launch, 8 blocks; peak MiB: tracemalloc peak of one launch, untimed)\n")
+    print("(2^11 = the lesson-sized launch, 8 blocks; peak MiB: tracemalloc peak of one launch, untimed;\n"
+          " launched with max_steps=10**8, which turns the watchdog's probes off: a grader's launch,\n"
+          " without max_steps, also pays for them, as the schedules table's launches do)\n")
 
     worst = [] if a.no_worst else worst_cases(a.quick) + narrow_loop_cases(a.quick)
     if worst:
