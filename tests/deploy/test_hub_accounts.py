@@ -53,7 +53,8 @@ import pytest
 from course_testing import ASSIGNMENT, copy_course
 from hub_accounts import (Accounts, attack_in_python, private_base, root_problem, taken,
                           world_readable_python)
-from test_jupyterhub import (COURSE_ID, DEPLOY, NOTEBOOK, STARTUP_S, STUB, Hub, _missing, _ok)
+from test_jupyterhub import (COURSE_ID, DEPLOY, NOTEBOOK, STARTUP_S, STUB, Hub, _missing, _ok,
+                             hub_config)
 
 pytestmark = [pytest.mark.slow, pytest.mark.hub]
 
@@ -86,45 +87,11 @@ def _hub_config(base: Path, accounts: Accounts, ports, token, proxy, students=ST
                    **accounts.python_env}
     hook = ("from nbgrader_hub import private_home\nc.Spawner.pre_spawn_hook = private_home"
             if setup == "hardened" else "# legacy: homes as useradd made them")
-    return f"""
-import sys
-sys.path.insert(0, {str(DEPLOY)!r})
-from nbgrader_hub import add_courses
-
-c = get_config()
-c.JupyterHub.ip = "127.0.0.1"
-c.JupyterHub.port = {ports["public"]}
-c.JupyterHub.hub_ip = "127.0.0.1"
-c.JupyterHub.hub_port = {ports["hub"]}
-c.ConfigurableHTTPProxy.api_url = "http://127.0.0.1:{ports["proxy_api"]}"
-c.ConfigurableHTTPProxy.command = [{proxy!r}]
-c.ConfigurableHTTPProxy.pid_file = {str(base / "hub" / "proxy.pid")!r}
-c.JupyterHub.db_url = "sqlite:///" + {str(base / "hub" / "jupyterhub.sqlite")!r}
-c.JupyterHub.cookie_secret_file = {str(base / "hub" / "cookie_secret")!r}
-
-# real accounts: each server runs as its Unix user, in its home (TLJH does the same)
-c.JupyterHub.authenticator_class = "dummy"   # logging in is not what this test is about
-c.JupyterHub.spawner_class = "localprocess"
-c.Spawner.cmd = {python!r}
-c.Spawner.environment = {machine_env!r}
-c.Spawner.start_timeout = {startup_s}
-c.Spawner.http_timeout = {startup_s}
-c.Spawner.default_url = "/lab"
-{hook}
-
-# the workshop's configuration, as deploy/jupyterhub/jupyterhub_config.py applies it; the
-# course service runs as the grader account
-add_courses(c, {course!r}, run_as_grader=True)
-for service in c.JupyterHub.services:
-    service["environment"].update({machine_env!r})
-
-c.JupyterHub.services = list(c.JupyterHub.services) + [{{"name": "test-driver", "api_token": {token!r}}}]
-c.JupyterHub.load_roles = list(c.JupyterHub.load_roles) + [{{
-    "name": "test-driver", "services": ["test-driver"],
-    "scopes": ["admin:users", "admin:servers", "tokens", "list:services", "read:services",
-               "access:services", "access:servers"],
-}}]
-"""
+    # real accounts: each server runs as its Unix user, in its home (TLJH does the same); the
+    # course service runs as the grader account
+    spawner = 'c.JupyterHub.spawner_class = "localprocess"\n' + hook
+    return hub_config(base, ports, token, proxy, course=course, machine_env=machine_env,
+                      spawner=spawner, run_as_grader=True, startup_s=startup_s)
 
 
 def _machine_config(base: Path, exchange: Path, setup: str = SETUP) -> None:
@@ -293,7 +260,6 @@ def attacked_class():
                     "never touches accounts it did not make")
     base = private_base("gpu-barriers-hub-")
     accounts = None
-    hub = None
     try:
         accounts = Accounts(ACCOUNTS, base)
         python, how = world_readable_python(accounts, "alice", base)

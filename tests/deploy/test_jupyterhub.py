@@ -88,15 +88,16 @@ def _free_ports(count: int) -> list[int]:
     return ports
 
 
-def _hub_config(tmp: Path, ports: dict, token: str, proxy: str) -> str:
-    python = [sys.executable, "-m", "jupyterhub.singleuser"]
-    if hasattr(os, "geteuid") and os.geteuid() == 0:
-        python.append("--allow-root")  # CI runs as root; a real hub's users never are
-    course = {COURSE_ID: {"instructors": [INSTRUCTOR], "students": sorted(ANSWERS),
-                          "grader": f"grader-{COURSE_ID}",
-                          "directory": str(tmp / "course"), "port": ports["service"],
-                          "command": python}}
-    machine_env = {"JUPYTER_CONFIG_PATH": str(tmp / "etc-jupyter")}
+def hub_config(state: Path, ports: dict, token: str, proxy: str, *, course: dict,
+               machine_env: dict, spawner: str, run_as_grader: bool,
+               startup_s: int = STARTUP_S, service_setup: str = "") -> str:
+    """A test hub's config (shared by this test and test_hub_accounts): on 127.0.0.1 behind
+    `proxy`, its state in `state`/hub, the workshop's add_courses for `course` (as
+    deploy/jupyterhub/jupyterhub_config.py applies it), and a `test-driver` service with
+    `token` for the test's own API calls. `spawner`: the lines that choose how a user's
+    server starts (a test hub cannot log in or run as OS accounts the way production does);
+    `service_setup`: lines run for each course service after its environment is set."""
+    python = next(iter(course.values()))["command"]     # the users' servers run what the course service runs
     return f"""
 import sys
 sys.path.insert(0, {str(DEPLOY)!r})
@@ -109,26 +110,23 @@ c.JupyterHub.hub_ip = "127.0.0.1"
 c.JupyterHub.hub_port = {ports["hub"]}
 c.ConfigurableHTTPProxy.api_url = "http://127.0.0.1:{ports["proxy_api"]}"
 c.ConfigurableHTTPProxy.command = [{proxy!r}]
-c.ConfigurableHTTPProxy.pid_file = {str(tmp / "hub" / "proxy.pid")!r}
-c.JupyterHub.db_url = "sqlite:///" + {str(tmp / "hub" / "jupyterhub.sqlite")!r}
-c.JupyterHub.cookie_secret_file = {str(tmp / "hub" / "cookie_secret")!r}
+c.ConfigurableHTTPProxy.pid_file = {str(state / "hub" / "proxy.pid")!r}
+c.JupyterHub.db_url = "sqlite:///" + {str(state / "hub" / "jupyterhub.sqlite")!r}
+c.JupyterHub.cookie_secret_file = {str(state / "hub" / "cookie_secret")!r}
 
-# what a test hub cannot do like a production one: log in and run as OS accounts
-c.JupyterHub.authenticator_class = "dummy"
-c.JupyterHub.spawner_class = "simple"
-c.SimpleLocalProcessSpawner.home_dir_template = {str(tmp / "homes")!r} + "/{{username}}"
+c.JupyterHub.authenticator_class = "dummy"   # logging in is not what the tests are about
+{spawner}
 c.Spawner.cmd = {python!r}
 c.Spawner.environment = {machine_env!r}
-c.Spawner.start_timeout = {STARTUP_S}
-c.Spawner.http_timeout = {STARTUP_S}
+c.Spawner.start_timeout = {startup_s}
+c.Spawner.http_timeout = {startup_s}
 c.Spawner.default_url = "/lab"
 
 # the workshop's configuration, as deploy/jupyterhub/jupyterhub_config.py applies it
-add_courses(c, {course!r}, run_as_grader=False)
+add_courses(c, {course!r}, run_as_grader={run_as_grader!r})
 for service in c.JupyterHub.services:
     service["environment"].update({machine_env!r})
-    service["environment"]["HOME"] = {str(tmp / "homes" / "grader")!r}
-
+{service_setup}
 # the test itself talks to the hub's API as a service
 c.JupyterHub.services = list(c.JupyterHub.services) + [{{"name": "test-driver", "api_token": {token!r}}}]
 c.JupyterHub.load_roles = list(c.JupyterHub.load_roles) + [{{
@@ -137,6 +135,23 @@ c.JupyterHub.load_roles = list(c.JupyterHub.load_roles) + [{{
                "access:services", "access:servers"],
 }}]
 """
+
+
+def _hub_config(tmp: Path, ports: dict, token: str, proxy: str) -> str:
+    """This test's hub: every user is this OS account (SimpleLocalProcessSpawner), homes in `tmp`."""
+    python = [sys.executable, "-m", "jupyterhub.singleuser"]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        python.append("--allow-root")  # CI runs as root; a real hub's users never are
+    course = {COURSE_ID: {"instructors": [INSTRUCTOR], "students": sorted(ANSWERS),
+                          "grader": f"grader-{COURSE_ID}",
+                          "directory": str(tmp / "course"), "port": ports["service"],
+                          "command": python}}
+    spawner = ('c.JupyterHub.spawner_class = "simple"\n'
+               f'c.SimpleLocalProcessSpawner.home_dir_template = {str(tmp / "homes")!r} + "/{{username}}"')
+    home = f'    service["environment"]["HOME"] = {str(tmp / "homes" / "grader")!r}'
+    return hub_config(tmp, ports, token, proxy, course=course, spawner=spawner,
+                      machine_env={"JUPYTER_CONFIG_PATH": str(tmp / "etc-jupyter")},
+                      run_as_grader=False, service_setup=home)
 
 
 class Hub:
