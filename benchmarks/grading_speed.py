@@ -25,17 +25,20 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent.parent
 
-#: exercise -> (test module with WRONG/RIGHT answers, or the hostile submissions' honest answers)
-EXERCISES = {
-    "ex01_tail_handling": "hostile_submissions",
-    "ex02_loop_trip_counts": "test_exercise_loop_trip_counts",
-    "ex03_convergence_loop": "test_exercise_convergence_loop",
-    "ex04_partial_warp_reduction": "test_exercise_partial_warp_reduction",
-    "ex05_legacy_warp_sync": "test_exercise_warp_sync",
-    "ex06_named_barrier_pipeline": "test_exercise_named_barriers",
-    "ex07_grid_wide_sum": "test_exercise_grid_sum",
-    "ex08_tune_block_sum": "test_exercise_tuning",
-}
+def exercises() -> dict:
+    """{exercise: the test module with its WRONG/RIGHT answers (ex01: the hostile submissions'
+    honest answers)}, found from the test modules (tests/exercise_answers.answer_modules)."""
+    _tests_on_path()
+    from exercise_answers import answer_modules  # noqa: PLC0415
+
+    return answer_modules()
+
+
+def _tests_on_path() -> None:
+    for folder in (HERE / "tests", HERE / "tests" / "course"):      # the exercises' test modules
+        if str(folder) not in sys.path:
+            sys.path.insert(0, str(folder))
+
 
 DRIVER = r"""
 import json, sys
@@ -59,12 +62,11 @@ json.dump([[(c.grade_id, c.points) for c in s.cells] for s in scores], open(sys.
 
 def answers_of(exercise: str, right: int, wrong: int) -> list:
     """(label, kernel source) of the solution, ``right`` right and ``wrong`` wrong answers."""
-    sys.path.insert(0, str(HERE / "tests"))
-    sys.path.insert(0, str(HERE / "tests" / "course"))      # the exercises' test modules
+    _tests_on_path()
     from exercise_answers import answer_template, kernel_with, solution_notebook  # noqa: PLC0415
 
     path = solution_notebook(exercise)
-    module = importlib.import_module(EXERCISES[exercise])
+    module = importlib.import_module(exercises()[exercise])
     if module.__name__ == "hostile_submissions":
         rights = {"right": module.RIGHT, "right_warns": module.RIGHT_WARNS}
         wrongs = {"no_barrier": module.NO_BARRIER, "wrong_neutral": module.WRONG_NEUTRAL}
@@ -104,7 +106,7 @@ def main(argv=None) -> int:
     trees = {"before": args.base.resolve(), "after": HERE}
     print(f"load at start: {os.getloadavg()}")
     print("exercise                     answers  before s/sub  after s/sub  ratio  same points")
-    for exercise in args.only or EXERCISES:
+    for exercise in args.only or exercises():
         chosen = answers_of(exercise, args.right, args.wrong)
         sources = [src for _, src in chosen]
         cpu = {"before": [], "after": []}

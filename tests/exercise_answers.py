@@ -46,6 +46,27 @@ def solution_notebook(assignment: str) -> Path:
     return ROOT / "solutions" / assignment / f"{assignment}.ipynb"
 
 
+#: the exercise whose answers are tests/hostile_submissions.py's honest ones (its tests are the
+#: grading and hostile-submission tests, not a test_exercise_* module)
+HOSTILE_SUBMISSIONS_ASSIGNMENT = "ex01_tail_handling"
+
+
+def answer_modules() -> dict:
+    """{assignment: name of the module holding its RIGHT and WRONG answers}, read from the test
+    modules (each tests/course/test_exercise_*.py names its exercise by NOTEBOOK), so a new
+    exercise's answers are found without a list to extend. Needs tests/course on sys.path."""
+    import importlib  # noqa: PLC0415 - imports the test modules only when asked
+
+    found = {}
+    for path in sorted((ROOT / "tests" / "course").glob("test_exercise_*.py")):
+        module = importlib.import_module(path.stem)
+        notebook = getattr(module, "NOTEBOOK", None)
+        if notebook is not None and hasattr(module, "RIGHT") and hasattr(module, "WRONG"):
+            found[Path(notebook).parent.name] = path.stem
+    found.setdefault(HOSTILE_SUBMISSIONS_ASSIGNMENT, "hostile_submissions")
+    return dict(sorted(found.items()))
+
+
 def _cells(path: Path) -> list:
     nb = json.loads(path.read_text(encoding="utf-8"))
     return [(c["cell_type"], c.get("metadata", {}).get("nbgrader", {}),
