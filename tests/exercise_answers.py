@@ -35,7 +35,7 @@ from typing import Callable, NamedTuple
 
 import pytest
 
-from barrier_course.grading.autograde import score_answers
+from barrier_course.grading.pool import score_answers
 
 ROOT = Path(__file__).resolve().parent.parent
 REGION = re.compile(r"^(?P<indent>[ \t]*)// ### BEGIN SOLUTION[^\n]*\n.*?^[ \t]*// ### END SOLUTION[^\n]*\n",

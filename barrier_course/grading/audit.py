@@ -6,8 +6,8 @@
 makes the mutants of the solution (:mod:`barrier_course.grading.mutants`: a barrier deleted, moved or
 put in a branch, a mask or a bound changed, a fence dropped, an atomic made plain, ...), grades
 each one exactly as a submission is graded (the isolated scorer,
-:func:`barrier_course.grading.autograde.score_answers`: the instructor's trusted cells, hidden tests
-included, in a fresh limited interpreter), and reports
+:func:`barrier_course.grading.pool.score_answers`: the instructor's trusted cells, hidden tests
+included, each in a limited process forked from a warm interpreter), and reports
 
 * per property (grade cell): how many mutants pass it, and which;
 * in total: the mutants that **survive** (full marks: what the tests cannot see), each with its
@@ -30,7 +30,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .autograde import score_answers
+from .pool import score_answers
 from .mutants import RULES, mutants, solution_source
 
 ROOT = Path(__file__).resolve().parent.parent.parent

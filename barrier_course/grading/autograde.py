@@ -19,7 +19,8 @@ The answer of every exercise is CUDA source, so the grader reads *that* and noth
 The cells are read as typed steps by :mod:`barrier_course.grading.exercise_notebook`. To grade a
 class, :class:`barrier_course.grading.pool.GradingPool` gives the same scores with the
 interpreter start, the imports and the setup cells paid once per exercise: each answer runs in
-a process forked from a warm interpreter, under the same limits.
+a process forked from a warm interpreter, under the same limits; its ``score_answers`` grades
+several answers of one exercise that way (the tests' and the audit's batch mode).
 
 The result (:class:`AnswerScore`) has, per grade cell, the points earned and possible, what
 the cell printed, and the failure message; and the total. ``nbgrader autograde``
@@ -58,7 +59,6 @@ __all__ = [
     "extract_answers",
     "extract_answer",
     "score_answer",
-    "score_answers",
     "score_submission",
     "runner_settings",
     "answer_refusal",
@@ -311,52 +311,6 @@ def score_answer(notebook_path, source, *, limits: Limits | None = None) -> Answ
         return refused_score(program, *refusal)
     done, returncode, timed_out, log_tail, wall = _run_interpreter(program, {"answers": answers}, limits)
     return collect_score(program, done, returncode, timed_out, log_tail, limits, wall)
-
-
-def score_answers(notebook_path, sources, *, limits: Limits | None = None,
-                  until_first_failure: bool = False) -> list:
-    """Grade several answers of one exercise; the same scores as :func:`score_answer` on each.
-
-    For grading many answers of one exercise (the course's own tests, a class): the answers
-    run one after another in ONE grading interpreter, so the interpreter, the imports and the
-    setup cells before the answer cell are paid once; each answer then runs the remaining
-    trusted cells in its own copy of the setup's namespace (the trusted cells must not change
-    what the setup built in place; the course's test cells only call ``check_kernel``). The
-    interpreter's limits are those of one answer times the number of answers. When that run
-    stops early (a limit hit, a crash), every answer it did not finish is graded again on its
-    own with :func:`score_answer`, so one hung answer never costs another its points.
-
-    ``until_first_failure`` (for :mod:`barrier_course.grading.audit`, which only asks "full marks or
-    not?"): an answer stops at its first failing grade cell; the cells after it score 0 with
-    "This test did not run." Never for real grading.
-    """
-    limits = limits or Limits()
-    program = trusted_program(notebook_path)
-    all_answers = [program.answer_dict(source) for source in sources]
-    scores: list = [None] * len(all_answers)
-    todo = []
-    for k, answers in enumerate(all_answers):
-        refusal = answer_refusal(answers, limits)
-        if refusal:
-            scores[k] = refused_score(program, *refusal)
-        else:
-            todo.append(k)
-    if todo:
-        batch = [all_answers[k] for k in todo]
-        scaled = Limits(**{**asdict(limits), "cpu_s": limits.cpu_s * len(batch),
-                           "wall_s": limits.wall_s * len(batch)})
-        done, returncode, timed_out, log_tail, wall = _run_interpreter(
-            program, {"batch": batch, "until_first_failure": bool(until_first_failure)}, scaled)
-        runs = done.get("runs", [])
-        for j, k in enumerate(todo):
-            run = runs[j] if j < len(runs) else None
-            if done.get("setup_error"):
-                scores[k] = collect_score(program, done, returncode, timed_out, log_tail, limits, wall)
-            elif run is not None and run.get("done"):
-                scores[k] = collect_score(program, run, 0, False, "", limits, wall / len(todo))
-            else:   # the shared run stopped before this answer was finished: grade it alone
-                scores[k] = score_answer(notebook_path, all_answers[k], limits=limits)
-    return scores
 
 
 def _run_interpreter(program: TrustedProgram, answers_job: dict, limits: Limits) -> tuple:

@@ -5,9 +5,8 @@ strings, runs them in one namespace in notebook order, and writes each grade cel
 to the result file after the cell (so that a limit hit later keeps what was done). No
 student Python ever reaches this process: the answers are data, bound to their names.
 
-Three shapes of job: one answer (:func:`main`), several answers one after another
-(:func:`main_batch`), and a warm interpreter that forks one limited process per answer
-(:func:`main_serve`, driven by :mod:`barrier_course.grading.pool`).
+Two shapes of job: one answer (:func:`main`), and a warm interpreter that forks one limited
+process per answer (:func:`main_serve`, driven by :mod:`barrier_course.grading.pool`).
 """
 
 from __future__ import annotations
@@ -196,36 +195,11 @@ def _saver(result: dict, result_path: str):
 def main(job: dict) -> None:
     if job.get("serve"):
         return main_serve(job)
-    if "batch" in job:
-        return main_batch(job)
     result = {"cells": [], "setup_error": None}
     save = _saver(result, job["result"])
     namespace = {"__name__": "__main__", "__builtins__": __builtins__}
     save()
     _run_steps(list(enumerate(job["steps"])), namespace, job["answers"], job, result, save)
-
-
-def main_batch(job: dict) -> None:
-    """Several answers of one exercise: the setup cells before the first answer cell run once;
-    each answer runs the remaining steps in its own copy of that namespace. Result file:
-    {"runs": [{"cells": [...], "setup_error": ...}, ...], "setup_error": ...}."""
-    steps = list(enumerate(job["steps"]))
-    first = next((i for i, (_, s) in enumerate(steps) if s["kind"] != "setup"), len(steps))
-    result = {"runs": [], "setup_error": None}
-    save = _saver(result, job["result"])
-    base = {"__name__": "__main__", "__builtins__": __builtins__}
-    save()
-    shared = {"cells": [], "setup_error": None}
-    if not _run_steps(steps[:first], base, {}, job, shared, save):
-        result["setup_error"] = shared["setup_error"]
-        save()
-        return
-    for answers in job["batch"]:
-        run = {"cells": [], "setup_error": None, "done": False}
-        result["runs"].append(run)
-        _run_steps(steps[first:], dict(base), answers, job, run, save)
-        run["done"] = True
-        save()
 
 
 def _setup_namespace(steps, job: dict):
@@ -269,7 +243,8 @@ def _answer_process(rest, base: dict, request: dict, job: dict, reply_fd: int) -
         result = {"cells": [], "setup_error": None}
         save = _saver(result, request["result"])
         save()
-        _run_steps(rest, dict(base), request["answers"], job, result, save)
+        answer_job = {**job, "until_first_failure": bool(request.get("until_first_failure"))}
+        _run_steps(rest, dict(base), request["answers"], answer_job, result, save)
         code = 0
     except BaseException:  # noqa: BLE001 - the parent reads the log tail
         traceback.print_exc()

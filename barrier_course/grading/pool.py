@@ -35,7 +35,7 @@ from .autograde import (AnswerScore, Limits, TrustedProgram, answer_refusal, col
                         gpu_possible, make_writable, refused_score, runner_settings,
                         score_answer, trusted_program)
 
-__all__ = ["GradingPool", "WarmInterpreter", "warm_grading_possible"]
+__all__ = ["GradingPool", "WarmInterpreter", "score_answers", "warm_grading_possible"]
 
 _SERVE_BOOT = ("import json,sys;job=json.load(open(sys.argv[1],encoding='utf-8'));"
                "sys.path[:0]=job['paths'];"
@@ -92,8 +92,9 @@ class WarmInterpreter:
         line, _, self._pending = self._pending.partition(b"\n")
         return json.loads(line)
 
-    def score(self, answers: dict) -> AnswerScore:
-        """Grade one answer (already checked by :func:`answer_refusal`) in a forked process."""
+    def score(self, answers: dict, *, until_first_failure: bool = False) -> AnswerScore:
+        """Grade one answer (already checked by :func:`answer_refusal`) in a forked process
+        (``until_first_failure``: see :func:`score_answers`)."""
         start = time.monotonic()
         if self.setup_error:
             done = {"cells": [], "setup_error": self.setup_error}
@@ -102,6 +103,7 @@ class WarmInterpreter:
         result_path = self.work / f"result{self._count}.json"
         log_path = self.work / f"answer{self._count}.log"
         request = {"answers": answers, "result": str(result_path), "log": str(log_path),
+                   "until_first_failure": bool(until_first_failure),
                    "limits": {"cpu_s": self.limits.cpu_s, "memory_mb": self.limits.memory_mb,
                               "file_bytes": self.limits.file_bytes, "gpu_possible": False}}
         try:
@@ -188,9 +190,10 @@ class GradingPool:
         with self._lock:
             return list(self._all)
 
-    def score(self, instructor_nb, answers) -> AnswerScore:
+    def score(self, instructor_nb, answers, *, until_first_failure: bool = False) -> AnswerScore:
         """The score of one answer (a string, or ``{variable: string}``) of the exercise whose
-        instructor notebook (path or parsed JSON) is ``instructor_nb``."""
+        instructor notebook (path or parsed JSON) is ``instructor_nb``
+        (``until_first_failure``: see :func:`score_answers`)."""
         program = trusted_program(instructor_nb)
         answers = program.answer_dict(answers)
         refusal = answer_refusal(answers, self.limits)
@@ -198,7 +201,7 @@ class GradingPool:
             return refused_score(program, *refusal)
         if self.warm:
             try:
-                return self._interpreter(program).score(answers)
+                return self._interpreter(program).score(answers, until_first_failure=until_first_failure)
             except (WarmInterpreterGone, TimeoutError, OSError):
                 self._drop(program)
         return score_answer(instructor_nb, answers, limits=self.limits)
@@ -225,3 +228,21 @@ class GradingPool:
             interpreters, self._all = self._all, []
         for interpreter in interpreters:
             interpreter.close()
+
+
+def score_answers(notebook_path, sources, *, limits: Limits | None = None,
+                  until_first_failure: bool = False) -> list:
+    """Grade several answers of one exercise (the course's tests, the audit): the scores of
+    :func:`score_answer` on each, in order. Each answer runs alone in a process forked from one
+    warm interpreter, under the limits of one answer, as a class is graded, so a hung or
+    crashing answer costs only its own points and no answer sees another's namespace; where
+    warm grading is not possible (no fork, a GPU), each is graded by :func:`score_answer`.
+
+    ``until_first_failure`` (for :mod:`barrier_course.grading.audit`, which only asks "full
+    marks or not?"): on the warm interpreter an answer stops at its first failing grade cell
+    and the cells after it score 0 with "This test did not run."; the answers graded by
+    :func:`score_answer` run every cell (the same verdict). Never for real grading.
+    """
+    with GradingPool(limits) as pool:
+        return [pool.score(notebook_path, source, until_first_failure=until_first_failure)
+                for source in sources]

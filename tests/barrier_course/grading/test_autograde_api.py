@@ -7,8 +7,9 @@ import json
 import pytest
 
 from barrier_course.grading.autograde import (AnswerError, Limits, NOT_DONE, extract_answer,
-                                      extract_answers, score_answer,
-                                      score_answers, score_submission, trusted_program)
+                                      extract_answers, score_answer, score_submission,
+                                      trusted_program)
+from barrier_course.grading.pool import score_answers
 from course_testing import ASSIGNMENT, ROOT
 
 SOLUTION = ROOT / "solutions" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
@@ -209,7 +210,7 @@ def test_memory_limit_where_a_gpu_may_run(monkeypatch):
     assert graded.cells[0].error_name == "MemoryError"
 
 
-# ------------------------------------------------------------------ several answers, one interpreter
+# ------------------------------------------------------------------ several answers, one warm interpreter
 def _cells_seen(score):
     return [(c.grade_id, c.points, c.status, c.error) for c in score.cells]
 

@@ -20,7 +20,8 @@ import time
 import pytest
 
 import hostile_submissions as hs
-from barrier_course.grading.autograde import extract_answer, score_answers
+from barrier_course.grading.autograde import extract_answer
+from barrier_course.grading.pool import score_answers
 from course_testing import ASSIGNMENT, ROOT, copy_course, tool
 
 pytestmark = pytest.mark.slow
