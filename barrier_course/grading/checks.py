@@ -401,8 +401,9 @@ def check_kernel(
     options: Sequence[str] = (),
     rtol: float = 1e-5,
     atol: float = 1e-6,
-    gpu: bool | None = None,
+    on_gpu: bool | None = None,
     quiet: bool = False,
+    gpu: bool | None = None,
 ) -> None:
     """Launch ``kernel_name`` from ``source`` on many configurations; raise on the first failure.
 
@@ -414,10 +415,12 @@ def check_kernel(
     launch and returns ``{argument position or parameter name: expected array}``.
 
     ``sizes``: the problem sizes ``n``, a list or a function of the block size (default
-    :func:`default_sizes`). ``gpu``: None = also on the GPU when one is present, False = never,
-    True = required. Returns None on purpose: nbgrader reads a number that a test cell
-    returns as partial credit.
+    :func:`default_sizes`). ``on_gpu``: None = also on the GPU when one is present, False =
+    never, True = required (``gpu=`` is its old spelling, kept with a DeprecationWarning:
+    elsewhere ``gpu=`` names the GPU model, as in ``kernel.estimate(..., gpu="H200")``).
+    Returns None on purpose: nbgrader reads a number that a test cell returns as partial credit.
     """
+    on_gpu = _on_gpu_keyword(on_gpu, gpu)
     refuse_unfinished(source, kernel_name)
     _SHOWN_WARNINGS.clear()
     block_sizes = tuple(int(b) for b in block_sizes)
@@ -440,21 +443,33 @@ def check_kernel(
             _run_one(kernel, kernel_name, case, "sim", schedule, sim_options, rtol, atol)
             passed += 1
 
-    on_gpu = gpu_available() if gpu is None else bool(gpu)
-    if gpu and not on_gpu:
+    run_on_gpu = gpu_available() if on_gpu is None else bool(on_gpu)
+    if on_gpu and not gpu_available():
         raise KernelCheckFailed(f"This test needs a GPU with CuPy: {gpu_status()[1]}")
-    if on_gpu:
+    if run_on_gpu:
         gpu_kernel = _compile(source, kernel_name, options, "cupy")
         for case in cases:
             _run_one(gpu_kernel, kernel_name, case, "cupy", None, {}, rtol, atol)
             passed += 1
 
     if not quiet:
-        where = "simulator and GPU" if on_gpu else "simulator"
+        where = "simulator and GPU" if run_on_gpu else "simulator"
         print(
             f"OK: '{kernel_name}' gave the right results in {passed} launches on the {where} "
             f"(block sizes {list(block_sizes)}, schedules {list(schedules)})."
         )
+
+
+def _on_gpu_keyword(on_gpu, gpu):
+    """check_kernel's run-on-the-GPU choice from ``on_gpu=``, or from its old spelling ``gpu=``
+    (a bool there; ``gpu=`` names a GPU model in the timing API), which still works."""
+    if gpu is None:
+        return on_gpu
+    if on_gpu is not None:
+        raise TypeError("check_kernel: pass on_gpu= only (gpu= is its old name)")
+    warnings.warn("check_kernel(gpu=...) is now check_kernel(on_gpu=...): gpu= names a GPU model "
+                  "elsewhere (kernel.estimate(..., gpu='H200'))", DeprecationWarning, stacklevel=3)
+    return gpu
 
 
 def try_kernel(

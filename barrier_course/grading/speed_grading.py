@@ -87,7 +87,7 @@ def check_estimated_time(source: str, kernel_name: str, *, make_args: Callable, 
         block = chosen_block_size(source, kernel_name)
     try:
         check_kernel(source, kernel_name, make_args=make_args, reference=reference, block_sizes=(block,),
-                     sizes=correct_sizes, schedules=("lockstep", "adversarial"), gpu=False, quiet=True)
+                     sizes=correct_sizes, schedules=("lockstep", "adversarial"), on_gpu=False, quiet=True)
     except KernelCheckFailed as failure:
         raise KernelCheckFailed(f"{failure}\n\nNo points for speed: a kernel must give the right "
                                 "results, under every schedule, before its time counts.") from None

@@ -51,7 +51,7 @@ def test_solution_passes_on_the_gpu(exercise):
 
     ns, _ = exercise
     check_kernel(ns["source"], "block_sum", make_args=ns["block_sum_args"],
-                 reference=ns["block_sum_reference"], gpu=True)
+                 reference=ns["block_sum_reference"], on_gpu=True)
 
 
 @pytest.mark.parametrize("name", ["wrong_index", "wrong_neutral"])  # deterministic bugs
