@@ -58,7 +58,11 @@ class GPU:
     # take these values unless gpus.json gives theirs
     shared_atomic_cycles: float = 4.0
     shared_atomic_contention_cycles: float = 1.21
-    atomic_parallel_lines: float = 57.0
+    atomic_parallel_lines: float = 84.0
+    atomic_sector_ns: float = 2.4
+    memory_kernel_us: float = 1.3
+    launch_overhead_us: float = 5.7
+    lsu_lines_per_cycle_per_sm: float = 1.0
 
     def barrier_cycles(self, warps, late_cycles):
         """Cycles one barrier of a block of `warps` warps takes when its last warp arrives
