@@ -605,6 +605,15 @@ extern "C" __global__ void shared_stride(float *out, int n)
         out[i] = v;
 }
 """
+SRC["copy_float2"] = r"""
+// out[i] = in[i] with one 8-byte load and store per thread (n2 = n / 2 float2s)
+extern "C" __global__ void copy_float2(const float2 *in, float2 *out, int n2)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n2)
+        out[i] = in[i];
+}
+"""
 SRC["fma_loop_runtime"] = r"""
 // `reps` dependent multiply-adds per thread, the trip count a kernel argument (not a constant)
 extern "C" __global__ void fma_loop_runtime(float *out, int reps, int n)
@@ -933,7 +942,8 @@ def _shared_stride_check(stride, reps, block):
 def _microbench_rows(add):
     """Microbenchmarks (role "microbench"): the launch floor, strided global reads and writes,
     shared-memory bank conflicts, atomics spread over k addresses, a loop with a run-time trip
-    count. The model's parameters may come from these."""
+    count, DRAM copies by access width (4, 8, 16 bytes) and copies of 8-48 MB footprints (how
+    much stays in the L2). The model's parameters may come from these."""
     M = "microbench"
     for grid in (1, 16, SMS, 8 * SMS):
         add(Sweep(f"empty/grid{grid}", M, "empty", SRC["empty"], fixed_grid(grid), lambda rng: (),
@@ -966,6 +976,15 @@ def _microbench_rows(add):
               lambda rng: ((np.arange(n) % 256).astype(np.int32), np.zeros(256, np.float32), np.int32(n)),
               lambda ins, outs, b: _equal(outs[1], np.bincount(ins[0], minlength=256), "atomic_modulo"),
               blocks=(256,)))
+    for n, tag in ((1 << 26, "2^26"),):
+        for width, kernel in ((1, "copy"), (2, "copy_float2"), (4, "copy_float4")):
+            add(Sweep(f"{kernel}/{tag}", M, kernel, SRC[kernel], one_per_thread(n // width),
+                      lambda rng, n=n, width=width: (_ints(rng, n), np.zeros(n, np.float32), np.int32(n // width)),
+                      lambda ins, outs, b, kernel=kernel: _equal(outs[1], ins[0], kernel), blocks=(128, 256, 1024)))
+    for n, tag in ((1 << 21, "2^21"), (3 << 20, "3x2^20"), (5 << 20, "5x2^20"), (3 << 21, "3x2^21"), (1 << 23, "2^23")):
+        add(Sweep(f"copy_footprint/{tag}", M, "copy", SRC["copy"], one_per_thread(n),
+                  lambda rng, n=n: (_ints(rng, n), np.zeros(n, np.float32), np.int32(n)),
+                  lambda ins, outs, b: _equal(outs[1], ins[0], "copy"), blocks=(256, 1024)))
     add(Sweep("fma_loop_runtime/2^22", M, "fma_loop_runtime", SRC["fma_loop_runtime"], one_per_thread(n),
               lambda rng: (np.zeros(n, np.float32), np.int32(512), np.int32(n)),
               lambda ins, outs, b: _equal(outs[0], _fma_reference(np.arange(n), 512), "fma_loop_runtime"),
