@@ -62,6 +62,11 @@ class GPU:
     atomic_sector_ns: float = 2.4
     memory_kernel_us: float = 1.3
     launch_overhead_us: float = 5.7
+    dram_bytes_per_s_by_width: dict = None     # element bytes -> DRAM bytes/s (None: dram_bytes_per_s for all)
+
+    def __post_init__(self):
+        if self.dram_bytes_per_s_by_width is None:
+            object.__setattr__(self, "dram_bytes_per_s_by_width", {"4": self.dram_bytes_per_s})
     lsu_lines_per_cycle_per_sm: float = 1.0
 
     def barrier_cycles(self, warps, late_cycles):

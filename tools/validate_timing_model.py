@@ -152,14 +152,14 @@ def validate(only=None, progress=True, roles=ROLES):
         if only and only not in name or role not in roles:
             continue
         started = time.process_time()
-        model, bounds = {}, {}
+        model, bounds, ranks = {}, {}, {}
         for b in sorted(measured):
             e = est(b)
-            model[b], bounds[b] = e.time_ms, e.bound
+            model[b], bounds[b], ranks[b] = e.time_ms, e.bound, e.rank
         seconds = time.process_time() - started
         errors = {b: model[b] / measured[b] - 1 for b in measured}
         best = min(measured, key=measured.get)
-        pick = min(model, key=model.get)
+        pick = min(ranks, key=ranks.get)      # as simcore's tuner picks (Estimate.rank)
         rows.append({"sweep": name, "role": role, "measured": measured, "model": model, "bounds": bounds,
                      "errors": errors, "median_error": float(np.median([abs(v) for v in errors.values()])),
                      "pick": pick, "best": best, "pick_vs_best": measured[pick] / measured[best] - 1,
@@ -188,7 +188,7 @@ def error_bars(rows):
     5%), and "all" over every held-out point. Estimates print these (simcore/perf/model.py)."""
     def bar(errors):
         return {"typical_pct": int(5 * np.ceil(20 * np.percentile(errors, 75))), "points": len(errors)}
-    held = [(r["bounds"][b], abs(r["errors"][b])) for r in rows if r["role"] == "heldout" for b in r["errors"]]
+    held = [(r["bounds"][b], abs(r["errors"][b])) for r in rows if r["role"] == "heldout2" for b in r["errors"]]
     out = {"all": bar([e for _, e in held])}
     for bound in sorted({b for b, _ in held}):
         errors = [e for b, e in held if b == bound]
@@ -219,7 +219,7 @@ def markdown(rows, before=None):
            f"sweep's median error over {_pct(SWEEP_TARGET)}; every pick within {_pct(PICK_TARGET)} of the measured best.", "",
            "| set | sweeps | points | median abs error | 90th percentile | worst sweep (median) | sweeps over 30% "
            "| picks within 10% |", "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
-    for role in ("heldout", "training"):
+    for role in ROLES:
         s = summary(rows, role)
         out.append(f"| {role} (this model) | {s['sweeps']} | {s['points']} | {_pct(s['median'])} | {_pct(s['p90'])} "
                    f"| {_pct(s['worst_sweep'])} | {s['sweeps_over_30']} | {s['picks_ok']}/{s['sweeps']} |")
@@ -234,7 +234,7 @@ def markdown(rows, before=None):
     prior = {(r["sweep"], int(b)): (float(m), float(r["measured"][b] if b in r["measured"] else r["measured"][str(b)]))
              for r in (before or []) for b, m in r["model"].items()}
     for r in rows:
-        if r["role"] != "heldout":
+        if r["role"] != "heldout2":
             continue
         for b in sorted(r["measured"]):
             was = prior.get((r["sweep"], b))
@@ -243,7 +243,7 @@ def markdown(rows, before=None):
                        f"{100 * r['errors'][b]:+.0f}% | {r['bounds'][b]} | {was_txt} |")
     out += ["", "## Per sweep", "", "| set | sweep | median abs error | model pick | measured best | pick vs best "
             "| estimate CPU s (all sizes) |", "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]
-    for role in ("heldout", "training"):
+    for role in ROLES:
         for r in rows:
             if r["role"] == role:
                 flag = "" if r["median_error"] <= SWEEP_TARGET else " MISSED"

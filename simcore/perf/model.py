@@ -58,6 +58,13 @@ class Estimate:
     per_block: dict              # averaged counters of the sampled blocks
     sampled_blocks: tuple
     notes: list = field(default_factory=list)
+    work_ms: float = 0.0         # the launch overhead + the bound + the exposed waits, before the floor
+
+    @property
+    def rank(self):
+        """What a tuner sorts by: the time, and among launches all at the launch floor (equal
+        times), the one with less work (it is the one that stays faster as the work grows)."""
+        return (round(self.time_ms, 9), self.work_ms)
 
     @property
     def error_bar(self):
@@ -184,7 +191,16 @@ def atomic_time(gpu, counters, lane_atomics):
                lane_atomics / gpu.atomic_distinct_per_s)
 
 
-def estimate_time(gpu, kernel_name, grid, block, counters, registers, shared_per_block, region_bytes):
+def dram_bandwidth(gpu, element_bytes):
+    """Bytes per second the DRAM reaches for an array read or written `element_bytes` per lane
+    at a time (float2, float4 and double keep more bytes in flight per instruction)."""
+    table = {int(w): bw for w, bw in gpu.dram_bytes_per_s_by_width.items()}
+    width = max((w for w in table if w <= max(4, min(16, element_bytes))), default=min(table))
+    return table[width]
+
+
+def estimate_time(gpu, kernel_name, grid, block, counters, registers, shared_per_block, region_bytes,
+                  element_bytes=None):
     """The model (see the module docstring). counters: a PerfCounters after a sampled run."""
     blocks = list(counters.blocks.values())
     nblocks = grid[0] * grid[1] * grid[2]
@@ -236,10 +252,13 @@ def estimate_time(gpu, kernel_name, grid, block, counters, registers, shared_per
     for b in blocks:
         for name, sectors in b.partial_writes.items():
             partial[name] = partial.get(name, 0) + sectors * 32 * b.weight
-    dram_bytes = 0.0 if resident else (sum(min(v, region_bytes.get(name, v)) for (name, _), v in traffic.items())
-                                       + sum(partial.values()))
+    element_bytes = element_bytes or {}
+    dram_by_array = {} if resident else {(name, d): min(v, region_bytes.get(name, v)) for (name, d), v in traffic.items()}
+    merged = 0.0 if resident else sum(partial.values())
+    dram_bytes = sum(dram_by_array.values()) + merged
     l2_bytes = sum(traffic.values()) + sum(partial.values())
-    t["dram"] = dram_bytes / gpu.dram_bytes_per_s
+    t["dram"] = (sum(v / dram_bandwidth(gpu, element_bytes.get(name, 4)) for (name, _), v in dram_by_array.items())
+                 + merged / dram_bandwidth(gpu, 4))
     t["l2"] = l2_bytes / gpu.l2_bytes_per_s
     t["atomics"] = atomic_time(gpu, counters, per_block["atomics"] * nblocks)
     # the SMs' load/store units: one 128-byte line of a warp's global access per cycle
@@ -279,8 +298,9 @@ def estimate_time(gpu, kernel_name, grid, block, counters, registers, shared_per
     # empty kernel takes (the floor; more for one that touches global memory)
     breakdown["launch"] = gpu.launch_overhead_us * 1e-3
     floor_us = gpu.launch_floor_us + (gpu.memory_kernel_us if per_block["global_accesses"] > 0 else 0.0)
-    time_ms = max(floor_us * 1e-3, breakdown["launch"] + breakdown[bound] + breakdown["overlap"])
+    work_ms = breakdown["launch"] + breakdown[bound] + breakdown["overlap"]
+    time_ms = max(floor_us * 1e-3, work_ms)
     if gpu.key != "H200":
         notes.append(f"{gpu.key}: some parameters are assumed from the H200's (see simcore/data/gpus.json)")
     return Estimate(kernel_name, gpu.key, grid, block, time_ms, bound, breakdown, occ, waves, tail,
-                    per_block, tuple(sorted(counters.blocks)), notes)
+                    per_block, tuple(sorted(counters.blocks)), notes, work_ms)
