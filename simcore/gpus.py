@@ -58,7 +58,16 @@ class GPU:
     # take these values unless gpus.json gives theirs
     shared_atomic_cycles: float = 4.0
     shared_atomic_contention_cycles: float = 1.21
-    atomic_parallel_lines: float = 57.0
+    atomic_parallel_lines: float = 84.0
+    atomic_sector_ns: float = 2.4
+    memory_kernel_us: float = 1.3
+    launch_overhead_us: float = 5.7
+    dram_bytes_per_s_by_width: dict = None     # element bytes -> DRAM bytes/s (None: dram_bytes_per_s for all)
+
+    def __post_init__(self):
+        if self.dram_bytes_per_s_by_width is None:
+            object.__setattr__(self, "dram_bytes_per_s_by_width", {"4": self.dram_bytes_per_s})
+    lsu_lines_per_cycle_per_sm: float = 1.0
 
     def barrier_cycles(self, warps, late_cycles):
         """Cycles one barrier of a block of `warps` warps takes when its last warp arrives

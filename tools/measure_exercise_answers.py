@@ -16,6 +16,7 @@ Three steps, the middle one on the GPU machine:
     python tools/measure_exercise_answers.py model --plan plan.json --gpu-table DIR/exercise-answers.json \
         --out course/data/h200-exercise-answers.json                       # CPU: simcore's estimates
     python tools/measure_exercise_answers.py markdown    # its section of docs/timing-validation.md
+    python tools/measure_exercise_answers.py remodel     # CPU: the model column again, the H200 columns kept
 
 ``gpu``: for each answer, compile with NVRTC (CuPy), and for each graded launch run it once and
 compare the outputs with the exercise's reference (the grader's tolerances), then time it as
@@ -318,6 +319,30 @@ def model_main(args) -> None:
     args.out.write_text(_one_row_a_line(table))
 
 
+def remodel_main(args) -> None:
+    """The model column of the committed table again (after the model changed), from the
+    H200 columns already in it: no GPU needed. Every answer's source must be the one measured."""
+    table = json.loads(args.table.read_text())
+    answers = right_answers()
+    by_answer = {}
+    for r in table["rows"]:
+        by_answer.setdefault((r["exercise"], r["answer"]), []).append(r)
+    rows = []
+    for (exercise, answer), old in by_answer.items():
+        source = answers[exercise][answer]
+        if any(r["source_sha256"] != source_digest(source) for r in old):
+            raise SystemExit(f"{exercise}/{answer}: its source changed since it was measured; run the gpu step")
+        measured = {r["launch"]: {"grid": r["grid"], "median_ms": r["h200_median_ms"], "min_ms": r["h200_min_ms"],
+                                  "max_ms": r["h200_max_ms"], "correct": r["gpu_correct"], "error": r["gpu_error"]}
+                    for r in old}
+        t = time.process_time()
+        rows += model_rows(exercise, answer, source, measured)
+        print(f"{exercise} {answer}: model {time.process_time() - t:.1f} s CPU", flush=True)
+    table["rows"] = rows
+    table["model_computed"] = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    args.table.write_text(_one_row_a_line(table))
+
+
 def _one_row_a_line(table: dict) -> str:
     """The table as JSON with one row a line (a diff of a re-run reads row by row)."""
     head = json.dumps({k: v for k, v in table.items() if k != "rows"}, indent=1)[:-2]
@@ -445,6 +470,8 @@ def main(argv=None) -> None:
     m.add_argument("--plan", type=Path, required=True)
     m.add_argument("--gpu-table", type=Path, required=True)
     m.add_argument("--out", type=Path, required=True)
+    r = sub.add_parser("remodel")
+    r.add_argument("--table", type=Path, default=ROOT / "course/data/h200-exercise-answers.json")
     d = sub.add_parser("markdown")
     d.add_argument("--table", type=Path, default=ROOT / "course/data/h200-exercise-answers.json")
     d.add_argument("--doc", type=Path, default=ROOT / "docs/timing-validation.md")
@@ -459,6 +486,8 @@ def main(argv=None) -> None:
         print("RESULT " + json.dumps(result), flush=True)
     elif args.step == "model":
         model_main(args)
+    elif args.step == "remodel":
+        remodel_main(args)
     else:
         markdown_main(args)
 

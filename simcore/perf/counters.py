@@ -6,7 +6,9 @@ block it sees:
   * warp instructions issued: each step of a basic block counts its instruction weight once per
     warp that has lanes in it, so a divergent warp pays for both paths;
   * global memory: 32-byte sectors per warp access (a coalesced float load of a warp is 4
-    sectors, a stride-32 one 32), per array and direction;
+    sectors, a stride-32 one 32), per array and direction; the written sectors a warp access
+    fills only partly (the L2 merges them with what is there); the distinct 128-byte lines per
+    warp access (the SM's load/store unit handles one line per cycle);
   * shared memory: warp accesses and wavefronts (32 banks of 4 bytes: a warp access takes as
     many wavefronts as the largest number of *distinct* words it touches in one bank; lanes
     reading the same word are served by one broadcast);
@@ -63,16 +65,50 @@ def statement_instructions(line):
     return work_instructions(statement_work(ast.parse(line.strip()).body[0]))
 
 
+def counted_loop_tests(program):
+    """Ids of the loop headers whose test compares a counter stepped by a constant with a
+    register the loop never writes (`for (r = 0; r < reps; r++)`): NVCC unrolls such a loop
+    with a remainder loop as it does one with a constant trip count, so the test costs what a
+    constant test costs (the fma_loop_runtime microbenchmark: 1.28 instructions per one-FMA
+    iteration, as fma_chain's constant loop). A loop is a header block and the blocks up to the
+    one that jumps back to it (lowering lays a loop's blocks out in order)."""
+    blocks = program.blocks
+    by_id = {b.id: b for b in blocks}
+    found = set()
+    for latch in blocks:
+        if latch.term.kind != "goto" or latch.term.target > latch.id:
+            continue
+        header = by_id[latch.term.target]
+        condition = header.facts.condition if header.term.kind == "branch" else None
+        if condition is None or condition.kind != "test":
+            continue
+        test = ast.parse(header.term.cond.strip(), mode="eval").body
+        if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Name)
+                and isinstance(test.comparators[0], ast.Name)):
+            continue
+        counter, bound = test.left.id[2:], test.comparators[0].id[2:]      # v_r_8 -> r_8
+        body = [b for b in blocks if header.id <= b.id <= latch.id]
+        writers = [b for b in body if counter in b.stores]
+        if any(bound in b.stores for b in body) or not writers:
+            continue
+        if all(any(w.kind == "increment" for w in b.facts.work) for b in writers):
+            found.add(header.id)
+    return found
+
+
 def instruction_weights(program):
     """Per basic block: an estimate of the machine instructions one warp issues to run it once:
     its statements, plus its branch condition for a conditional branch, from the facts lowering
     recorded on the block (block.facts). An unconditional jump is free (the compiler lays blocks
-    out to fall through)."""
+    out to fall through). A counted loop's test costs a constant test's (counted_loop_tests)."""
     weights = []
+    unrolled = counted_loop_tests(program)
     for block in program.blocks:
         w = sum(work_instructions(work) for work in block.facts.work)
-        if block.facts.condition is not None:
-            w += work_instructions(block.facts.condition, CONDITION_WEIGHT)
+        condition = block.facts.condition
+        if condition is not None:
+            table_kind = "constant_test" if block.id in unrolled else condition.kind
+            w += CONDITION_WEIGHT[table_kind](condition)
         weights.append(w)
     return np.array(weights + [0.0], float)
 
@@ -123,6 +159,8 @@ class BlockCounts:
     read_rounds: int = 0            # sum over phases of the most global-load rounds of one warp
     global_accesses: int = 0        # warp-level global load/store instructions
     global_sectors: dict = field(default_factory=dict)   # (region name, 'read'|'write') -> sectors
+    partial_writes: dict = field(default_factory=dict)   # region name -> written sectors a warp wrote only partly
+    global_lines: int = 0           # sum over warp accesses of the distinct 128-byte lines (the SM's load/store unit)
     shared_accesses: int = 0        # warp-level shared load/store instructions
     shared_wavefronts: int = 0      # >= shared_accesses; the excess is bank conflicts
     shared_atomic_serial: int = 0   # shared atomics: sum over warp accesses of the most lanes on one word
@@ -146,7 +184,9 @@ class BlockCounts:
 
 class PerfCounters(Plugin):
     """Counts per block; results in `self.blocks` (block number -> BlockCounts) and
-    `self.atomic_lines` ({(region name, 128-byte line): {block: L2 operations}}).
+    `self.atomic_lines` ({(region name, 128-byte line): {block: {(sectors, most lanes on one
+    address): warp accesses}}}) and `self.atomic_line_words` (the first two words of each such
+    line that atomics hit: a line with one word is one counter).
 
     Global sectors are counted once per warp and basic-block execution: the member loads of a
     float4 (or of any struct) touch the same sectors, as the one wide access they are on the
@@ -156,10 +196,13 @@ class PerfCounters(Plugin):
 
     def __init__(self, launch, program, report, options):
         super().__init__(launch, program, report, options)
+        self._step_lines = {}
+        self._step_written = {}
         self.weights = instruction_weights(program)
         self.shuffles_per_block = shuffle_counts(program)
         self.blocks = {}
         self.atomic_lines = {}
+        self.atomic_line_words = {}     # (region name, line) -> up to two words its atomics hit
         self.region_bytes = {}
         self._wave_blocks = []
         self._step = 0
@@ -192,6 +235,7 @@ class PerfCounters(Plugin):
         self._finish_wave()
 
     def _finish_wave(self):
+        self._close_written()
         for b, counts in enumerate(self._wave_blocks):
             self._close_phase(b)
             warps = slice(b * self.wpb, (b + 1) * self.wpb)
@@ -221,6 +265,8 @@ class PerfCounters(Plugin):
         self._step += 1
         if self._step_sectors:
             self._step_sectors = {}
+            self._step_lines = {}
+            self._close_written()
         warps = self.wave.slot_warp[lanes]          # ascending: lanes come sorted
         if len(warps) == 0:
             return
@@ -263,6 +309,9 @@ class PerfCounters(Plugin):
         access_warps = np.unique(warps)
         blocks = self.warp_block[access_warps]
         sector_blocks = self.warp_block[pairs >> 36]
+        self._count_lines(region.name, offsets, size, warps)
+        if kind == "write":
+            self._note_written(region.name, offsets, size, warps)
         if direction == "read":
             fresh = access_warps[self.last_read_step[access_warps] != self._step]
             self.rounds[fresh] += 1                 # one round trip per basic block that loads
@@ -276,22 +325,62 @@ class PerfCounters(Plugin):
         if kind in ("atomic", "cas"):
             self._global_atomic(region, offsets, warps)
 
+    def _count_lines(self, name, offsets, size, warps):
+        """Distinct 128-byte lines per warp, each once per basic-block execution (the members
+        of a float4 are one access)."""
+        keys = np.unique(warps * (1 << 36) + (offsets + size - 1) // 128)
+        keys = np.union1d(keys, warps * (1 << 36) + offsets // 128) if size > 1 else keys
+        seen = self._step_lines.get(name)
+        self._step_lines[name] = keys if seen is None else np.union1d(seen, keys)
+        if seen is not None:
+            keys = keys[~np.isin(keys, seen, assume_unique=True)]
+        if keys.size:
+            blocks, counts = np.unique(self.warp_block[keys >> 36], return_counts=True)
+            for b, c in zip(blocks.tolist(), counts.tolist()):
+                self._wave_blocks[b].global_lines += c
+
+    def _note_written(self, name, offsets, size, warps):
+        """Bytes each warp writes into each sector during this basic-block execution (the
+        members of a struct store fill a sector together); counted at the step's end."""
+        keys, counts = np.unique(warps * (1 << 36) + offsets // SECTOR, return_counts=True)
+        entry = self._step_written.setdefault(name, {})
+        for k, c in zip(keys.tolist(), counts.tolist()):
+            entry[k] = entry.get(k, 0) + c * size
+
+    def _close_written(self):
+        for name, written in self._step_written.items():
+            partial = [k >> 36 for k, nbytes in written.items() if nbytes < SECTOR]
+            if partial:
+                blocks, counts = np.unique(self.warp_block[np.array(partial, np.int64)], return_counts=True)
+                for b, c in zip(blocks.tolist(), counts.tolist()):
+                    found = self._wave_blocks[b].partial_writes
+                    found[name] = found.get(name, 0) + c
+        self._step_written = {}
+
     def _global_atomic(self, region, offsets, warps):
         lane_blocks = self.warp_block[warps]
         for b in np.unique(lane_blocks):
             counts = self._wave_blocks[b]
             counts.atomics += int((lane_blocks == b).sum())
             counts.atomic_warp_ops += int(len(np.unique(warps[lane_blocks == b])))
-        # L2 operations: per (warp, sector), the most lanes on one address
+        # L2 operations: per (warp, 128-byte line), the distinct sectors it hits and the most
+        # lanes on one address (model.atomic_line_ops prices the pair)
         addr, per_addr = np.unique(warps * (1 << 36) + offsets, return_counts=True)
-        sector_key = (addr >> 36) * (1 << 36) + (addr & ((1 << 36) - 1)) // SECTOR
-        sectors, starts = np.unique(sector_key, return_index=True)
-        ops = np.maximum.reduceat(per_addr, starts)
-        lines = (sectors & ((1 << 36) - 1)) * SECTOR // 128
-        blocks = self.warp_block[sectors >> 36] + self.wave.first_block
-        for line, op, b in zip(lines.tolist(), ops.tolist(), blocks.tolist()):
-            entry = self.atomic_lines.setdefault((region.name, line), {})
-            entry[b] = entry.get(b, 0) + op
+        offset = addr & ((1 << 36) - 1)
+        line_key, starts = np.unique((addr >> 36) * (1 << 36) + offset // 128, return_index=True)
+        most = np.maximum.reduceat(per_addr, starts)
+        sector_key = (addr >> 36) * (1 << 36) + offset // SECTOR
+        first_of_sector = np.concatenate([[True], sector_key[1:] != sector_key[:-1]])
+        sectors = np.add.reduceat(first_of_sector.astype(np.int64), starts)
+        lines = line_key & ((1 << 36) - 1)
+        blocks = self.warp_block[line_key >> 36] + self.wave.first_block
+        for line, n, m, b in zip(lines.tolist(), sectors.tolist(), most.tolist(), blocks.tolist()):
+            entry = self.atomic_lines.setdefault((region.name, line), {}).setdefault(b, {})
+            entry[(n, m)] = entry.get((n, m), 0) + 1
+        for line, word in zip(((offset // 128)).tolist(), (offset // 4).tolist()):
+            seen = self.atomic_line_words.setdefault((region.name, line), set())
+            if len(seen) < 2:
+                seen.add(word)
 
     def _shared_access(self, offsets, size, kind, warps):
         """Wavefronts = most distinct words in one bank, per warp; atomics also serialise the

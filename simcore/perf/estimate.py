@@ -31,9 +31,11 @@ def estimate(kernel, grid, block, args, *, shared_mem=0, gpu="H200", sample_pair
     except Exception as e:     # a bug in simcore: say so plainly
         raise SimulatorError(f"internal simulator error while estimating {kernel.name} ({type(e).__name__}: "
                              f"{e}). This is a bug in simcore, not in your kernel.") from None
-    region_bytes = {}
+    region_bytes, element_bytes = {}, {}
     for p, v in zip(prog.params, values):
         if p.is_pointer:
             region_bytes[p.name] = v.nbytes
+            element_bytes[p.name] = int(p.dtype.itemsize)
     region_bytes.update(counters.region_bytes)
-    return estimate_time(gpu, kernel.name, grid, block, counters, estimate_registers(prog), shared, region_bytes)
+    return estimate_time(gpu, kernel.name, grid, block, counters, estimate_registers(prog), shared, region_bytes,
+                         element_bytes)

@@ -39,7 +39,7 @@ import numpy as np
 
 from ..gpus import Occupancy, occupancy   # CUDA's occupancy rule, shared with the launch checks
 
-RESOURCES = ("issue", "shared", "dram", "l2", "atomics", "dispatch", "latency", "overlap")
+RESOURCES = ("issue", "shared", "dram", "l2", "lsu", "atomics", "dispatch", "latency", "overlap")
 
 
 @dataclass
@@ -58,6 +58,13 @@ class Estimate:
     per_block: dict              # averaged counters of the sampled blocks
     sampled_blocks: tuple
     notes: list = field(default_factory=list)
+    work_ms: float = 0.0         # the launch overhead + the bound + the exposed waits, before the floor
+
+    @property
+    def rank(self):
+        """What a tuner sorts by: the time, and among launches all at the launch floor (equal
+        times), the one with less work (it is the one that stays faster as the work grows)."""
+        return (round(self.time_ms, 9), self.work_ms)
 
     @property
     def error_bar(self):
@@ -93,6 +100,7 @@ BOUND_MEANING = {
     "shared": "shared-memory bandwidth and bank conflicts (shared atomics included)",
     "dram": "DRAM bandwidth",
     "l2": "L2 bandwidth",
+    "lsu": "the SMs' load/store units (uncoalesced accesses: one 128-byte line per cycle)",
     "atomics": "the L2's atomic units (same-address atomics wait for each other)",
     "dispatch": "starting blocks (many small blocks)",
     "latency": "latency: too few warps to hide the memory and barrier waits of each block",
@@ -141,35 +149,58 @@ def shared_atomic_cycles(gpu, counts):
     return counts.shared_atomic_serial * (gpu.shared_atomic_cycles + gpu.shared_atomic_contention_cycles * others)
 
 
+def atomic_line_ops(gpu, accesses, one_word):
+    """Same-address-atomic times (atomic_same_address_ns each) that a line's warp accesses
+    {(sectors, most lanes on one address): count} keep the L2's atomic unit busy. On a line
+    whose atomics all hit one word (one counter), its lanes go one after another; on a line of
+    several counters, so do the distinct sectors of one warp access (atomic_sector_ns each),
+    whichever takes longer."""
+    if one_word:
+        return sum(count * most for (_, most), count in accesses.items())
+    ratio = gpu.atomic_sector_ns / gpu.atomic_same_address_ns
+    return sum(count * max(sectors * ratio, most) for (sectors, most), count in accesses.items())
+
+
 def atomic_time(gpu, counters, lane_atomics):
-    """Seconds of the L2's atomic units for the whole grid. An L2 atomic operation (one per
-    warp and sector, times the most lanes on one address: counters.py) on a 128-byte line
-    waits for the earlier ones on that line; different lines proceed in parallel, up to
-    `atomic_parallel_lines` at once. A line that sampled blocks far apart hit is hit by the
-    whole grid: its operations are each sampled block's times the blocks it stands for. A
-    line only one block (or two neighbours) hit stands for one such line per block."""
+    """Seconds of the L2's atomic units for the whole grid. A warp's atomics on a 128-byte
+    line (atomic_line_ops) wait for the earlier ones on that line; different lines proceed in
+    parallel, up to `atomic_parallel_lines` at once. A line that sampled blocks far apart hit
+    is hit by the whole grid: its operations are each sampled block's times the blocks it
+    stands for. A line only one block (or two neighbours) hit stands for one such line per
+    block."""
     if not counters.atomic_lines:
         return 0.0
     blocks = counters.blocks
     busiest = total = lines = 0.0
-    for per_block in counters.atomic_lines.values():
+    for key, per_block in counters.atomic_lines.items():
         hit = list(per_block)
+        one_word = len(counters.atomic_line_words.get(key, ())) == 1
+        ops_of = {b: atomic_line_ops(gpu, accesses, one_word) for b, accesses in per_block.items()}
         if max(hit) - min(hit) > 1:          # grid-wide
-            ops = sum(n * blocks[b].weight for b, n in per_block.items())
+            ops = sum(n * blocks[b].weight for b, n in ops_of.items())
             busiest = max(busiest, ops)
             total += ops
             lines += 1
         else:
             weight = max(blocks[b].weight for b in hit)
-            busiest = max(busiest, sum(per_block.values()))
-            total += sum(per_block.values()) * weight
+            busiest = max(busiest, sum(ops_of.values()))
+            total += sum(ops_of.values()) * weight
             lines += weight
     serial = gpu.atomic_same_address_ns * 1e-9
     return max(busiest * serial, total * serial / min(lines, gpu.atomic_parallel_lines),
                lane_atomics / gpu.atomic_distinct_per_s)
 
 
-def estimate_time(gpu, kernel_name, grid, block, counters, registers, shared_per_block, region_bytes):
+def dram_bandwidth(gpu, element_bytes):
+    """Bytes per second the DRAM reaches for an array read or written `element_bytes` per lane
+    at a time (float2, float4 and double keep more bytes in flight per instruction)."""
+    table = {int(w): bw for w, bw in gpu.dram_bytes_per_s_by_width.items()}
+    width = max((w for w in table if w <= max(4, min(16, element_bytes))), default=min(table))
+    return table[width]
+
+
+def estimate_time(gpu, kernel_name, grid, block, counters, registers, shared_per_block, region_bytes,
+                  element_bytes=None):
     """The model (see the module docstring). counters: a PerfCounters after a sampled run."""
     blocks = list(counters.blocks.values())
     nblocks = grid[0] * grid[1] * grid[2]
@@ -215,11 +246,25 @@ def estimate_time(gpu, kernel_name, grid, block, counters, registers, shared_per
             traffic[key] = traffic.get(key, 0) + sectors * 32 * b.weight
     footprint = sum(region_bytes.get(name, 0) for name in {name for name, _ in traffic})
     resident = footprint <= gpu.l2_bytes / 2
-    dram_bytes = 0.0 if resident else sum(min(v, region_bytes.get(name, v)) for (name, _), v in traffic.items())
-    l2_bytes = sum(traffic.values())
-    t["dram"] = dram_bytes / gpu.dram_bytes_per_s
+    # a written sector a warp fills only partly is merged in the L2 with what is there: one more
+    # sector of L2 traffic, and of DRAM traffic where the array does not stay in the L2
+    partial = {}
+    for b in blocks:
+        for name, sectors in b.partial_writes.items():
+            partial[name] = partial.get(name, 0) + sectors * 32 * b.weight
+    element_bytes = element_bytes or {}
+    dram_by_array = {} if resident else {(name, d): min(v, region_bytes.get(name, v)) for (name, d), v in traffic.items()}
+    merged = 0.0 if resident else sum(partial.values())
+    dram_bytes = sum(dram_by_array.values()) + merged
+    l2_bytes = sum(traffic.values()) + sum(partial.values())
+    t["dram"] = (sum(v / dram_bandwidth(gpu, element_bytes.get(name, 4)) for (name, _), v in dram_by_array.items())
+                 + merged / dram_bandwidth(gpu, 4))
     t["l2"] = l2_bytes / gpu.l2_bytes_per_s
     t["atomics"] = atomic_time(gpu, counters, per_block["atomics"] * nblocks)
+    # the SMs' load/store units: one 128-byte line of a warp's global access per cycle
+    per_block["global_lines"] = _mean(blocks, "global_lines")
+    # (per SM: the busiest SM runs ceil(blocks / SMs) of them)
+    t["lsu"] = math.ceil(nblocks / gpu.sms) * per_block["global_lines"] / gpu.lsu_lines_per_cycle_per_sm / clock
     # block dispatch
     per_block_dispatch = max(gpu.block_dispatch_cycles, occ.warps_per_block * gpu.warp_dispatch_cycles)
     t["dispatch"] = nblocks / gpu.sms * per_block_dispatch / clock
@@ -249,9 +294,13 @@ def estimate_time(gpu, kernel_name, grid, block, counters, registers, shared_per
     waiting = full_waves * per_block["read_phases"] * mem_latency / clock
     t["overlap"] = min(compute, waiting) / occ.blocks_per_sm
     breakdown = {k: t[k] * 1e3 for k in RESOURCES}
-    breakdown["launch"] = gpu.launch_floor_us * 1e-3
-    time_ms = breakdown["launch"] + breakdown[bound] + breakdown["overlap"]
+    # a launch costs a fixed overhead before its blocks run, and never less than an almost
+    # empty kernel takes (the floor; more for one that touches global memory)
+    breakdown["launch"] = gpu.launch_overhead_us * 1e-3
+    floor_us = gpu.launch_floor_us + (gpu.memory_kernel_us if per_block["global_accesses"] > 0 else 0.0)
+    work_ms = breakdown["launch"] + breakdown[bound] + breakdown["overlap"]
+    time_ms = max(floor_us * 1e-3, work_ms)
     if gpu.key != "H200":
         notes.append(f"{gpu.key}: some parameters are assumed from the H200's (see simcore/data/gpus.json)")
     return Estimate(kernel_name, gpu.key, grid, block, time_ms, bound, breakdown, occ, waves, tail,
-                    per_block, tuple(sorted(counters.blocks)), notes)
+                    per_block, tuple(sorted(counters.blocks)), notes, work_ms)

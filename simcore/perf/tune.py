@@ -19,7 +19,7 @@ class Sweep:
     @property
     def best(self):
         """The block size with the smallest estimated time (model)."""
-        return min(self.rows, key=lambda r: r[1].time_ms)[0]
+        return min(self.rows, key=lambda r: r[1].rank)[0]
 
     @property
     def times_ms(self):
