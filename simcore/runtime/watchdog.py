@@ -98,10 +98,21 @@ class Watchdog:
         # per warp; lockstep runs them together
         per_cycle = 32 + (0 if self.engine.schedule == "lockstep" else 8 * w.nwarps)
         self.probe_len = self.first_probe_len = max(256, 3 * per_cycle)
+        self.max_probe = self._longest_probe(w)
+        self.engine.memory.changes = None       # memory's write watch: on from the first probe
         self.last_ran = np.full(w.S, -1, np.int64)     # per slot: the last probed step that ran it
         self.turns = None       # (memory, lanes that had their turn in it) while lanes yield
         self.idle = None        # (step, states, points, registers): what lanes that may starve were
         return self._next()
+
+    def _longest_probe(self, w):
+        """Round-robin (and adversarial, after yields) interleave every warp's steps: a cycle of
+        the wave's whole state is a cycle of each warp times the number of warps, so the longest
+        probe grows with the warps (one step of a probe costs little more than a step). Under
+        random, the per-warp look keeps a state per probed step: there it stays MAX_PROBE."""
+        if self.engine.schedule in ("round_robin", "adversarial"):
+            return MAX_PROBE * max(1, -(-w.nwarps // 4))
+        return MAX_PROBE
 
     def _next(self):
         s = self.w.steps
@@ -164,6 +175,9 @@ class Watchdog:
         if self.probe_end is None and self.next_probe > w.steps:
             return      # lanes that starved got their turn: the next step starts the probe
         self.probe_end = w.steps + self.probe_len
+        memory = self.engine.memory
+        if memory.changes is None:
+            memory.changes = 0
         self.checkpoint = None
         self.checkpoint_step = w.steps
         self.checkpoint_span = 1
@@ -173,6 +187,7 @@ class Watchdog:
         if self.engine.schedule == "random":
             # the scheduler's choice is not part of the state: look at each warp on its own
             self.mem0 = self._memory_state()
+            self.changes0 = memory.changes           # memory must take no other value till the end
             self.waiting = self._runnable_warps()     # warps whose state has not come back yet
             self.warp_seen = {}
 
@@ -180,7 +195,7 @@ class Watchdog:
         w = self.w
         self.probe_end = None
         self.next_probe = w.steps + PROBE_GAP * self.probe_len
-        self.probe_len = min(MAX_PROBE, 2 * self.probe_len)
+        self.probe_len = min(self.max_probe, 2 * self.probe_len)
 
     def _probe(self, pc, L):
         w = self.w
@@ -209,7 +224,7 @@ class Watchdog:
             small = self._scheduler_state(pc, L)
             if small == self.checkpoint[0] and self._same_arrays(L):
                 if self._memory_state() == self.checkpoint_memory:
-                    self._repeated(pc, L, self.checkpoint_step)
+                    self._repeated(pc, L, self.checkpoint_step, self.checkpoint_changes)
                     return
         if self.checkpoint is None or w.steps - self.checkpoint_step >= self.checkpoint_span:
             if small is None:
@@ -219,6 +234,7 @@ class Watchdog:
             self.checkpoint = (small, [a.copy() for a in self._arrays()])
             self.checkpoint_step = w.steps
             self.checkpoint_memory = self._memory_state()
+            self.checkpoint_changes = self.engine.memory.changes
 
     def _probe_warps(self, pc, L, warp):
         """The random schedule: when every warp that could run has, since the probe started,
@@ -241,8 +257,10 @@ class Watchdog:
             if not ((w.st[part] == RUN) & (self.last_ran[part] < first)).any():
                 self.waiting.discard(warp)
         if not self.waiting:
-            if self._memory_state() == self.mem0:
-                self._repeated(pc, L, self.checkpoint_step)
+            # memory that changed and changed back could have let some warp out in another
+            # order (a flag set and reset while another warp spins on it): no repeat then
+            if self.engine.memory.changes == self.changes0 and self._memory_state() == self.mem0:
+                self._repeated(pc, L, self.checkpoint_step, self.changes0)
             if self.probe_end is not None:
                 self._end_probe()
 
@@ -256,24 +274,29 @@ class Watchdog:
         self._sync_looked = w.sync_events
         self.waiting = set()        # the per-warp look is void once warps met at a barrier
         key = self._lane_state(pc, None, whole=True, scheduler=False) + self._memory_state()
+        changes = self.engine.memory.changes
         first = self.sync_seen.get(key)
-        if first is None:
-            self.sync_seen[key] = w.steps
+        if first is None or first[1] != changes:
+            # (memory that took another value in between: warps that met at the barrier could
+            # have seen it in another order; the look starts again from here)
+            self.sync_seen[key] = (w.steps, changes)
             return
-        self._repeated(pc, L, first)
+        self._repeated(pc, L, first[0], first[1])
 
-    def _repeated(self, pc, L, since):
-        """The state at this step was seen at step `since`. If some lane that could run did not
-        run since, the schedule was unfair: make it fair and look again. Else: an endless loop."""
+    def _repeated(self, pc, L, since, since_changes):
+        """The state at this step was seen at step `since` (memory's change count then:
+        `since_changes`). If some lane that could run did not run since, the schedule was unfair:
+        make it fair and look again. Else: an endless loop."""
         w, e = self.w, self.engine
         ran = self.last_ran >= since
-        # the lanes that had their turn while memory stayed what this cycle sees (a turn that
-        # changed memory gives every other lane a new turn)
-        memory = self._memory_state()
-        if self.turns is None or self.turns[0] != memory:
-            self.turns = (memory, ran)
+        # the lanes that had their turn while memory never took another value than the one this
+        # cycle sees (a write that changed a value, even one changed back later, gives every
+        # other lane a new turn: it might have seen that value)
+        memory, changes = self._memory_state(), e.memory.changes
+        if self.turns is None or self.turns[0] != memory or self.turns[2] != changes:
+            self.turns = (memory, ran, since_changes)
         else:
-            self.turns = (memory, self.turns[1] | ran)
+            self.turns = (memory, self.turns[1] | ran, self.turns[2])
         turned = self.turns[1]
         starved = (w.st == RUN) & ~turned
         rejoin = (w.st == JOIN) if e.model != "stack" else np.zeros(w.S, bool)
@@ -356,7 +379,13 @@ class Watchdog:
         w, e = self.w, self.engine
         lanes = (L.start, L.stop) if isinstance(L, slice) else tuple(np.asarray(L).tolist())
         yielded = None if e.yielded is None else tuple(np.flatnonzero(e.yielded).tolist())
-        return pc, lanes, e._adv_warp, e._rr_warp, yielded, repr(w.activemask_split)
+        return pc, lanes, e._adv_warp, e._rr_warp, yielded, self._wave_sets()
+
+    def _wave_sets(self):
+        """The wave's state kept outside its arrays: __activemask() splits, and the
+        reconvergence points lanes no longer wait at (after leaving a join early)."""
+        w = self.w
+        return repr(w.activemask_split), repr(w.activemask_second), tuple(sorted(w.no_wait))
 
     def _same_arrays(self, L):
         """Are the lane arrays what the checkpoint holds? The lanes about to run first (their
@@ -389,6 +418,7 @@ class Watchdog:
         if whole:
             for a in (w.named.arrived, w.named.count):
                 h.update(np.ascontiguousarray(a).data)
+            h.update(repr(self._wave_sets()).encode())
             if scheduler:
                 h.update(np.ascontiguousarray(np.arange(w.S)[lanes]).data)
                 h.update(repr((pc, e._adv_warp, e._rr_warp)).encode())
@@ -397,7 +427,8 @@ class Watchdog:
     def _memory_state(self):
         h = hashlib.blake2b(digest_size=16)
         for rid in sorted(self.engine.memory.regions):
-            storage = self.engine.memory.regions[rid].storage
-            if storage is not None:
-                h.update(np.ascontiguousarray(storage).data)
+            region = self.engine.memory.regions[rid]
+            for part in (region.storage, region.init):      # (init: which bytes were written)
+                if part is not None:
+                    h.update(np.ascontiguousarray(part).data)
         return h.digest()
