@@ -67,6 +67,8 @@ FIRST_PROBE = 1024          # step of the wave at which the first probe starts
 PROBE_GAP = 1               # steps between two probes, in lengths of the probe that ended
 STARVE_STEPS = 1 << 15      # a lane that can run but stands still this long gets its turn (fairness)
 MAX_PROBE = 1 << 17         # the longest probe (steps): cycles up to about half of it are found
+ROUND_PROBE = 1 << 14       # round-robin: probes this long or longer also compare rounds' starts
+MAX_ROUNDS = 1 << 17        # rounds' states kept at most (then the watch starts again)
 
 
 class Watchdog:
@@ -103,6 +105,10 @@ class Watchdog:
         self.last_ran = np.full(w.S, -1, np.int64)     # per slot: the last probed step that ran it
         self.turns = None       # (memory, lanes that had their turn in it) while lanes yield
         self.idle = None        # (step, states, points, registers): what lanes that may starve were
+        self.rounds = None      # round-robin: state at a round's start -> (step, memory's change count)
+        self.last_warp = -1     # the warp of the last step the round watch saw
+        self.pending = None     # (cycle's lanes, lanes to rejoin, step): a turn to give at that step
+        self.tries = 0          # turns given from cycles whose memory moved (each at another phase)
         return self._next()
 
     def _longest_probe(self, w):
@@ -120,6 +126,8 @@ class Watchdog:
             return self.limit + 1
         if self.probe_end is not None:
             return s + 1
+        if self.pending is not None:
+            return max(s + 1, min(s + self.clock_every, self.next_probe, self.pending[2]))
         return min(s + self.clock_every, self.next_probe)
 
     def tick(self, pc, L):
@@ -130,6 +138,8 @@ class Watchdog:
             if w.steps > self.limit:
                 self.engine.report.step_limit(pc, L, self.max_steps)
             return self._next()
+        if self.pending is not None and w.steps >= self.pending[2]:
+            self._give_pending_turn()
         if self.probe_end is None and w.steps >= self.next_probe:
             self._start_probe()
         if self.probe_end is not None:
@@ -184,6 +194,12 @@ class Watchdog:
         self.sync0 = w.sync_events
         self.ran_pcs = {}       # block -> the last probed step that ran it (the loop to name)
         self.sync_seen = {}
+        # round-robin's long probes also compare the state at each round's start (below)
+        if not self._watches_rounds():
+            self.rounds = None
+        elif self.rounds is None or len(self.rounds) > MAX_ROUNDS or self.next_probe != w.steps - 1:
+            self.rounds = {}        # (else the watch goes on from the probe just ended)
+            self.last_warp = -1
         if self.engine.schedule == "random":
             # the scheduler's choice is not part of the state: look at each warp on its own
             self.mem0 = self._memory_state()
@@ -194,8 +210,35 @@ class Watchdog:
     def _end_probe(self):
         w = self.w
         self.probe_end = None
-        self.next_probe = w.steps + PROBE_GAP * self.probe_len
+        # (probes that watch rounds follow each other without a gap: a long cycle is then found
+        # about one cycle after the watch begins, whatever the number of warps)
+        self.next_probe = w.steps + (0 if self.rounds is not None else PROBE_GAP * self.probe_len)
         self.probe_len = min(self.max_probe, 2 * self.probe_len)
+
+    def _watches_rounds(self):
+        """Round-robin, once probes are ROUND_PROBE long: its whole state's cycle is a warp's
+        cycle times the warps, so the state at the start of each round (every warp's turn once) is
+        compared with every one seen since the watch began (probes then follow each other)."""
+        return self.engine.schedule == "round_robin" and self.probe_len >= ROUND_PROBE
+
+    def _probe_rounds(self, pc, L):
+        """A round starts when round-robin comes back to a lower warp: the whole state there (the
+        lanes, the scheduler's position, who yields), seen at an earlier round's start while memory
+        took no other value (its change count is the same), with every lane that can run run
+        since, repeats forever."""
+        w = self.w
+        warp = (L.start if isinstance(L, slice) else int(L[0])) // WARP
+        last, self.last_warp = self.last_warp, warp
+        if warp > last:
+            return
+        yielded = self.engine.yielded
+        key = self._lane_state(pc, L, whole=True) + (b"" if yielded is None else np.packbits(yielded).tobytes())
+        changes = self.engine.memory.changes
+        first = self.rounds.get(key)
+        if first is None or first[1] != changes:
+            self.rounds[key] = (w.steps, changes)
+            return
+        self._repeated(pc, L, first[0], first[1])
 
     def _probe(self, pc, L):
         w = self.w
@@ -204,6 +247,8 @@ class Watchdog:
             self._probe_warps(pc, L, int(lanes[0]) // WARP)
         else:
             self._probe_wave(pc, L)
+            if self.probe_end is not None and self.rounds is not None:
+                self._probe_rounds(pc, L)
         if self.probe_end is not None:
             self.last_ran[L] = w.steps
             self.ran_pcs[pc] = w.steps
@@ -301,6 +346,13 @@ class Watchdog:
         starved = (w.st == RUN) & ~turned
         rejoin = (w.st == JOIN) if e.model != "stack" else np.zeros(w.S, bool)
         if starved.any() or rejoin.any():
+            if changes != since_changes:
+                # memory took other values in the cycle, values the lanes that did not run never
+                # saw: they get their turn at another phase of the cycle each time (the k-th time
+                # k steps on), so that every value the cycle's memory takes is seen in the end
+                self.tries += 1
+                self.pending = (turned, rejoin, w.steps + self.tries % max(1, w.steps - since))
+                return
             self._be_fair(turned, rejoin)
             return
         pre_volta = e.model == "stack" and bool(((w.st == JOIN) | (w.st == PARK)).any())
@@ -329,6 +381,13 @@ class Watchdog:
             if getattr(block.term, "line", 0):
                 return block.term.line
         return header.first_line or source.first_line
+
+    def _give_pending_turn(self):
+        """The step came at which the lanes a cycle with moving memory starved get their turn
+        (_repeated): the cycle's lanes yield there."""
+        turned, rejoin, _ = self.pending
+        self.pending = None
+        self._be_fair(turned, rejoin & (self.w.st == JOIN))
 
     def _be_fair(self, turned, rejoin):
         """Lanes that can run did not: those waiting to reconverge go on without their looping
