@@ -38,7 +38,7 @@ import weakref
 
 import numpy as np
 
-from .wave import EXIT, JOIN, PARK, RUN, WARP
+from .wave import JOIN, PARK, RUN, WARP
 from ..errors import LaunchError
 
 DEFAULT_TIME_LIMIT = 60.0   # seconds of simulation before a launch is stopped (time_limit=)
@@ -435,7 +435,7 @@ class Watchdog:
 
     def _scheduler_state(self, pc, L):
         """The scheduler's part of the state: who runs next, its position, who yields."""
-        w, e = self.w, self.engine
+        e = self.engine
         lanes = (L.start, L.stop) if isinstance(L, slice) else tuple(np.asarray(L).tolist())
         yielded = None if e.yielded is None else tuple(np.flatnonzero(e.yielded).tolist())
         return pc, lanes, e._adv_warp, e._rr_warp, yielded, self._wave_sets()
