@@ -357,7 +357,10 @@ class Watchdog:
             return
         pre_volta = e.model == "stack" and bool(((w.st == JOIN) | (w.st == PARK)).any())
         cycle = {p for p, step in self.ran_pcs.items() if step >= since} | {pc}
-        e.report.endless_loop(pc, L, w.steps - since, pre_volta=pre_volta, loop=self.loop_of(cycle))
+        # (only a deterministic schedule gets here with memory that moved in the cycle: random's
+        # looks ask for memory that never took another value)
+        e.report.endless_loop(pc, L, w.steps - since, pre_volta=pre_volta, loop=self.loop_of(cycle),
+                              memory_moved=changes != self.turns[2])
 
     def loop_of(self, cycle):
         """The loop that a cycle of blocks goes round: the branch of its back edge (the outermost
