@@ -5,18 +5,30 @@ clock (docs/semantics.md, forward progress):
 
 * an endless loop is recognised by its state: the wave comes back to exactly the same state
   (every lane at the same point with the same registers and reconvergence stacks, the same
-  lanes waiting at the same barriers, memory unchanged, the scheduler about to run the same
-  lanes), and every lane that could run ran in between. From such a state the kernel can
-  repeat itself forever under a fair schedule. Probes look for it at steps fixed by the step
-  count alone: the first at step 1,024 of a wave, each one twice as long as the one before
-  (cycles of any length are found: Brent's method, one checkpoint at powers of two) and the
-  next one a probe length later (half of the steps are probed: a probe step costs little more
-  than a step; a cycle of C steps is found by the first probe 2-4 C long, some 4-16 C steps
-  after the loop starts);
+  lanes waiting at the same barriers, the same open named-barrier phases, reconvergence points
+  given up and __activemask() splits, memory unchanged with the same shared bytes written, the
+  scheduler about to run the same lanes, the same lanes yielding), and every lane that could run
+  ran in between. From such a state the kernel can repeat itself forever under a fair schedule.
+  Probes look for it at steps fixed by the step count alone: the first at step 1,024 of a wave,
+  each one twice as long as the one before (cycles of any length are found: Brent's method, one
+  checkpoint at powers of two) and the next one a probe length later (half of the steps are
+  probed: a probe step costs little more than a step; a cycle of C steps is found by the first
+  probe 2-4 C long, some 4-16 C steps after the loop starts);
+* memory that moved: from the first probe of a wave on, memory counts the writes that change a
+  value (Memory.changes). A cycle in which memory took another value and came back (a flag set
+  and set back while another warp spins on it) says nothing about other orders, in which a
+  waiter sees that value: the random schedule's looks and the lanes' turns across yields count
+  a repeat only if no value changed since its earlier moment; lanes such a cycle starved get
+  their turn at another phase of the cycle each time. A deterministic schedule's exact repeat
+  with every lane run still repeats forever; its report then says memory moved in the cycle;
+* round-robin interleaves every warp, so its whole state's cycle grows with the warps: its
+  probes grow longer (MAX_PROBE times a quarter of the warps), and from ROUND_PROBE on they follow
+  each other and also compare the state at each round's start with every earlier round's, which
+  finds a cycle about one cycle after that watch begins;
 * the random schedule cannot repeat the wave's whole state often enough to be seen: there each
   warp that runs must come back to a state of its own, every one of its runnable lanes having
-  run, while memory is unchanged and no barrier completes (lanes of different warps did not
-  meet); and at the moments barriers complete the whole state is compared as above;
+  run, while memory takes no other value and no barrier completes (lanes of different warps did
+  not meet); and at the moments barriers complete the whole state is compared as above;
 * when the state repeats but some lane that can run did not run in the cycle (a lock holder
   starved by its spinning warp-mates under lockstep, a lane waiting at a reconvergence point
   for warp-mates that spin on its flag), that is the schedule's unfairness, not the kernel's:
