@@ -464,9 +464,9 @@ class Memory:
 
     def count_change(self, old, new):
         """While the watchdog watches: count a write whose bytes differ from what they replace
-        (`old`, `new`: the elements before and after, lane by lane)."""
-        old = np.asarray(old)
-        if old.tobytes() != np.ascontiguousarray(np.broadcast_to(np.asarray(new, old.dtype), old.shape)).tobytes():
+        (`old`, `new`: the elements before and after, lane by lane, of one dtype; bytes, so that
+        -0.0 replacing 0.0 counts and a NaN rewritten does not)."""
+        if np.asarray(old).tobytes() != np.asarray(new).tobytes():
             self.changes += 1
 
     # ---- local memory: one row per slot of the wave
