@@ -540,7 +540,20 @@ class Reporter:
                       "the time limit stops a launch); if it loops forever, check the loop's condition and "
                       "that its variables change in every iteration.", pc)
 
-    def endless_loop(self, pc, L, period, pre_volta=False, loop=0):
+    def endless_loop(self, pc, L, period, pre_volta=False, loop=0, memory_moved=False):
+        """memory_moved: under a deterministic schedule, memory took other values inside the
+        cycle (set and reset) and came back: this schedule repeats forever, another order might not."""
+        if memory_moved and not pre_volta:
+            self._stopped(f"Endless loop under the {self.schedule} schedule: the kernel came back to exactly the same state",
+                          f"{period:,} steps after an earlier moment, every thread was at the same point with the "
+                          "same values in its variables, the same threads waited at the same barriers, memory "
+                          "held the same values and every thread that could run had run in between: this "
+                          f"schedule ({self.schedule}) repeats those steps forever at the loop at line {{loop}} (the last step ran "
+                          "line {line}). But memory took other values in between (a value set and set back): "
+                          "in another order a thread could see one of them and leave the loop. Whether the "
+                          "kernel ends on a GPU depends on timing; try schedule=\"random\".",
+                          "do not let a thread wait for a value that is only there for a moment: keep a flag set "
+                          "until every waiter has seen it (or count the waiters that saw it).", pc, loop)
         if pre_volta:
             self._stopped("Endless loop under model=\"stack\" (pre-Volta): the warp waits for lanes that never come",
                           f"{period:,} steps after an earlier moment, every thread was at the same point with the "

@@ -125,6 +125,9 @@ class Memory:
         self._local_values = {}      # local region -> the bytes each thread's copy starts with, or None
         self.report = report         # report.Reporter: raises the faults found here
         self.plugins = plugins       # plugins.Plugins: told of every access; the checks decide faults
+        # while the watchdog watches (a probe): how many writes changed a value, else None (a
+        # state repeats only if memory never took another value in between: watchdog.py)
+        self.changes = None
 
     # ---- set-up
     def add_globals(self, args):
@@ -307,9 +310,13 @@ class Memory:
         if not (isinstance(value, np.generic) and value.dtype == dtype):
             value = np.asarray(value, dtype=dtype).reshape(-1)[0]       # the cast the general store makes
         if region.kind == "global":
+            if self.changes is not None:
+                self.count_change(view[i:i + 1], value)
             view[i] = value
         else:
             row = int(self.wave.slot_block[slot])
+            if self.changes is not None:
+                self.count_change(view[row, i:i + 1], value)
             view[row, i] = value
             if region.init is not None:
                 g = off // self.granule
@@ -398,9 +405,13 @@ class Memory:
         view = self.view(region, dtype)
         idx = offk // dtype.itemsize
         if region.kind == "global":
+            if self.changes is not None:
+                self.count_change(view[idx], value)
             view[idx] = value
         else:
             rows = self.wave.slot_block[Lk]
+            if self.changes is not None:
+                self.count_change(_gather(view, rows, idx), value)
             _scatter(view, rows, idx, value)
             if region.init is not None:
                 g = offk // self.granule
@@ -442,11 +453,21 @@ class Memory:
             rows = self.wave.slot_block[Lk] if region.kind == "shared" else self.wave.lane_index(Lk)
             target, key = view, (rows, idx)
         got = _apply_atomic(op, target, key, value, compare, dtype)
+        if self.changes is not None:
+            # some lane's old value is not what the address holds now: the value changed
+            self.count_change(got, target[key])
         if keep is not None:
             old[keep] = got
             return old
         return got
 
+
+    def count_change(self, old, new):
+        """While the watchdog watches: count a write whose bytes differ from what they replace
+        (`old`, `new`: the elements before and after, lane by lane, of one dtype; bytes, so that
+        -0.0 replacing 0.0 counts and a NaN rewritten does not)."""
+        if np.asarray(old).tobytes() != np.asarray(new).tobytes():
+            self.changes += 1
 
     # ---- local memory: one row per slot of the wave
     def _local_bytes(self, region, L, off, size):
@@ -465,7 +486,10 @@ class Memory:
 
     def _store_local(self, region, dtype, L, off, value, taint):
         rows, cols = self._local_bytes(region, L, off, dtype.itemsize)
-        region.storage[rows, cols] = np.ascontiguousarray(value, dtype=dtype).view(np.uint8).reshape(len(off), -1)
+        new = np.ascontiguousarray(value, dtype=dtype).view(np.uint8).reshape(len(off), -1)
+        if self.changes is not None:
+            self.count_change(region.storage[rows, cols], new)
+        region.storage[rows, cols] = new
         # an undefined value stored keeps its bytes undefined (a copy of an unwritten local)
         written = True if taint is None else (np.broadcast_to(taint, (len(off),)) == 0)[:, None]
         region.init[rows, cols] = written

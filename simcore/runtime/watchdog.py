@@ -5,18 +5,30 @@ clock (docs/semantics.md, forward progress):
 
 * an endless loop is recognised by its state: the wave comes back to exactly the same state
   (every lane at the same point with the same registers and reconvergence stacks, the same
-  lanes waiting at the same barriers, memory unchanged, the scheduler about to run the same
-  lanes), and every lane that could run ran in between. From such a state the kernel can
-  repeat itself forever under a fair schedule. Probes look for it at steps fixed by the step
-  count alone: the first at step 1,024 of a wave, each one twice as long as the one before
-  (cycles of any length are found: Brent's method, one checkpoint at powers of two) and the
-  next one a probe length later (half of the steps are probed: a probe step costs little more
-  than a step; a cycle of C steps is found by the first probe 2-4 C long, some 4-16 C steps
-  after the loop starts);
+  lanes waiting at the same barriers, the same open named-barrier phases, reconvergence points
+  given up and __activemask() splits, memory unchanged with the same shared bytes written, the
+  scheduler about to run the same lanes, the same lanes yielding), and every lane that could run
+  ran in between. From such a state the kernel can repeat itself forever under a fair schedule.
+  Probes look for it at steps fixed by the step count alone: the first at step 1,024 of a wave,
+  each one twice as long as the one before (cycles of any length are found: Brent's method, one
+  checkpoint at powers of two) and the next one a probe length later (half of the steps are
+  probed: a probe step costs little more than a step; a cycle of C steps is found by the first
+  probe 2-4 C long, some 4-16 C steps after the loop starts);
+* memory that moved: from the first probe of a wave on, memory counts the writes that change a
+  value (Memory.changes). A cycle in which memory took another value and came back (a flag set
+  and set back while another warp spins on it) says nothing about other orders, in which a
+  waiter sees that value: the random schedule's looks and the lanes' turns across yields count
+  a repeat only if no value changed since its earlier moment; lanes such a cycle starved get
+  their turn at another phase of the cycle each time. A deterministic schedule's exact repeat
+  with every lane run still repeats forever; its report then says memory moved in the cycle;
+* round-robin interleaves every warp, so its whole state's cycle grows with the warps: its
+  probes grow longer (MAX_PROBE times a quarter of the warps), and from ROUND_PROBE on they follow
+  each other and also compare the state at each round's start with every earlier round's, which
+  finds a cycle about one cycle after that watch begins;
 * the random schedule cannot repeat the wave's whole state often enough to be seen: there each
   warp that runs must come back to a state of its own, every one of its runnable lanes having
-  run, while memory is unchanged and no barrier completes (lanes of different warps did not
-  meet); and at the moments barriers complete the whole state is compared as above;
+  run, while memory takes no other value and no barrier completes (lanes of different warps did
+  not meet); and at the moments barriers complete the whole state is compared as above;
 * when the state repeats but some lane that can run did not run in the cycle (a lock holder
   starved by its spinning warp-mates under lockstep, a lane waiting at a reconvergence point
   for warp-mates that spin on its flag), that is the schedule's unfairness, not the kernel's:
@@ -38,7 +50,7 @@ import weakref
 
 import numpy as np
 
-from .wave import EXIT, JOIN, PARK, RUN, WARP
+from .wave import JOIN, PARK, RUN, WARP
 from ..errors import LaunchError
 
 DEFAULT_TIME_LIMIT = 60.0   # seconds of simulation before a launch is stopped (time_limit=)
@@ -67,6 +79,8 @@ FIRST_PROBE = 1024          # step of the wave at which the first probe starts
 PROBE_GAP = 1               # steps between two probes, in lengths of the probe that ended
 STARVE_STEPS = 1 << 15      # a lane that can run but stands still this long gets its turn (fairness)
 MAX_PROBE = 1 << 17         # the longest probe (steps): cycles up to about half of it are found
+ROUND_PROBE = 1 << 14       # round-robin: probes this long or longer also compare rounds' starts
+MAX_ROUNDS = 1 << 17        # rounds' states kept at most (then the watch starts again)
 
 
 class Watchdog:
@@ -98,10 +112,25 @@ class Watchdog:
         # per warp; lockstep runs them together
         per_cycle = 32 + (0 if self.engine.schedule == "lockstep" else 8 * w.nwarps)
         self.probe_len = self.first_probe_len = max(256, 3 * per_cycle)
+        self.max_probe = self._longest_probe(w)
+        self.engine.memory.changes = None       # memory's write watch: on from the first probe
         self.last_ran = np.full(w.S, -1, np.int64)     # per slot: the last probed step that ran it
         self.turns = None       # (memory, lanes that had their turn in it) while lanes yield
         self.idle = None        # (step, states, points, registers): what lanes that may starve were
+        self.rounds = None      # round-robin: state at a round's start -> (step, memory's change count)
+        self.last_warp = -1     # the warp of the last step the round watch saw
+        self.pending = None     # (cycle's lanes, lanes to rejoin, step): a turn to give at that step
+        self.tries = 0          # turns given from cycles whose memory moved (each at another phase)
         return self._next()
+
+    def _longest_probe(self, w):
+        """Round-robin (and adversarial, after yields) interleave every warp's steps: a cycle of
+        the wave's whole state is a cycle of each warp times the number of warps, so the longest
+        probe grows with the warps (one step of a probe costs little more than a step). Under
+        random, the per-warp look keeps a state per probed step: there it stays MAX_PROBE."""
+        if self.engine.schedule in ("round_robin", "adversarial"):
+            return MAX_PROBE * max(1, -(-w.nwarps // 4))
+        return MAX_PROBE
 
     def _next(self):
         s = self.w.steps
@@ -109,6 +138,8 @@ class Watchdog:
             return self.limit + 1
         if self.probe_end is not None:
             return s + 1
+        if self.pending is not None:
+            return max(s + 1, min(s + self.clock_every, self.next_probe, self.pending[2]))
         return min(s + self.clock_every, self.next_probe)
 
     def tick(self, pc, L):
@@ -119,6 +150,8 @@ class Watchdog:
             if w.steps > self.limit:
                 self.engine.report.step_limit(pc, L, self.max_steps)
             return self._next()
+        if self.pending is not None and w.steps >= self.pending[2]:
+            self._give_pending_turn()
         if self.probe_end is None and w.steps >= self.next_probe:
             self._start_probe()
         if self.probe_end is not None:
@@ -164,23 +197,60 @@ class Watchdog:
         if self.probe_end is None and self.next_probe > w.steps:
             return      # lanes that starved got their turn: the next step starts the probe
         self.probe_end = w.steps + self.probe_len
+        memory = self.engine.memory
+        if memory.changes is None:
+            memory.changes = 0
         self.checkpoint = None
         self.checkpoint_step = w.steps
         self.checkpoint_span = 1
         self.sync0 = w.sync_events
         self.ran_pcs = {}       # block -> the last probed step that ran it (the loop to name)
         self.sync_seen = {}
+        # round-robin's long probes also compare the state at each round's start (below)
+        if not self._watches_rounds():
+            self.rounds = None
+        elif self.rounds is None or len(self.rounds) > MAX_ROUNDS or self.next_probe != w.steps - 1:
+            self.rounds = {}        # (else the watch goes on from the probe just ended)
+            self.last_warp = -1
         if self.engine.schedule == "random":
             # the scheduler's choice is not part of the state: look at each warp on its own
             self.mem0 = self._memory_state()
+            self.changes0 = memory.changes           # memory must take no other value till the end
             self.waiting = self._runnable_warps()     # warps whose state has not come back yet
             self.warp_seen = {}
 
     def _end_probe(self):
         w = self.w
         self.probe_end = None
-        self.next_probe = w.steps + PROBE_GAP * self.probe_len
-        self.probe_len = min(MAX_PROBE, 2 * self.probe_len)
+        # (probes that watch rounds follow each other without a gap: a long cycle is then found
+        # about one cycle after the watch begins, whatever the number of warps)
+        self.next_probe = w.steps + (0 if self.rounds is not None else PROBE_GAP * self.probe_len)
+        self.probe_len = min(self.max_probe, 2 * self.probe_len)
+
+    def _watches_rounds(self):
+        """Round-robin, once probes are ROUND_PROBE long: its whole state's cycle is a warp's
+        cycle times the warps, so the state at the start of each round (every warp's turn once) is
+        compared with every one seen since the watch began (probes then follow each other)."""
+        return self.engine.schedule == "round_robin" and self.probe_len >= ROUND_PROBE
+
+    def _probe_rounds(self, pc, L):
+        """A round starts when round-robin comes back to a lower warp: the whole state there (the
+        lanes, the scheduler's position, who yields), seen at an earlier round's start while memory
+        took no other value (its change count is the same), with every lane that can run run
+        since, repeats forever."""
+        w = self.w
+        warp = (L.start if isinstance(L, slice) else int(L[0])) // WARP
+        last, self.last_warp = self.last_warp, warp
+        if warp > last:
+            return
+        yielded = self.engine.yielded
+        key = self._lane_state(pc, L, whole=True) + (b"" if yielded is None else np.packbits(yielded).tobytes())
+        changes = self.engine.memory.changes
+        first = self.rounds.get(key)
+        if first is None or first[1] != changes:
+            self.rounds[key] = (w.steps, changes)
+            return
+        self._repeated(pc, L, first[0], first[1])
 
     def _probe(self, pc, L):
         w = self.w
@@ -189,6 +259,8 @@ class Watchdog:
             self._probe_warps(pc, L, int(lanes[0]) // WARP)
         else:
             self._probe_wave(pc, L)
+            if self.probe_end is not None and self.rounds is not None:
+                self._probe_rounds(pc, L)
         if self.probe_end is not None:
             self.last_ran[L] = w.steps
             self.ran_pcs[pc] = w.steps
@@ -209,7 +281,7 @@ class Watchdog:
             small = self._scheduler_state(pc, L)
             if small == self.checkpoint[0] and self._same_arrays(L):
                 if self._memory_state() == self.checkpoint_memory:
-                    self._repeated(pc, L, self.checkpoint_step)
+                    self._repeated(pc, L, self.checkpoint_step, self.checkpoint_changes)
                     return
         if self.checkpoint is None or w.steps - self.checkpoint_step >= self.checkpoint_span:
             if small is None:
@@ -219,6 +291,7 @@ class Watchdog:
             self.checkpoint = (small, [a.copy() for a in self._arrays()])
             self.checkpoint_step = w.steps
             self.checkpoint_memory = self._memory_state()
+            self.checkpoint_changes = self.engine.memory.changes
 
     def _probe_warps(self, pc, L, warp):
         """The random schedule: when every warp that could run has, since the probe started,
@@ -241,8 +314,10 @@ class Watchdog:
             if not ((w.st[part] == RUN) & (self.last_ran[part] < first)).any():
                 self.waiting.discard(warp)
         if not self.waiting:
-            if self._memory_state() == self.mem0:
-                self._repeated(pc, L, self.checkpoint_step)
+            # memory that changed and changed back could have let some warp out in another
+            # order (a flag set and reset while another warp spins on it): no repeat then
+            if self.engine.memory.changes == self.changes0 and self._memory_state() == self.mem0:
+                self._repeated(pc, L, self.checkpoint_step, self.changes0)
             if self.probe_end is not None:
                 self._end_probe()
 
@@ -256,33 +331,48 @@ class Watchdog:
         self._sync_looked = w.sync_events
         self.waiting = set()        # the per-warp look is void once warps met at a barrier
         key = self._lane_state(pc, None, whole=True, scheduler=False) + self._memory_state()
+        changes = self.engine.memory.changes
         first = self.sync_seen.get(key)
-        if first is None:
-            self.sync_seen[key] = w.steps
+        if first is None or first[1] != changes:
+            # (memory that took another value in between: warps that met at the barrier could
+            # have seen it in another order; the look starts again from here)
+            self.sync_seen[key] = (w.steps, changes)
             return
-        self._repeated(pc, L, first)
+        self._repeated(pc, L, first[0], first[1])
 
-    def _repeated(self, pc, L, since):
-        """The state at this step was seen at step `since`. If some lane that could run did not
-        run since, the schedule was unfair: make it fair and look again. Else: an endless loop."""
+    def _repeated(self, pc, L, since, since_changes):
+        """The state at this step was seen at step `since` (memory's change count then:
+        `since_changes`). If some lane that could run did not run since, the schedule was unfair:
+        make it fair and look again. Else: an endless loop."""
         w, e = self.w, self.engine
         ran = self.last_ran >= since
-        # the lanes that had their turn while memory stayed what this cycle sees (a turn that
-        # changed memory gives every other lane a new turn)
-        memory = self._memory_state()
-        if self.turns is None or self.turns[0] != memory:
-            self.turns = (memory, ran)
+        # the lanes that had their turn while memory never took another value than the one this
+        # cycle sees (a write that changed a value, even one changed back later, gives every
+        # other lane a new turn: it might have seen that value)
+        memory, changes = self._memory_state(), e.memory.changes
+        if self.turns is None or self.turns[0] != memory or self.turns[2] != changes:
+            self.turns = (memory, ran, since_changes)
         else:
-            self.turns = (memory, self.turns[1] | ran)
+            self.turns = (memory, self.turns[1] | ran, self.turns[2])
         turned = self.turns[1]
         starved = (w.st == RUN) & ~turned
         rejoin = (w.st == JOIN) if e.model != "stack" else np.zeros(w.S, bool)
         if starved.any() or rejoin.any():
+            if changes != since_changes:
+                # memory took other values in the cycle, values the lanes that did not run never
+                # saw: they get their turn at another phase of the cycle each time (the k-th time
+                # k steps on), so that every value the cycle's memory takes is seen in the end
+                self.tries += 1
+                self.pending = (turned, rejoin, w.steps + self.tries % max(1, w.steps - since))
+                return
             self._be_fair(turned, rejoin)
             return
         pre_volta = e.model == "stack" and bool(((w.st == JOIN) | (w.st == PARK)).any())
         cycle = {p for p, step in self.ran_pcs.items() if step >= since} | {pc}
-        e.report.endless_loop(pc, L, w.steps - since, pre_volta=pre_volta, loop=self.loop_of(cycle))
+        # (only a deterministic schedule gets here with memory that moved in the cycle: random's
+        # looks ask for memory that never took another value)
+        e.report.endless_loop(pc, L, w.steps - since, pre_volta=pre_volta, loop=self.loop_of(cycle),
+                              memory_moved=changes != self.turns[2])
 
     def loop_of(self, cycle):
         """The loop that a cycle of blocks goes round: the branch of its back edge (the outermost
@@ -306,6 +396,13 @@ class Watchdog:
             if getattr(block.term, "line", 0):
                 return block.term.line
         return header.first_line or source.first_line
+
+    def _give_pending_turn(self):
+        """The step came at which the lanes a cycle with moving memory starved get their turn
+        (_repeated): the cycle's lanes yield there."""
+        turned, rejoin, _ = self.pending
+        self.pending = None
+        self._be_fair(turned, rejoin & (self.w.st == JOIN))
 
     def _be_fair(self, turned, rejoin):
         """Lanes that can run did not: those waiting to reconverge go on without their looping
@@ -353,10 +450,16 @@ class Watchdog:
 
     def _scheduler_state(self, pc, L):
         """The scheduler's part of the state: who runs next, its position, who yields."""
-        w, e = self.w, self.engine
+        e = self.engine
         lanes = (L.start, L.stop) if isinstance(L, slice) else tuple(np.asarray(L).tolist())
         yielded = None if e.yielded is None else tuple(np.flatnonzero(e.yielded).tolist())
-        return pc, lanes, e._adv_warp, e._rr_warp, yielded, repr(w.activemask_split)
+        return pc, lanes, e._adv_warp, e._rr_warp, yielded, self._wave_sets()
+
+    def _wave_sets(self):
+        """The wave's state kept outside its arrays: __activemask() splits, and the
+        reconvergence points lanes no longer wait at (after leaving a join early)."""
+        w = self.w
+        return repr(w.activemask_split), repr(w.activemask_second), tuple(sorted(w.no_wait))
 
     def _same_arrays(self, L):
         """Are the lane arrays what the checkpoint holds? The lanes about to run first (their
@@ -389,6 +492,7 @@ class Watchdog:
         if whole:
             for a in (w.named.arrived, w.named.count):
                 h.update(np.ascontiguousarray(a).data)
+            h.update(repr(self._wave_sets()).encode())
             if scheduler:
                 h.update(np.ascontiguousarray(np.arange(w.S)[lanes]).data)
                 h.update(repr((pc, e._adv_warp, e._rr_warp)).encode())
@@ -397,7 +501,8 @@ class Watchdog:
     def _memory_state(self):
         h = hashlib.blake2b(digest_size=16)
         for rid in sorted(self.engine.memory.regions):
-            storage = self.engine.memory.regions[rid].storage
-            if storage is not None:
-                h.update(np.ascontiguousarray(storage).data)
+            region = self.engine.memory.regions[rid]
+            for part in (region.storage, region.init):      # (init: which bytes were written)
+                if part is not None:
+                    h.update(np.ascontiguousarray(part).data)
         return h.digest()

@@ -324,3 +324,96 @@ def test_the_default_time_limit_comes_from_the_environment_and_a_bad_value_is_na
     monkeypatch.setenv("SIMCORE_TIME_LIMIT", "soon")
     with pytest.raises(simcore.LaunchError, match="SIMCORE_TIME_LIMIT='soon'"):
         launch_options()
+
+
+# warp 1 sets a flag and sets it back, over and over; thread 0 counts the moments it sees it set,
+# then tells warp 1 to stop. Every warp's state comes back while the flag is 0 at both ends of
+# the cycle, but in between it was 1: in another order thread 0 sees it. Before: "Endless loop"
+# under every schedule.
+SET_AND_RESET = r'''extern "C" __global__ void k(volatile int *flag, int *out) {
+    if (threadIdx.x == 0) {
+        int seen = 0;
+        while (seen < 300) {
+            if (flag[0] == 1) { seen++; while (flag[0] == 1) { } }
+        }
+        flag[1] = 1;
+        out[0] = seen;
+    } else if (threadIdx.x == 32) {
+        while (flag[1] == 0) {
+            flag[0] = 1;
+            if (flag[1] != 0) break;
+            flag[0] = 0;
+        }
+    }
+}'''
+
+FAIR_ORDERS = [("lockstep", 0), ("adversarial", 0)] + [("random", seed) for seed in range(6)]
+
+
+@pytest.mark.parametrize("schedule, seed", FAIR_ORDERS)
+def test_a_flag_set_and_reset_while_another_warp_waits_for_it_is_no_endless_loop(schedule, seed):
+    out = np.zeros(2, np.int32)
+    simcore.RawKernel(SET_AND_RESET, "k")((1,), (64,), (np.zeros(2, np.int32), out), schedule=schedule,
+                                          seed=seed, checks={"global_race": False})
+    assert out[0] == 300
+
+
+def test_round_robin_that_never_shows_the_set_flag_says_the_loop_is_the_schedules_not_the_kernels():
+    """Round-robin runs thread 0's test always while the flag is 0: that schedule repeats forever,
+    and the report says that memory moved in the cycle, so another order may end the kernel."""
+    with pytest.raises(simcore.StepLimit) as info:
+        simcore.RawKernel(SET_AND_RESET, "k")((1,), (64,), (np.zeros(2, np.int32), np.zeros(2, np.int32)),
+                                              schedule="round_robin", checks={"global_race": False})
+    text = str(info.value)
+    assert "Endless loop under the round_robin schedule" in text and "memory took other values" in text
+    assert "depends on timing" in text
+
+
+def test_a_flag_set_and_reset_inside_one_step_is_never_called_an_endless_loop_under_random():
+    """The waiter can never see the 1 between two steps, but a GPU could: the watchdog gives no
+    verdict, and only the time limit (which says it is no verdict) stops the launch."""
+    src = r'''extern "C" __global__ void k(volatile int *flag, int *out) {
+    if (threadIdx.x < 32) {
+        while (flag[0] == 0) { }
+        if (threadIdx.x == 0) flag[1] = 1;
+    } else if (threadIdx.x == 32) {
+        while (flag[1] == 0) { flag[0] = 1; flag[0] = 0; }
+    }
+    out[threadIdx.x] = 1;
+}'''
+    with pytest.raises(simcore.TimeLimit) as info:
+        simcore.RawKernel(src, "k")((1,), (64,), (np.zeros(2, np.int32), np.zeros(64, np.int32)),
+                              schedule="random", time_limit=1.0, checks={"global_race": False})
+    assert "Endless" not in str(info.value)
+
+
+@pytest.mark.parametrize("schedule", ["lockstep", "round_robin", "adversarial", "random"])
+def test_a_loop_that_stores_the_value_memory_already_holds_is_still_found_endless(schedule):
+    """Only a write that changes a value counts as memory moving: rewriting the same value each
+    iteration leaves the state repeating."""
+    src = r'''extern "C" __global__ void k(volatile int *flag, int *out) {
+    while (flag[0] == 0) { out[blockIdx.x * blockDim.x + threadIdx.x] = 5; }
+}'''
+    with pytest.raises(simcore.StepLimit) as info:
+        simcore.RawKernel(src, "k")((2,), (64,), (np.zeros(2, np.int32), np.zeros(128, np.int32)),
+                                    schedule=schedule, time_limit=600)
+    assert "Endless loop: the kernel came back" in str(info.value)
+
+
+def test_round_robin_finds_an_endless_loop_of_many_warps_within_a_step_budget():
+    """64 warps, each on a cycle of 600 iterations (2 steps each): the wave's state repeats only
+    every 76,800 steps, longer than half of MAX_PROBE. Before: only the time limit stopped it;
+    now the state at each round's start is compared, found about one cycle after that watch
+    begins."""
+    period, warps = 600, 64
+    src = r'''extern "C" __global__ void k(volatile int *flag, int *count) {
+    int i = 0;
+    while (flag[0] == 0) { i = (i + 1) % PERIOD; }
+    count[0] = i;
+}'''.replace("PERIOD", str(period))
+    k = simcore.RawKernel(src, "k")
+    with pytest.raises(simcore.StepLimit) as info:
+        k((2,), (1024,), (np.zeros(2, np.int32), np.zeros(2, np.int32)), schedule="round_robin", time_limit=600)
+    assert "Endless loop" in str(info.value) and info.value.report["line"] == 3
+    cycle = 2 * period * warps
+    assert k.last_launch.steps < 2 * cycle + 60_000
