@@ -54,6 +54,7 @@ SCALAR_LOADS = frozenset({"ld", "ldu"})
 
 MAX_INLINE = 48        # blocks inlined below one dispatch entry (code size)
 MAX_NESTING = 12       # branches nested inside one dispatch entry (Python's indentation limit)
+SAME_AS_CHECKPOINT = "_s_SAME_AS_CHECKPOINT"   # stands for the register comparison until the registers are known
 
 
 def cast_via(buf, value):
@@ -244,10 +245,13 @@ def _build(prog, scalar_ok):
     if not heads:
         return None
     jumps = set()
-    out = ["def solo_loop(R, _s_slot, X, _s_w, _s_E, _s_pc, _s_steps, _s_last, _s_first, _s_join, _s_LS):",
+    out = ["def solo_loop(R, _s_slot, X, _s_w, _s_E, _s_pc, _s_steps, _s_last, _s_first, _s_join, _s_LS,",
+           "              _s_stop=-1, _s_ck=None, _s_ran=None):",
            "    L = _s_slot",
            "    _s_wpc = _s_w.pc",
-           "    _s_ins = 0"]
+           "    _s_ins = 0",
+           "    if _s_ran is None:",
+           "        _s_ran = {}"]
     prologue_at = len(out)
     emitted = set()
     out.append("    try:")
@@ -278,7 +282,14 @@ def _build(prog, scalar_ok):
         pad = "    " * ind
         b = blocks[bid]
         emitted.add(bid)
+        # a probe of the watchdog compares states only at its checkpoint's block, and only when
+        # the lane's registers may be the checkpoint's (SAME_AS_CHECKPOINT): return before it,
+        # so that tick() sees that step (Watchdog.serial_window)
+        lines.append(f"{pad}if _s_stop == {bid} and {SAME_AS_CHECKPOINT}:")
+        lines += ["    " + s for s in ([] if not d else [f"{pad}_s_steps += {d}", f"{pad}_s_ins += {c}"])]
+        lines.append(f"{pad}    return {bid}, _s_steps, False")
         d, c = d + 1, c + max(1, len(b.code))
+        lines.append(f"{pad}_s_ran[{bid}] = _s_steps + {d}")      # the probe's record of the blocks run
         if bid in may_fault:
             # its division may fault: the report and the launch see the wave as the general
             # loop leaves it
@@ -344,12 +355,20 @@ def _build(prog, scalar_ok):
         else:
             held |= refs[bid]
     held |= written
-    out[prologue_at:prologue_at] = [f"    {local(reg)} = R[{key(reg)!r}][_s_slot]" for reg in sorted(held)]
+    # the registers that may change inside the loop: compared with the checkpoint's at its block
+    changing = sorted(written | {r for bid in emitted if bid not in inline for r in stored[bid]})
+    same = " and ".join(f"(_s_ck{i} == {local(r)} or type({local(r)}) is not type(_s_ck{i}) or {local(r)} != {local(r)})"
+                        for i, r in enumerate(changing)) or "True"
+    prologue = [f"    {local(reg)} = R[{key(reg)!r}][_s_slot]" for reg in sorted(held)]
+    if changing:
+        ck = ", ".join(f"_s_ck{i}" for i in range(len(changing)))
+        prologue.append(f"    {ck}, = _s_ck if _s_ck is not None else {(None,) * len(changing)!r}")
+    out[prologue_at:prologue_at] = prologue
     out.append("    finally:")
     out.append("        _s_w.steps = _s_steps")
     out.append("        _s_E.thread_instructions += _s_ins")
     out += [f"        R[{key(r)!r}][_s_slot] = {local(r)}" for r in sorted(written)]
-    source = "\n".join(out) + "\n"
+    source = "\n".join(out).replace(SAME_AS_CHECKPOINT, f"({same})") + "\n"
     tree_ = ast.parse(source)
     tree_ = _ScalarHelperCalls().visit(tree_)
     casts = _CheaperScalarOps()
@@ -365,7 +384,7 @@ def _build(prog, scalar_ok):
     ns["_s_ld"], ns["_s_ldu"] = scalar_ld, scalar_ldu
     exec(compile(tree_, f"<simcore serial loop of {prog.name}>", "exec"), ns)
     enter = [b.id in heads for b in blocks]
-    return ns["solo_loop"], enter, source
+    return ns["solo_loop"], enter, source, tuple(key(r) for r in changing)
 
 
 def _targets(b):
