@@ -304,7 +304,7 @@ class RaceDetector(Plugin):
         """One lane's access: on_memory_access's early outs, then the fast path per granule where
         barrier and warp epochs decide (else, or where it may race, the vectorised check). A read
         of one granule (the serial loop's loads) goes to _read_lane, which decides it in one call
-        (a call costs as much as the rule)."""
+        (a call costs as much as the rule: _epochs_decide's test is written out here too)."""
         if region.kind == "shared":
             if not self.check_shared:
                 return
@@ -316,7 +316,8 @@ class RaceDetector(Plugin):
             if kind == "read" and region.id not in self.global_shadows and (region.readonly or region.const):
                 return
         g0 = offset // granule
-        fast = self._epochs_decide()
+        fast = not self.lane_clocks and self.sync is None and self.fences is None and \
+            not (self.untracked_threads and self.fenced_any)        # = self._epochs_decide()
         if fast and kind == "read" and size <= granule:
             if not self._read_lane(region, g0, granule, slot, site):
                 self._check(region, np.array([g0], np.int64), granule, kind, L, site)

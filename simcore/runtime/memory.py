@@ -327,7 +327,7 @@ class Memory:
         region = self.regions.get(rid)
         size = dtype.itemsize
         if region is not None and region.kind != "local":
-            off = a - region_base(rid)
+            off = a - ((rid << REGION_SHIFT) + HALF)       # region_base(rid), without the call
             if off >= 0 and off + size <= region.nbytes and not (check_align and size > 1 and off & (size - 1)):
                 for hook in self.plugins.lane_access:
                     hook(region, off, size, "read", L, slot, site)
@@ -365,7 +365,7 @@ class Memory:
         size = dtype.itemsize
         defined = taint is None or (not taint if isinstance(taint, np.generic) else not np.any(taint))
         if region is not None and region.kind != "local" and not region.readonly and defined:
-            off = a - region_base(rid)
+            off = a - ((rid << REGION_SHIFT) + HALF)       # region_base(rid), without the call
             if off >= 0 and off + size <= region.nbytes and not (check_align and size > 1 and off & (size - 1)):
                 for hook in self.plugins.lane_access:
                     hook(region, off, size, "write", L, slot, site)
