@@ -105,6 +105,7 @@ class RaceDetector(Plugin):
         self.memory_sites = [i for i, s in enumerate(program.sites) if s.memory]
         self.memory_number = np.full(len(program.sites), -1, np.int64)
         self.memory_number[self.memory_sites] = np.arange(len(self.memory_sites))
+        self.memory_numbers = self.memory_number.tolist()      # the same, as Python ints (one-lane reads)
         # Lane clocks (see the module docstring) only where a __syncwarp may name part of a warp:
         # its mask is not the constant 0xffffffff (a variable, __activemask(), a tile under 32)
         self.lane_clocks = needs_lane_clocks(program)
@@ -301,7 +302,9 @@ class RaceDetector(Plugin):
 
     def on_lane_access(self, region, offset, size, kind, L, slot, site):
         """One lane's access: on_memory_access's early outs, then the fast path per granule where
-        barrier and warp epochs decide (else, or where it may race, the vectorised check)."""
+        barrier and warp epochs decide (else, or where it may race, the vectorised check). A read
+        of one granule (the serial loop's loads) goes to _read_lane, which decides it in one call
+        (a call costs as much as the rule: _epochs_decide's test is written out here too)."""
         if region.kind == "shared":
             if not self.check_shared:
                 return
@@ -313,7 +316,12 @@ class RaceDetector(Plugin):
             if kind == "read" and region.id not in self.global_shadows and (region.readonly or region.const):
                 return
         g0 = offset // granule
-        fast = self._epochs_decide()
+        fast = not self.lane_clocks and self.sync is None and self.fences is None and \
+            not (self.untracked_threads and self.fenced_any)        # = self._epochs_decide()
+        if fast and kind == "read" and size <= granule:
+            if not self._read_lane(region, g0, granule, slot, site):
+                self._check(region, np.array([g0], np.int64), granule, kind, L, site)
+            return
         for extra in range(max(1, size // granule)):
             if not (fast and self._check_lane(region, g0 + extra, granule, kind, slot, site)):
                 self._check(region, np.array([g0 + extra], np.int64), granule, kind, L, site)
@@ -352,6 +360,45 @@ class RaceDetector(Plugin):
         if sh.r is not None and kind != "cas" and race_rule.unordered(lay, int(sh.r[key]), me, is_global, spb):
             return False
         sh.write(key, me.stamp, number * 4 + (1 if atomic else 0) + (2 if kind == "cas" else 0))
+        return True
+
+    def _read_lane(self, region, gran, granule, slot, site):
+        """_check_lane for a read, in one call (the serial loop's loads): the same rule, records
+        and answer. Where neither side lags (no bar.arrive) in shared memory, a record of another
+        barrier epoch is ordered before this read and an old readers' record is over: two shifts
+        decide that, without race_rule's calls; anything else is race_rule's."""
+        number = self.memory_numbers[site]
+        if number < 0:
+            return False
+        is_global = region.kind == "global"
+        sh = (self.global_shadows if is_global else self.shared_shadows).get(region.id)
+        if sh is None:
+            sh = self._shadow(region, granule)
+        st = self._stamps.get(region.kind)
+        if st is None:
+            st = self.stamps(region.kind)
+        me = st.lanes.get(slot)
+        if me is None:
+            me = race_rule.lane_stamp(st, slot)
+        lay = st.lay
+        key = gran if is_global else int(self.wave.slot_block[slot]) * sh.per + gran
+        epoch_only = not is_global and me.lag is None       # same interval <=> same barrier epoch
+        w = int(sh.w[key])
+        if w >= 0 and not (epoch_only and (w >> lay.BAR_SHIFT) != me.bar):
+            # a plain read of what an atomicCAS wrote is the CAS loop's first guess
+            if race_rule.unordered(lay, w, me, is_global, self.wave.spb) and (int(sh.w_codes(key, w)) & 2) == 0:
+                return False
+        r = sh.r if sh.r is not None else sh.readers()
+        old = int(r[key])
+        if epoch_only and (old < 0 or (old >> lay.BAR_SHIFT) != me.bar):
+            new = me.stamp                                  # the old readers are over
+        else:
+            new = race_rule.folded_reader(lay, old, me, is_global, self.wave.spb)
+        if sh.lay.packed_sites:                             # sh.read(key, new, number * 4)
+            r[key] = new | number * 4
+        else:
+            r[key] = new
+            sh.r_site[key] = number * 4
         return True
 
     def _shadow(self, region, granule):

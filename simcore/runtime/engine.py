@@ -206,7 +206,8 @@ class Engine:
         next_watch = self.next_watch
         if self.solo_enter is None:
             made = solo_loop(self.prog, self.scalar_ok)
-            self.solo_fused, self.solo_enter = (made[0], made[1]) if made else (None, [False] * len(blocks))
+            self.solo_fused, self.solo_enter, self.solo_changing = \
+                (made[0], made[1], made[3]) if made else (None, [False] * len(blocks), ())
         fused, enter = self.solo_fused, self.solo_enter
         # the reconvergence point the lane recorded last: the only one it can wait at (nothing
         # here changes its record); at any other it goes on as the general move would
@@ -255,15 +256,32 @@ class Engine:
                 if target >= others_first:
                     wpc[slot] = target
                     return                  # another group runs first (or joins this lane)
-                if target <= pc and enter[target] and next_watch - steps > SOLO_MIN_STEPS:
+                if target <= pc and enter[target]:
                     # a loop: the generated serial loop runs it until an edge that needs the
-                    # checks above, a block it does not run, or the watchdog's next step
-                    try:
-                        target, steps, check = fused(R, slot, ctx, w, self, target, steps, next_watch - 1,
-                                                     others_first, waits_at, L)
-                    except BaseException:
-                        steps = w.steps     # it counted up to the block that raised
-                        raise
+                    # checks above, a block it does not run, or the watchdog's next step; in a
+                    # probe of the watchdog, through the probe's steps up to the next one that
+                    # tick() must see (Watchdog.serial_window)
+                    last, window = next_watch - 1, None
+                    if last - steps < SOLO_MIN_STEPS:
+                        window = self.watchdog.serial_window(slot, self.solo_changing, steps)
+                        if window is not None:
+                            last = window[0]
+                    if last - steps >= SOLO_MIN_STEPS:
+                        start = steps
+                        try:
+                            if window is None:
+                                target, steps, check = fused(R, slot, ctx, w, self, target, steps, last,
+                                                             others_first, waits_at, L)
+                            else:
+                                target, steps, check = fused(R, slot, ctx, w, self, target, steps, last,
+                                                             others_first, waits_at, L, *window[1:])
+                        except BaseException:
+                            steps = w.steps     # it counted up to the block that raised
+                            raise
+                        if window is not None and steps > start:
+                            self.watchdog.serial_ran(slot, steps)
+                    else:
+                        check = False
                     if check:
                         if target == waits_at:
                             self._solo_join(w, L, target, steps)

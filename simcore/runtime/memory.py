@@ -322,6 +322,76 @@ class Memory:
                 g = off // self.granule
                 region.init[row, g:g + size // self.granule] = True      # as store's (none if narrower)
 
+    # ---- the serial loop's scalar load (runtime/solo.py): one call per read
+    def load_lane(self, addr, dtype, L, slot, site, want_taint, check_align=True):
+        """load() for the lone lane `slot` (L: that slot as a slice) of the generated serial loop,
+        its value (and definedness) as numpy scalars. The common access, inside one global or
+        shared array and aligned, takes _lone_access's and _lone_load's steps here in one call
+        (the same hooks, value and taint); everything else (local memory, a bad address, which
+        faults) goes the general way."""
+        a = int(addr[0]) if isinstance(addr, np.ndarray) and addr.ndim else int(addr)     # as _lone_access
+        rid = a >> REGION_SHIFT
+        region = self.regions.get(rid)
+        size = dtype.itemsize
+        if region is not None and region.kind != "local":
+            off = a - ((rid << REGION_SHIFT) + HALF)       # region_base(rid), without the call
+            if off >= 0 and off + size <= region.nbytes and not (check_align and size > 1 and off & (size - 1)):
+                for hook in self.plugins.lane_access:
+                    hook(region, off, size, "read", L, slot, site)
+                view = self._views.get((rid, dtype))
+                if view is None:
+                    view = self.view(region, dtype)
+                if region.kind == "global":
+                    value = view[off // size]
+                    return (value, DEFINED) if want_taint else value
+                row = int(self.wave.slot_block[slot])
+                value = view[row, off // size]
+                if not want_taint:
+                    return value
+                init = region.init
+                if init is not None:
+                    g = off // self.granule
+                    n = size // self.granule
+                    if not (init[row, g] if n <= 1 else init[row, g:g + n].all()):
+                        return value, np.uint8(UNDEF_SHARED)
+                return value, DEFINED
+        got = self.load(addr, dtype, L, site, want_taint, check_align)
+        if not want_taint:
+            return got[0]
+        vals, taint = got
+        return vals[0], (taint[0] if isinstance(taint, np.ndarray) else taint)
+
+    def store_lane(self, addr, value, dtype, L, slot, site, taint, check_align=True):
+        """store() for the lone lane `slot` of the generated serial loop (value and taint numpy
+        scalars): a defined value stored inside one writable global or shared array, aligned,
+        takes _lone_access's and _lone_store's steps here in one call; everything else (local
+        memory, a read-only array, an undefined value, a bad address) goes the general way."""
+        a = int(addr[0]) if isinstance(addr, np.ndarray) and addr.ndim else int(addr)     # as _lone_access
+        rid = a >> REGION_SHIFT
+        region = self.regions.get(rid)
+        size = dtype.itemsize
+        defined = taint is None or (not taint if isinstance(taint, np.generic) else not np.any(taint))
+        if region is not None and region.kind != "local" and not region.readonly and defined:
+            off = a - ((rid << REGION_SHIFT) + HALF)       # region_base(rid), without the call
+            if off >= 0 and off + size <= region.nbytes and not (check_align and size > 1 and off & (size - 1)):
+                for hook in self.plugins.lane_access:
+                    hook(region, off, size, "write", L, slot, site)
+                view = self._views.get((rid, dtype))
+                if view is None:
+                    view = self.view(region, dtype)
+                if not (isinstance(value, np.generic) and value.dtype == dtype):
+                    value = np.asarray(value, dtype=dtype).reshape(-1)[0]       # the cast the general store makes
+                if region.kind == "global":
+                    view[off // size] = value
+                    return
+                row = int(self.wave.slot_block[slot])
+                view[row, off // size] = value
+                if region.init is not None:
+                    g = off // self.granule
+                    region.init[row, g:g + size // self.granule] = True      # as store's (none if narrower)
+                return
+        self.store(addr, value, dtype, L, site, taint, check_align)
+
     # ---- loads and stores (called from generated code through Context)
     def load(self, addr, dtype, L, site, want_taint, check_align=True):
         found = self._lone_access(addr, dtype.itemsize, L, check_align)

@@ -17,17 +17,21 @@ for one lane; `Engine.run_solo` calls it when the lane takes a backward edge (a 
 * the code of a scalar block (engine.scalar_blocks) is inlined, and so is a block whose only
   calls into the context divide integers (scalar C division and remainder below; a zero
   divisor goes the context's way, with the wave's state what the general loop leaves), and so
-  is a block that also loads memory (X.ld/X.ldu become Memory.load for the lane's slice, its
-  value read out as a scalar: the same checks, plugin hooks and faults; no plugin that watches
-  accesses reads registers, so they stay in locals); a block that calls the context otherwise
-  (stores, atomics, local arrays, checks) is called as the general
-  loop calls it, with the registers it names written back first and those it stores read again;
+  is a block that also loads or stores memory (X.ld/X.ldu/X.st become Memory.load_lane /
+  store_lane, the memory's one-lane access in one call, values as scalars: the same checks,
+  plugin hooks and faults; no plugin that watches accesses reads registers, so they stay in
+  locals); a block that calls the context otherwise (atomics, local arrays, checks) is called as
+  the general loop calls it, with the registers it names written back first and those it stores
+  read again;
 * a block whose only predecessor ran just before it is inlined after it (no dispatch); other
   targets go back to a binary if-tree over the block ids;
 * steps and thread-instructions are counted exactly as run_solo counts them (added up per
   path, and before any block that may fault); the function returns *before* any block whose
   step would reach the watchdog's next one (so the watchdog, which hashes the registers, sees
-  them in the wave);
+  them in the wave); inside a probe of the watchdog, the next one it must see
+  (Watchdog.serial_window): it records the step of every block it runs in the probe's ran_pcs and
+  returns before the checkpoint's block when the registers the loop changes may be the
+  checkpoint's (at any other probe step the probe only keeps those records);
 * it returns at every edge run_solo must look at: into the reconvergence point the lane
   recorded last (where it may wait for warp-mates; at any other one the general move would only
   move it: a lone lane's branch never diverges, so that record does not change meanwhile), into
@@ -48,12 +52,14 @@ import numpy as np
 from ..lower.codegen import DTYPES
 from ..lower.facts import LANE_FREE_CONTEXT, SCALAR_HELPERS
 
-# Loads the serial loop runs inlined (scalar_ld / scalar_ldu below): the memory's own load for
-# the lane's slice, its one value read out as a numpy scalar.
+# Loads and stores the serial loop runs inlined (Memory.load_lane / store_lane: the memory's
+# one-lane access, values and definedness as numpy scalars).
 SCALAR_LOADS = frozenset({"ld", "ldu"})
+SCALAR_ACCESSES = SCALAR_LOADS | {"st"}
 
 MAX_INLINE = 48        # blocks inlined below one dispatch entry (code size)
 MAX_NESTING = 12       # branches nested inside one dispatch entry (Python's indentation limit)
+SAME_AS_CHECKPOINT = "_s_SAME_AS_CHECKPOINT"   # stands for the register comparison until the registers are known
 
 
 def cast_via(buf, value):
@@ -113,35 +119,41 @@ def scalar_smul(X, lanes, a, b, L, site):
     return r
 
 
-def scalar_ld(X, lanes, addr, dtype, L, site, check_align=True):
-    """Context.ld for one lane: Memory.load with the lane's slice (the same checks, hooks and
-    faults as the block's own call), its value as a numpy scalar of the same dtype."""
-    return X.memory.load(addr, dtype, lanes, site, False, check_align)[0]
-
-
-def scalar_ldu(X, lanes, addr, dtype, L, site, check_align=True):
-    """Context.ldu for one lane: scalar_ld and the value's definedness, a scalar as well."""
-    vals, taint = X.memory.load(addr, dtype, lanes, site, True, check_align)
-    return vals[0], (taint[0] if isinstance(taint, np.ndarray) else taint)
-
-
-def loads_only(facts):
+def accesses_only(facts):
     """A block that could run for one lane if its context calls went to the scalar helpers and
-    the scalar loads (no store, atomic, check or local array)."""
-    return not facts.touches_arrays and facts.context - LANE_FREE_CONTEXT <= SCALAR_HELPERS | SCALAR_LOADS
+    the one-lane loads and stores (no atomic, check or local array)."""
+    return not facts.touches_arrays and facts.context - LANE_FREE_CONTEXT <= SCALAR_HELPERS | SCALAR_ACCESSES
 
 
 class _ScalarHelperCalls(ast.NodeTransformer):
     """`X.idiv(a, b, L, site)` -> `_s_idiv(X, _s_LS, a, b, L, site)`, and so for every
     SCALAR_HELPERS call: the scalar versions above, given the context and the lane's slice
     (only the code of blocks inlined with their helpers calls them: a called block's code is
-    its own function)."""
+    its own function). A load, `X.ldu(addr, T, L, site, ...)` (Context.ldu: Memory.load with
+    the definedness), becomes `_s_mem.load_lane(addr, T, _s_LS, L, site, True, ...)`: the
+    memory's one-lane load, values as scalars, in one call."""
 
     def visit_Call(self, node):
         self.generic_visit(node)
         f = node.func
-        if (isinstance(f, ast.Attribute) and f.attr in SCALAR_HELPERS | SCALAR_LOADS and isinstance(f.value, ast.Name)
-                and f.value.id == "X"):
+        if not (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "X"):
+            return node
+        if f.attr in SCALAR_LOADS:
+            if len(node.args) < 4:
+                raise ValueError(f"a load written {ast.unparse(node)}: no serial loop")
+            addr, dtype, lane, site = node.args[:4]
+            args = [addr, dtype, ast.Name("_s_LS", ast.Load()), lane, site,
+                    ast.Constant(f.attr == "ldu")] + node.args[4:]
+            call = ast.Call(ast.Attribute(ast.Name("_s_mem", ast.Load()), "load_lane", ast.Load()), args, node.keywords)
+            return ast.copy_location(call, node)
+        if f.attr == "st":
+            if len(node.args) < 6:
+                raise ValueError(f"a store written {ast.unparse(node)}: no serial loop")
+            addr, value, dtype, lane = node.args[:4]
+            args = [addr, value, dtype, ast.Name("_s_LS", ast.Load()), lane] + node.args[4:]
+            call = ast.Call(ast.Attribute(ast.Name("_s_mem", ast.Load()), "store_lane", ast.Load()), args, node.keywords)
+            return ast.copy_location(call, node)
+        if f.attr in SCALAR_HELPERS:
             args = [ast.Name("X", ast.Load()), ast.Name("_s_LS", ast.Load())] + node.args
             return ast.copy_location(ast.Call(ast.Name("_s_" + f.attr, ast.Load()), args, node.keywords), node)
         return node
@@ -175,15 +187,19 @@ class _CheaperScalarOps(ast.NodeTransformer):
 
 def solo_loop(prog, scalar_ok):
     """-> (the compiled serial loop, [may run_solo enter it at block b], its source before the
-    casts are rewritten) for prog, or None when no block qualifies. Cached on the program.
+    casts are rewritten, the registers the loop may change) for prog, or None when no block
+    qualifies. Cached on the program.
 
-    The loop: solo_loop(R, slot, X, wave, engine, pc, steps, last, others_first, L) runs the
-    lone lane `slot` from block pc (not yet run, steps of the wave so far) and returns
-    (pc, steps, check): the next block, not run; check says whether the edge into it still needs
-    run_solo's checks (a reconvergence point, a block at or after others_first, a block it does
-    not run). It never runs a block whose step would be after `last` (the watchdog's next
-    step - 1). It adds its thread-instructions to engine.thread_instructions itself and leaves
-    wave.steps and the registers right however it ends (a fault too)."""
+    The loop: solo_loop(R, slot, X, wave, engine, pc, steps, last, others_first, join, L[, stop,
+    saved, ran]) runs the lone lane `slot` from block pc (not yet run, steps of the wave so far)
+    and returns (pc, steps, check): the next block, not run; check says whether the edge into it
+    still needs run_solo's checks (a reconvergence point, a block at or after others_first, a
+    block it does not run). It never runs a block whose step would be after `last` (the
+    watchdog's next step - 1), nor block `stop` while the registers of the fourth item
+    (`changing`, keys of wave.R) may equal `saved`; it writes the step of each block it runs into
+    `ran` (Watchdog.serial_window gives the three). It adds its thread-instructions to
+    engine.thread_instructions itself and leaves wave.steps and the registers right however it
+    ends (a fault too)."""
     cached = getattr(prog, "_solo_loop", None)
     if cached is not None:
         return cached or None
@@ -220,7 +236,7 @@ def _build(prog, scalar_ok):
         # and so is one that also loads memory (scalar_ld/scalar_ldu): memory and its plugins see
         # the wave's steps, program point and running lanes as for a called block (they read no
         # register)
-        lifted = not scalar_ok[b.id] and (b.facts.scalar_with_helpers or loads_only(b.facts))
+        lifted = not scalar_ok[b.id] and (b.facts.scalar_with_helpers or accesses_only(b.facts))
         if scalar_ok[b.id] or lifted:
             inline[b.id] = list(b.code) + ([f"_cond = {b.term.cond}"] if b.term.kind == "branch" else [])
             if lifted:
@@ -244,10 +260,14 @@ def _build(prog, scalar_ok):
     if not heads:
         return None
     jumps = set()
-    out = ["def solo_loop(R, _s_slot, X, _s_w, _s_E, _s_pc, _s_steps, _s_last, _s_first, _s_join, _s_LS):",
+    out = ["def solo_loop(R, _s_slot, X, _s_w, _s_E, _s_pc, _s_steps, _s_last, _s_first, _s_join, _s_LS,",
+           "              _s_stop=-1, _s_ck=None, _s_ran=None):",
            "    L = _s_slot",
            "    _s_wpc = _s_w.pc",
-           "    _s_ins = 0"]
+           "    _s_ins = 0",
+           "    _s_mem = X.memory",
+           "    if _s_ran is None:",
+           "        _s_ran = {}"]
     prologue_at = len(out)
     emitted = set()
     out.append("    try:")
@@ -278,7 +298,14 @@ def _build(prog, scalar_ok):
         pad = "    " * ind
         b = blocks[bid]
         emitted.add(bid)
+        # a probe of the watchdog compares states only at its checkpoint's block, and only when
+        # the lane's registers may be the checkpoint's (SAME_AS_CHECKPOINT): return before it,
+        # so that tick() sees that step (Watchdog.serial_window)
+        lines.append(f"{pad}if _s_stop == {bid} and {SAME_AS_CHECKPOINT}:")
+        lines += ["    " + s for s in ([] if not d else [f"{pad}_s_steps += {d}", f"{pad}_s_ins += {c}"])]
+        lines.append(f"{pad}    return {bid}, _s_steps, False")
         d, c = d + 1, c + max(1, len(b.code))
+        lines.append(f"{pad}_s_ran[{bid}] = _s_steps + {d}")      # the probe's record of the blocks run
         if bid in may_fault:
             # its division may fault: the report and the launch see the wave as the general
             # loop leaves it
@@ -344,12 +371,27 @@ def _build(prog, scalar_ok):
         else:
             held |= refs[bid]
     held |= written
-    out[prologue_at:prologue_at] = [f"    {local(reg)} = R[{key(reg)!r}][_s_slot]" for reg in sorted(held)]
+    # the registers that may change inside the loop: compared with the checkpoint's at its block
+    # (values first: a definedness twin rarely changes); equal bytes give `==`, or another type,
+    # or a NaN (float registers only: a wave's register arrays have the variable's dtype)
+    changing = sorted(written | {r for bid in emitted if bid not in inline for r in stored[bid]},
+                      key=lambda r: (r[0] != "v", r[1]))
+
+    def may_equal(i, r):
+        v = local(r)
+        nan = f" or {v} != {v}" if r[0] == "v" and prog.vars[r[1]].ctype.dtype.kind in "fc" else ""
+        return f"(_s_ck{i} == {v} or type({v}) is not type(_s_ck{i}){nan})"
+    same = " and ".join(may_equal(i, r) for i, r in enumerate(changing)) or "True"
+    prologue = [f"    {local(reg)} = R[{key(reg)!r}][_s_slot]" for reg in sorted(held)]
+    if changing:
+        ck = ", ".join(f"_s_ck{i}" for i in range(len(changing)))
+        prologue.append(f"    {ck}, = _s_ck if _s_ck is not None else {(None,) * len(changing)!r}")
+    out[prologue_at:prologue_at] = prologue
     out.append("    finally:")
     out.append("        _s_w.steps = _s_steps")
     out.append("        _s_E.thread_instructions += _s_ins")
     out += [f"        R[{key(r)!r}][_s_slot] = {local(r)}" for r in sorted(written)]
-    source = "\n".join(out) + "\n"
+    source = "\n".join(out).replace(SAME_AS_CHECKPOINT, f"({same})") + "\n"
     tree_ = ast.parse(source)
     tree_ = _ScalarHelperCalls().visit(tree_)
     casts = _CheaperScalarOps()
@@ -362,10 +404,9 @@ def _build(prog, scalar_ok):
     ns["_cast"] = cast_via
     ns["_s_idiv"], ns["_s_imod"] = scalar_idiv, scalar_imod
     ns["_s_shl"], ns["_s_shr"], ns["_s_smul"] = scalar_shl, scalar_shr, scalar_smul
-    ns["_s_ld"], ns["_s_ldu"] = scalar_ld, scalar_ldu
     exec(compile(tree_, f"<simcore serial loop of {prog.name}>", "exec"), ns)
     enter = [b.id in heads for b in blocks]
-    return ns["solo_loop"], enter, source
+    return ns["solo_loop"], enter, source, tuple(key(r) for r in changing)
 
 
 def _targets(b):

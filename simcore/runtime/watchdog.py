@@ -267,6 +267,49 @@ class Watchdog:
             if w.steps >= self.probe_end:
                 self._end_probe()
 
+    # ------------------------------------------------------------------ the serial loop's probe steps
+    def serial_window(self, slot, names, steps):
+        """The bulk interface of a probe, for the generated serial loop (runtime/solo.py), which
+        runs the lone lane `slot` (lockstep) without calling tick() at every step; `steps`: the
+        last step run, which tick() saw. -> None outside a lockstep probe (then tick() says when
+        to call again), else (last, point, saved, ran): the steps after `steps` up to `last` need
+        no tick() but one: a step that
+        runs block `point` while the lane's registers `names` (keys of wave.R) may be `saved`
+        (the checkpoint's values, in that order). Why that suffices: at any other such step
+        _probe_wave neither compares (the state's program point, or the lane's registers, differ
+        from the checkpoint's) nor moves the checkpoint (a step count, before `last`), the probe
+        does not end and the clock is not due (also step counts); what is left is the probe's
+        bookkeeping, which the serial loop does itself: the step of every block it runs goes into
+        `ran` (ran_pcs), and serial_ran() records the lane's last step.
+
+        point is -1 when no step of the lone lane can match the checkpoint's scheduler state
+        (the checkpoint's lanes are not this lane alone)."""
+        w = self.w
+        if self.probe_end is None or self.limit is not None or self.checkpoint is None \
+                or self.engine.schedule == "random":
+            return None
+        s = steps
+        last = min(self.probe_end - 1, self.checkpoint_step + self.checkpoint_span - 1,
+                   (s // self.clock_every + 1) * self.clock_every - 1)
+        small, saved_arrays = self.checkpoint
+        point = small[0] if small[1] == (slot, slot + 1) else -1
+        key = (id(saved_arrays), slot, names)
+        cached = getattr(self, "_serial_saved", None)
+        if cached is None or cached[0] != key:
+            first = len(saved_arrays) - len(w.R)        # the registers come after the lane states
+            order = {name: first + i for i, name in enumerate(sorted(w.R))}
+            try:
+                values = tuple(saved_arrays[order[name]][slot] for name in names)
+            except (KeyError, IndexError):
+                return None
+            cached = self._serial_saved = (key, values, saved_arrays)    # (the arrays keep the id valid)
+        return last, point, cached[1], self.ran_pcs
+
+    def serial_ran(self, slot, last):
+        """The serial loop ran the lone lane `slot` through probe steps up to step `last`
+        (serial_window): the per-step record of who ran last (the blocks are in ran_pcs)."""
+        self.last_ran[slot] = last
+
     def _probe_wave(self, pc, L):
         """A deterministic schedule: the whole state (lanes, registers, scheduler, memory) seen
         twice means the kernel repeats forever (when every lane that could run ran). Brent's

@@ -84,6 +84,41 @@ __global__ void k(int *out)
     if (t < 32) { s[t] = t; asm volatile("bar.arrive 1, 64;"); s[0] = 1; }
     else { asm volatile("bar.sync 1, 64;"); if (t == 32) out[0] = s[0]; }
 }""", (1,), (64,), lambda: [np.zeros(1, np.int32)]),
+    # the serial loop's own loads and stores (Memory.load_lane / store_lane inside its generated
+    # loop): a race found in the middle of the loop goes the vectorised way and is reported there
+    "a lone lane's loop reads a word another thread wrote in the same interval (shared)": (r"""
+__global__ void k(int *out)
+{
+    __shared__ int s[64];
+    int t = threadIdx.x;
+    s[t] = t;
+    __syncthreads();
+    if (t == 9) s[40] = 1;
+    if (t == 0) { int total = 0; for (int i = 0; i < 64; i++) total += s[i]; out[0] = total; }
+}""", (1,), (64,), lambda: [np.zeros(1, np.int32)]),
+    "a lone lane's loop writes a word another thread read in the same interval (global)": (r"""
+__global__ void k(int *a, int *out)
+{
+    int t = threadIdx.x;
+    if (t == 3) out[0] = a[20];
+    if (t == 0) for (int i = 0; i < 32; i++) a[i] = a[i] + i;
+}""", (1,), (32,), lambda: [np.zeros(32, np.int32), np.zeros(1, np.int32)]),
+    "a lone lane's loop over shared memory after a barrier, every round (legal)": (r"""
+__global__ void k(int *out, int rounds)
+{
+    __shared__ int s[64];
+    int t = threadIdx.x;
+    s[t] = t;
+    int total = 0;
+    for (int r = 0; r < rounds; r++) {
+        __syncthreads();
+        s[t] += 1;
+        __syncthreads();
+        if (t == 0) for (int i = 0; i < 64; i++) { total += s[i]; s[i] = s[i] - 1; }
+        __syncthreads();
+    }
+    if (t == 0) out[0] = total;
+}""", (1,), (64,), lambda: [np.zeros(1, np.int32), np.int32(6)]),
     "a lone read of never-written shared memory": (r"""
 __global__ void k(int *out)
 {
@@ -116,9 +151,21 @@ def outcome(name, schedule):
 
 
 def vectorised_only(monkeypatch):
-    """Send every one-lane access the general way (the path the fast one must equal)."""
+    """Send every one-lane access the general way (the path the fast one must equal), the serial
+    loop's scalar loads and stores too."""
     monkeypatch.setattr(Memory, "_lone_access", lambda self, *a: None)
-    monkeypatch.setattr(RaceDetector, "_epochs_decide", lambda self: False)
+    monkeypatch.setattr(RaceDetector, "on_lane_access", Plugin.on_lane_access)   # on_memory_access's
+
+    def load_lane(self, addr, dtype, L, slot, site, want_taint, check_align=True):
+        if not want_taint:
+            return self.load(addr, dtype, L, site, False, check_align)[0]
+        vals, taint = self.load(addr, dtype, L, site, True, check_align)
+        return vals[0], (taint[0] if isinstance(taint, np.ndarray) else taint)
+
+    def store_lane(self, addr, value, dtype, L, slot, site, taint, check_align=True):
+        self.store(addr, value, dtype, L, site, taint, check_align)
+    monkeypatch.setattr(Memory, "load_lane", load_lane)
+    monkeypatch.setattr(Memory, "store_lane", store_lane)
 
 
 @pytest.mark.parametrize("schedule", ["lockstep", "round_robin"])

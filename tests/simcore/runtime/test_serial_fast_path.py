@@ -515,3 +515,100 @@ def test_shift_operators_on_scalars_are_the_shift_ufuncs(first):
                             continue
                         got = op(a_, b_)
                         assert type(got) is type(expected) and got == expected, (first, second, a, b)
+
+
+# ------------------------------------------------------------------ through the watchdog's probes
+# Half of a long loop's steps are probe steps of the repeated-state watchdog; the generated loop
+# runs through them (Watchdog.serial_window), returning only where tick() must see a step.
+
+def _counting(monkeypatch, cls, name, counts):
+    original = getattr(cls, name)
+
+    def counted(self, *args, **kwargs):
+        counts[name] = counts.get(name, 0) + 1
+        return original(self, *args, **kwargs)
+    monkeypatch.setattr(cls, name, counted)
+
+
+def test_the_generated_loop_runs_through_the_watchdogs_probe_steps(monkeypatch):
+    from simcore.runtime.watchdog import Watchdog
+    src, dtype = SERIAL_KERNELS["nested loops"]
+    counts = {}
+    _counting(monkeypatch, Watchdog, "tick", counts)
+    k = simcore.RawKernel(src, "k")
+    k((1,), (64,), (np.zeros(8, dtype), np.int32(3000)))
+    steps = k.last_launch.steps
+    assert steps > 40_000
+    # a tick per step of every probe would be about half of the steps
+    assert counts["tick"] * 20 < steps
+
+
+def test_the_generated_loop_reads_and_writes_memory_without_the_general_path(monkeypatch):
+    from simcore.runtime.memory import Memory
+    src = r"""
+    __global__ void k(unsigned *a, int n)
+    {
+        if (threadIdx.x == 0)
+            for (int i = 0; i < n; ++i)
+                a[i & 15] = a[i & 15] * 3u + (unsigned)i;
+    }"""
+    counts = {}
+    _counting(monkeypatch, Memory, "load", counts)
+    _counting(monkeypatch, Memory, "store", counts)
+    a = np.zeros(16, np.uint32)
+    n = 2000
+    simcore.RawKernel(src, "k")((1,), (64,), (a, np.int32(n)))
+    expected = np.zeros(16, np.uint32)
+    for i in range(n):
+        expected[i & 15] = expected[i & 15] * np.uint32(3) + np.uint32(i)
+    assert (a == expected).all()
+    # the loop's accesses are Memory.load_lane / store_lane calls; load/store only outside it
+    assert counts.get("load", 0) < n // 10 and counts.get("store", 0) < n // 10
+
+
+# endless loops whose state repeats inside the generated loop: found at the general loop's step,
+# with its report (the repeat may involve a NaN register, a store, a signed zero, a long cycle)
+REPEATING = {
+    "a NaN register": r"""
+    __global__ void k(int *out, int n)
+    {
+        if (threadIdx.x == 0) {
+            float x = __int_as_float(0x7fc00000);
+            unsigned i = 0;
+            while (out[0] == 0) { x = x * 2.0f; i ^= 1u; }
+            out[1] = (int)x + i;
+        }
+    }""",
+    "a store inside the loop": r"""
+    __global__ void k(int *out, int n)
+    {
+        if (threadIdx.x == 0) {
+            int i = 0;
+            while (out[0] == 0) { out[1 + (i & 3)] = i; i = (i + 1) & 7; }
+        }
+    }""",
+    "a signed zero": r"""
+    __global__ void k(int *out, int n)
+    {
+        if (threadIdx.x == 0) {
+            float z = 0.0f;
+            while (out[0] == 0) z = -z;
+            out[1] = (int)z;
+        }
+    }""",
+    "a cycle of 300 iterations": r"""
+    __global__ void k(int *out, int n)
+    {
+        if (threadIdx.x == 0) {
+            int i = 0, s = 0;
+            while (out[0] == 0) { i = (i + 1) % 300; s += out[2 + (i & 1)]; s &= 0; }
+        }
+    }""",
+}
+
+
+@pytest.mark.parametrize("name", list(REPEATING))
+def test_a_state_that_repeats_inside_the_generated_loop_is_found_at_the_general_loops_step(name, monkeypatch):
+    results = [_launch(REPEATING[name], np.int32, way, monkeypatch)[0] for way in WAYS]
+    assert results[0] == results[1] == results[2]
+    assert "Endless loop" in results[0][1][1]
