@@ -381,11 +381,16 @@ class Memory:
                     view = self.view(region, dtype)
                 if not (isinstance(value, np.generic) and value.dtype == dtype):
                     value = np.asarray(value, dtype=dtype).reshape(-1)[0]       # the cast the general store makes
+                i = off // size
                 if region.kind == "global":
-                    view[off // size] = value
+                    if self.changes is not None:
+                        self.count_change(view[i:i + 1], value)
+                    view[i] = value
                     return
                 row = int(self.wave.slot_block[slot])
-                view[row, off // size] = value
+                if self.changes is not None:
+                    self.count_change(view[row, i:i + 1], value)
+                view[row, i] = value
                 if region.init is not None:
                     g = off // self.granule
                     region.init[row, g:g + size // self.granule] = True      # as store's (none if narrower)

@@ -291,6 +291,8 @@ class Watchdog:
         s = steps
         last = min(self.probe_end - 1, self.checkpoint_step + self.checkpoint_span - 1,
                    (s // self.clock_every + 1) * self.clock_every - 1)
+        if self.pending is not None:
+            last = min(last, self.pending[2] - 1)      # tick() gives a starved lane its turn there
         small, saved_arrays = self.checkpoint
         point = small[0] if small[1] == (slot, slot + 1) else -1
         key = (id(saved_arrays), slot, names)
