@@ -191,6 +191,7 @@ class BatchedEngine(Engine):
             while True:
                 pick = self.lowest_group(w)
                 if pick is None:
+                    self.look_at_clock()
                     for hook in stalled_hooks:
                         hook()
                     if sync.resolve(w):
