@@ -56,7 +56,7 @@ from . import watchdog as watchdog_clock
 from .watchdog import PROBE_GAP
 
 SWITCH_VARIABLE = "SIMCORE_WARP_BATCHES"     # "0": every launch runs sequentially
-BATCHED_SCHEDULES = frozenset({"adversarial", "round_robin"})
+BATCHED_SCHEDULES = frozenset({"adversarial", "round_robin", "random"})
 
 # Context attributes whose effect depends on the lanes only, never on the order of warps: memory
 # loads and stores (the race check orders them), per-thread local arrays, checked arithmetic,
@@ -70,6 +70,7 @@ ORDER_FREE_CONTEXT = LANE_FREE_CONTEXT | frozenset({
 # run) and warp collectives (their own warp only).
 ORDER_FREE_SYNC_OPS = frozenset({"syncwarp", "shfl", "vote", "reduce", "match"})
 CLOCK_EVERY = 64        # vector steps between two looks at the clock
+RUN_NOW, DEFER_STEP, DEFER_CODE = range(3)     # how the random schedule's batched loop runs a step
 
 
 class Fallback(Exception):
@@ -132,7 +133,8 @@ def attempt(build_engine, prog, launch, values, options, module_vars, block_rang
     pristine = [a.copy() for a in arrays]
     started = None
     try:
-        engine = build_engine(prog, launch, values, options, module_vars=module_vars, engine_class=BatchedEngine)
+        engine_class = RandomBatchedEngine if options.schedule == "random" else BatchedEngine
+        engine = build_engine(prog, launch, values, options, module_vars=module_vars, engine_class=engine_class)
         started = engine.watchdog.started
         if engine.plugins.step:
             raise Fallback("a plugin watches steps")
@@ -233,3 +235,132 @@ class BatchedEngine(Engine):
             return None
         p = int(np.minimum.reduce(w.pc, where=runnable, initial=np.iinfo(w.pc.dtype).max))
         return p, w.as_slice(np.flatnonzero((w.pc == p) & runnable))
+
+
+# ===================================================================== the random schedule
+class RandomBatchedEngine(BatchedEngine):
+    """The random schedule, batched by deferral: the picks are the sequential run's, draw for
+    draw (the same generator, called with the same ranges: Engine.pick's rng.choice(a) draws
+    rng.integers(0, len(a)), and draws nothing from one element), from the true set of runnable
+    warps; but a picked group whose block ends in a goto or branch that cannot make its lanes
+    wait (no reconvergence point among its targets) is not run at once: its lanes keep their
+    point and stay runnable, which is all later picks look at, until a pick needs that warp's
+    state again (the warp is picked again) or no other lane can run. A group arriving at a block
+    barrier or exiting is moved on at once (what becomes of its lanes does not depend on what
+    its block computes) and only its block's code waits. Then every deferred group runs, one
+    vector step per program point (their warps differ: a warp has at most one deferred group).
+    Deferred steps of different warps commute (the module's docstring); a warp's own steps stay
+    in order, and every deferred group has run before a barrier can complete."""
+
+    def loop(self, w):
+        blocks = self.prog.blocks
+        sync = self.sync
+        stalled_hooks = self.plugins.stalled
+        self.watchdog.start_wave(w, self.max_steps)
+        last_step = self.quiet_steps(w)
+        cost = self.block_cost
+        defers = self.deferrable()
+        self.took_all = False
+        self.deferred = {}          # pc -> [lanes of one warp's group]: steps to run
+        self.bodies = {}            # pc -> [the same]: lanes moved on, their block's code to run
+        deferred_warp = np.zeros(w.nwarps, bool)
+        runnable = (w.st == RUN).reshape(w.nwarps, -1).any(axis=1)
+        warps = np.flatnonzero(runnable)
+        draw = self.rng.integers
+        looks = 0
+        with np.errstate(all="ignore"):
+            while True:
+                if len(warps) == 0:
+                    if self.deferred or self.bodies:
+                        self.flush(w)
+                        deferred_warp[:] = False
+                    self.look_at_clock()
+                    for hook in stalled_hooks:
+                        hook()
+                    if sync.resolve(w):
+                        runnable = (w.st == RUN).reshape(w.nwarps, -1).any(axis=1)
+                        warps = np.flatnonzero(runnable)
+                        continue
+                    if (w.st == EXIT).all():
+                        return
+                    raise Fallback("deadlock")
+                wp = int(warps[draw(0, len(warps))]) if len(warps) > 1 else int(warps[0])
+                if deferred_warp[wp]:
+                    self.flush(w)
+                    deferred_warp[:] = False
+                base = wp << WARP_SHIFT
+                part = slice(base, base + (1 << WARP_SHIFT))
+                r = w.st[part] == RUN
+                pcs = np.unique(w.pc[part][r])
+                p = int(pcs[draw(0, len(pcs))]) if len(pcs) > 1 else int(pcs[0])
+                L = w.as_slice(base + np.flatnonzero(r & (w.pc[part] == p)))
+                w.steps += 1
+                if w.steps > last_step:
+                    raise Fallback("past the watchdog's quiet steps")
+                looks += 1
+                if looks % (CLOCK_EVERY * 32) == 0:
+                    self.look_at_clock()
+                self.thread_instructions += w.nlanes(L) * cost[p]
+                how = defers[p]
+                if how == DEFER_STEP:
+                    self.deferred.setdefault(p, []).append(L)
+                    deferred_warp[wp] = True
+                    continue
+                if how == DEFER_CODE:
+                    w.running = L
+                    self.advance(w, blocks[p], L, None)     # (a barrier arrival or an exit reads no condition)
+                    w.running = None
+                    self.bodies.setdefault(p, []).append(L)
+                    deferred_warp[wp] = True
+                else:
+                    self.run_group(w, blocks[p], L)
+                now = bool((w.st[part] == RUN).any())
+                if now != runnable[wp]:
+                    runnable[wp] = now
+                    warps = np.flatnonzero(runnable)
+
+    def deferrable(self):
+        """Per block, how a group's step there may wait: DEFER_STEP (a goto or branch that leaves
+        its lanes runnable: no target is a reconvergence point), DEFER_CODE (a block barrier's
+        arrival or an exit: the lanes move on now, the code waits) or RUN_NOW."""
+        out = []
+        for b in self.prog.blocks:
+            term = b.term
+            if term.kind in ("goto", "branch"):
+                targets = [term.target] if term.kind == "goto" else [term.if_true, term.if_false]
+                out.append(RUN_NOW if any(self.is_join_list[t] for t in targets) else DEFER_STEP)
+            elif term.kind == "exit" or (term.kind == "sync" and self.prog.sync_sites[term.site].op == "bar"):
+                out.append(DEFER_CODE)
+            else:
+                out.append(RUN_NOW)
+        return out
+
+    def run_group(self, w, block, L):
+        """One step of the general loop (lanes L at `block`), without the step count."""
+        w.running = L
+        cond = block.fn(w.R, L, self.ctx)
+        w.joined = False
+        self.advance(w, block, L, cond)
+        w.running = None
+        if w.joined:
+            self.sync.resolve_joins(w)
+
+    @staticmethod
+    def union(w, groups):
+        """The lanes of several warps' groups at one point, sorted (a slice when contiguous)."""
+        if len(groups) == 1:
+            return groups[0]
+        return w.as_slice(np.sort(np.concatenate([w.lane_index(g) for g in groups])))
+
+    def flush(self, w):
+        """Run every deferred group, one vector step per program point."""
+        blocks = self.prog.blocks
+        for p, groups in self.deferred.items():
+            self.run_group(w, blocks[p], self.union(w, groups))
+        self.deferred = {}
+        for p, groups in self.bodies.items():
+            L = self.union(w, groups)
+            w.running = L
+            blocks[p].fn(w.R, L, self.ctx)
+            w.running = None
+        self.bodies = {}

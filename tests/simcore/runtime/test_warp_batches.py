@@ -1,5 +1,5 @@
 """Batched per-warp schedules (simcore/runtime/warp_batches.py): a clean launch of a plain kernel
-under `adversarial` or `round_robin` runs many warps per step and gives exactly the sequential
+under `adversarial`, `round_robin` or `random` runs many warps per step and gives exactly the sequential
 run's outputs, steps and thread-instructions; anything else (a race, a fault, a warning, an
 endless loop, a long wave, the time limit) falls back to the sequential run, whose report,
 steps and outputs are then the launch's, with nothing of the attempt left behind.
@@ -14,7 +14,7 @@ import simcore
 import simcore.runtime.warp_batches as warp_batches
 from simcore.runtime.watchdog import Watchdog
 
-BATCHED = ["adversarial", "round_robin"]
+BATCHED = ["adversarial", "round_robin", "random"]
 
 CLEAN = r"""
 extern "C" __global__ void reduce(float *out, const float *in)
@@ -180,6 +180,17 @@ def test_a_wave_longer_than_the_watchdogs_quiet_steps_falls_back(monkeypatch, at
     assert report is None and attempts[0] is False
 
 
+@pytest.mark.parametrize("seed", [0, 1, 12345])
+def test_the_random_schedules_seed_gives_the_sequential_runs_steps_when_batched(monkeypatch, attempts, seed):
+    rng = np.random.default_rng(seed)
+    values = rng.integers(1, 16, 8 * 96).astype(np.int32)
+    _, steps, _, _, _ = same_as_sequential(monkeypatch, CLEAN, "diverge", (8,), (96,),
+                                           lambda: [np.zeros(8 * 96, np.int32), values], schedule="random", seed=seed)
+    _, steps_reduce, _, _, _ = same_as_sequential(monkeypatch, CLEAN, "reduce", (64,), (128,), reduce_args,
+                                                  schedule="random", seed=seed)
+    assert attempts == [True, True]
+
+
 def test_a_step_limit_within_the_wave_is_kept_and_one_past_it_falls_back(monkeypatch, attempts):
     args = (CLEAN, "reduce", (64,), (128,), reduce_args)
     steps = launch(monkeypatch, *args, batched=False, schedule="adversarial")[1]
@@ -214,7 +225,7 @@ def test_only_plain_kernels_with_every_check_on_are_attempted(monkeypatch, attem
     for source, name, opts in [(atomic, "k", dict(schedule="adversarial")),
                                (CLEAN, "reduce", dict(schedule="adversarial", checks={"race": False})),
                                (CLEAN, "reduce", dict(schedule="adversarial", trace=True)),
-                               (CLEAN, "reduce", dict(schedule="random")),
+                               (CLEAN, "reduce", dict(schedule="lockstep")),
                                (CLEAN, "reduce", dict(schedule="adversarial", model="stack"))]:
         args = [np.zeros(64, np.float32), np.ones(64 * 128, np.float32)] if name == "reduce" else \
             [np.zeros(1, np.int32)]
