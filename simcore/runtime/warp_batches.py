@@ -70,7 +70,7 @@ ORDER_FREE_CONTEXT = LANE_FREE_CONTEXT | frozenset({
 # run) and warp collectives (their own warp only).
 ORDER_FREE_SYNC_OPS = frozenset({"syncwarp", "shfl", "vote", "reduce", "match"})
 CLOCK_EVERY = 64        # vector steps between two looks at the clock
-RUN_NOW, DEFER_STEP, DEFER_CODE = range(3)     # how the random schedule's batched loop runs a step
+RUN_NOW, DEFER_STEP, DEFER_UNLESS_WAITING, DEFER_CODE = range(4)    # how the random schedule's batched loop runs a step
 
 
 class Fallback(Exception):
@@ -259,7 +259,7 @@ class RandomBatchedEngine(BatchedEngine):
         self.watchdog.start_wave(w, self.max_steps)
         last_step = self.quiet_steps(w)
         cost = self.block_cost
-        defers = self.deferrable()
+        defers, join_targets = self.deferrable()
         self.took_all = False
         self.deferred = {}          # pc -> [lanes of one warp's group]: steps to run
         self.bodies = {}            # pc -> [the same]: lanes moved on, their block's code to run
@@ -291,9 +291,13 @@ class RandomBatchedEngine(BatchedEngine):
                 base = wp << WARP_SHIFT
                 part = slice(base, base + (1 << WARP_SHIFT))
                 r = w.st[part] == RUN
-                pcs = np.unique(w.pc[part][r])
-                p = int(pcs[draw(0, len(pcs))]) if len(pcs) > 1 else int(pcs[0])
-                L = w.as_slice(base + np.flatnonzero(r & (w.pc[part] == p)))
+                pcw = w.pc[part]
+                if r.all() and (pcw == pcw[0]).all():
+                    p, L = int(pcw[0]), part       # a convergent warp: one point, nothing drawn
+                else:
+                    pcs = np.unique(pcw[r])
+                    p = int(pcs[draw(0, len(pcs))]) if len(pcs) > 1 else int(pcs[0])
+                    L = w.as_slice(base + np.flatnonzero(r & (pcw == p)))
                 w.steps += 1
                 if w.steps > last_step:
                     raise Fallback("past the watchdog's quiet steps")
@@ -302,6 +306,9 @@ class RandomBatchedEngine(BatchedEngine):
                     self.look_at_clock()
                 self.thread_instructions += w.nlanes(L) * cost[p]
                 how = defers[p]
+                if how == DEFER_UNLESS_WAITING:
+                    # its lanes wait at a reconvergence point they go to only if they recorded it
+                    how = RUN_NOW if np.isin(w.top[L], join_targets[p]).any() else DEFER_STEP
                 if how == DEFER_STEP:
                     self.deferred.setdefault(p, []).append(L)
                     deferred_warp[wp] = True
@@ -321,19 +328,24 @@ class RandomBatchedEngine(BatchedEngine):
 
     def deferrable(self):
         """Per block, how a group's step there may wait: DEFER_STEP (a goto or branch that leaves
-        its lanes runnable: no target is a reconvergence point), DEFER_CODE (a block barrier's
-        arrival or an exit: the lanes move on now, the code waits) or RUN_NOW."""
-        out = []
+        its lanes runnable: no target is a reconvergence point), DEFER_UNLESS_WAITING (one whose
+        targets include reconvergence points: deferred when none of the group's lanes recorded
+        one of them as the point it waits at next, so none of them can stop there), DEFER_CODE
+        (a block barrier's arrival or an exit: the lanes move on now, the code waits) or RUN_NOW;
+        and per block its targets that are reconvergence points."""
+        out, joins = [], []
         for b in self.prog.blocks:
             term = b.term
-            if term.kind in ("goto", "branch"):
-                targets = [term.target] if term.kind == "goto" else [term.if_true, term.if_false]
-                out.append(RUN_NOW if any(self.is_join_list[t] for t in targets) else DEFER_STEP)
+            targets = [term.target] if term.kind == "goto" else \
+                [term.if_true, term.if_false] if term.kind == "branch" else []
+            joins.append(np.array([t for t in targets if self.is_join_list[t]], np.int32))
+            if targets:
+                out.append(DEFER_UNLESS_WAITING if len(joins[-1]) else DEFER_STEP)
             elif term.kind == "exit" or (term.kind == "sync" and self.prog.sync_sites[term.site].op == "bar"):
                 out.append(DEFER_CODE)
             else:
                 out.append(RUN_NOW)
-        return out
+        return out, joins
 
     def run_group(self, w, block, L):
         """One step of the general loop (lanes L at `block`), without the step count."""
