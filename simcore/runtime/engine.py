@@ -64,7 +64,7 @@ def scalar_blocks(prog):
 
 
 class Engine:
-    def __init__(self, prog, launch, memory, ctx, options, report, plugins):
+    def __init__(self, prog, launch, memory, ctx, options, report, plugins, started=None):
         self.prog = prog
         self.launch = launch
         self.memory = memory
@@ -94,7 +94,9 @@ class Engine:
         self.wave = None
         self._adv_warp, self._rr_warp = None, -1     # schedule state, kept across waves
         self.yielded = None     # lanes that yield to starved ones (yield_lanes), or None
-        self.watchdog = Watchdog(self, launch.kernel, time.monotonic(), options.time_limit)
+        # (started: when the launch's time limit began, if not now: a batched attempt's start)
+        self.watchdog = Watchdog(self, launch.kernel, time.monotonic() if started is None else started,
+                                 options.time_limit)
 
     @property
     def steps(self):

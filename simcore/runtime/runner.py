@@ -9,6 +9,7 @@ from .allocator import keep_freed_memory
 from .context import Context
 from .engine import Engine, source_lines
 from .memory import Memory, PointerTable, StructArgument
+from . import warp_batches
 from ..checks import REGISTERED, build_plugins
 from ..checks.report import Reporter
 
@@ -18,11 +19,14 @@ def module_storage(prog):
     return {v.name: np.frombuffer(v.init, np.uint8).copy() for v in prog.module_vars}
 
 
-def build_engine(prog, launch, values, options, extra_plugins=(), module_vars=None):
+def build_engine(prog, launch, values, options, extra_plugins=(), module_vars=None, engine_class=Engine,
+                 started=None):
     """The engine of one launch, ready to run. values: the marshalled arguments; extra_plugins:
     plugin classes to build for this launch whatever the options say (e.g. a profiler);
     module_vars: the bytes of the module's __device__/__constant__ variables, name -> uint8
-    array, written in place (default: fresh ones with their initial values)."""
+    array, written in place (default: fresh ones with their initial values); engine_class: the
+    step loop's kind (warp_batches.BatchedEngine); started: the time.monotonic() the launch's
+    time limit counts from (default: now)."""
     keep_freed_memory()     # a launch's arrays reuse the last launch's pages (see allocator.py)
     report = Reporter(prog, launch, options, *source_lines(prog))
     extra = [cls(launch, prog, report, options) for cls in extra_plugins]
@@ -38,7 +42,7 @@ def build_engine(prog, launch, values, options, extra_plugins=(), module_vars=No
         memory.add_local(var, structs.get(var.param) if var.param else None)
     if prog.module_vars:
         memory.add_module_variables(prog.module_vars, module_storage(prog) if module_vars is None else module_vars)
-    return Engine(prog, launch, memory, ctx, options, report, plugins)
+    return engine_class(prog, launch, memory, ctx, options, report, plugins, started)
 
 
 def global_arguments(memory, prog, values):
@@ -77,8 +81,16 @@ def run_launch(prog, launch, values, options, extra_plugins=(), block_ranges=Non
     """Run a launch and fill its record (steps, warnings, and what the plugins add, such as the
     trace), also when it faults. block_ranges: [(first block, count)] to run only those blocks,
     each range as one wave (default: every block). -> the engine (its plugins hold what they
-    collected: `engine.plugins.of_type(cls)`)."""
-    engine = build_engine(prog, launch, values, options, extra_plugins, module_vars)
+    collected: `engine.plugins.of_type(cls)`). A per-warp schedule's launch is first attempted
+    batched (warp_batches.py); unless that ends cleanly, it runs here as always."""
+    started = None
+    if block_ranges is None and warp_batches.eligible(prog, launch, options, extra_plugins):
+        engine, started = warp_batches.attempt(build_engine, prog, launch, values, options, module_vars,
+                                               block_ranges)
+        if engine is not None:
+            fill_record(engine, launch)
+            return engine
+    engine = build_engine(prog, launch, values, options, extra_plugins, module_vars, started=started)
     with recording(engine, launch):
         engine.run(block_ranges)
     return engine
@@ -92,7 +104,12 @@ def recording(engine, launch):
     try:
         yield engine
     finally:
-        launch.steps = engine.steps
-        launch.thread_instructions = engine.thread_instructions
-        launch.warnings = list(engine.report.warnings)
-        engine.plugins.end_launch(launch)
+        fill_record(engine, launch)
+
+
+def fill_record(engine, launch):
+    """The launch record's steps, thread-instructions, warnings and the plugins' additions."""
+    launch.steps = engine.steps
+    launch.thread_instructions = engine.thread_instructions
+    launch.warnings = list(engine.report.warnings)
+    engine.plugins.end_launch(launch)
