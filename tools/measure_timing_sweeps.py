@@ -35,7 +35,7 @@ BLIND_ROLES = ("heldout2",)
 
 try:
     from barrier_course.lessons import validation_kernels
-except ImportError:                       # a bare copy next to this script (GPU machine)
+except ImportError:       # bare copies of validation_kernels.py and tuning_kernels.py next to this script
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
     import validation_kernels
 

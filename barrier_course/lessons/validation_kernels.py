@@ -18,12 +18,18 @@ launch shape, inputs and a numpy check. `role` splits them:
 
 `tools/measure_timing_sweeps.py` measures every row on a GPU (CuPy events);
 `tools/validate_timing_model.py` compares simcore's estimates with those measurements.
-numpy only (no simcore, no CuPy), so the file can travel to a GPU machine on its own.
+numpy only (no simcore, no CuPy), so the file can travel to a GPU machine with tuning_kernels.py,
+whose sources it shares.
 Sources are plain CUDA C in simcore's subset; BLOCK is passed as `-DBLOCK=...`.
 """
 from dataclasses import dataclass, field
 
 import numpy as np
+
+try:
+    from .tuning_kernels import SOURCES as TUNING_SOURCES
+except ImportError:                       # a bare copy next to tuning_kernels.py (GPU machine)
+    from tuning_kernels import SOURCES as TUNING_SOURCES
 
 BLOCKS = (32, 64, 128, 256, 512, 1024)
 SMS = 132
@@ -238,23 +244,7 @@ extern "C" __global__ void stencil_steps(const float *in, float *out, int n)
         out[i] = a[STEPS + t];
 }
 """
-SRC["tree_sum_atomic"] = r"""
-extern "C" __global__ void tree_sum_atomic(const float *in, float *total, int n)
-{
-    __shared__ float partial[BLOCK];
-    int t = threadIdx.x;
-    int i = blockIdx.x * BLOCK + t;
-    partial[t] = (i < n) ? in[i] : 0.0f;
-    __syncthreads();
-    for (int half = BLOCK / 2; half > 0; half /= 2) {
-        if (t < half)
-            partial[t] += partial[t + half];
-        __syncthreads();
-    }
-    if (t == 0)
-        atomicAdd(total, partial[0]);
-}
-"""
+SRC["tree_sum_atomic"] = TUNING_SOURCES["tree_sum_atomic"]      # the same kernel the lessons tune
 SRC["block_scan"] = r"""
 extern "C" __global__ void block_scan(const float *in, float *out, float *block_sums, int n)
 {
@@ -285,24 +275,6 @@ extern "C" __global__ void transpose_naive(const float *in, float *out, int widt
     int y = blockIdx.y * (BLOCK / 32) + threadIdx.y;
     if (x < width && y < height)
         out[x * height + y] = in[y * width + x];
-}
-"""
-SRC["transpose_tiled"] = r"""
-#define ROWS (BLOCK / 32)
-extern "C" __global__ void transpose_tiled(const float *in, float *out, int width, int height)
-{
-    __shared__ float tile[32][33];
-    int x = blockIdx.x * 32 + threadIdx.x;
-    int y = blockIdx.y * 32 + threadIdx.y;
-    for (int j = 0; j < 32; j += ROWS)
-        if (x < width && y + j < height)
-            tile[threadIdx.y + j][threadIdx.x] = in[(y + j) * width + x];
-    __syncthreads();
-    x = blockIdx.y * 32 + threadIdx.x;
-    y = blockIdx.x * 32 + threadIdx.y;
-    for (int j = 0; j < 32; j += ROWS)
-        if (x < height && y + j < width)
-            out[(y + j) * height + x] = tile[threadIdx.x][threadIdx.y + j];
 }
 """
 SRC["matmul_tiled"] = r"""
@@ -728,13 +700,8 @@ def _build():
     add(Sweep("block_scan/2^22", H, "block_scan", SRC["block_scan"], one_per_thread(n),
               lambda rng: (_ints(rng, n), np.zeros(n, np.float32), np.zeros(n // 32, np.float32), np.int32(n)),
               _scan_check))
-    side = 2048
-    square = lambda rng: (_ints(rng, side * side), np.zeros(side * side, np.float32), np.int32(side), np.int32(side))  # noqa
-    tcheck = lambda ins, outs, b: _equal(outs[1], ins[0].reshape(side, side).T.ravel(), "transpose")  # noqa
-    add(Sweep("transpose_naive/2048^2", H, "transpose_naive", SRC["transpose_naive"],
-              lambda b: ((side // 32, side // (b // 32)), (32, b // 32)), square, tcheck))
-    add(Sweep("transpose_tiled/2048^2", H, "transpose_tiled", SRC["transpose_tiled"],
-              lambda b: ((side // 32, side // 32), (32, b // 32)), square, tcheck))
+    add(_transpose_sweep("transpose_naive/2048^2", H, "transpose_naive", 2048))
+    add(_transpose_sweep("transpose_tiled/2048^2", H, "transpose_tiled_pad", 2048, {"PAD": 1}))
     m = 1024
     add(Sweep("matmul_tiled/1024^2", H, "matmul_tiled", SRC["matmul_tiled"],
               lambda b, m=m: ((m // _tile(b), m // _tile(b)), (_tile(b), _tile(b))),

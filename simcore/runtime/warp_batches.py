@@ -182,7 +182,7 @@ class BatchedEngine(Engine):
 
     def loop(self, w):
         blocks = self.prog.blocks
-        R, ctx, sync = w.R, self.ctx, self.sync
+        sync = self.sync
         stalled_hooks = self.plugins.stalled
         self.watchdog.start_wave(w, self.max_steps)
         last_step = self.quiet_steps(w)
@@ -209,14 +209,17 @@ class BatchedEngine(Engine):
                 if looks % CLOCK_EVERY == 0:
                     self.look_at_clock()
                 self.thread_instructions += w.nlanes(L) * cost[pc]
-                block = blocks[pc]
-                w.running = L
-                cond = block.fn(R, L, ctx)
-                w.joined = False
-                self.advance(w, block, L, cond)
-                w.running = None
-                if w.joined:
-                    sync.resolve_joins(w)
+                self.run_group(w, blocks[pc], L)
+
+    def run_group(self, w, block, L):
+        """One step of the general loop (lanes L at `block`), without the step count."""
+        w.running = L
+        cond = block.fn(w.R, L, self.ctx)
+        w.joined = False
+        self.advance(w, block, L, cond)
+        w.running = None
+        if w.joined:
+            self.sync.resolve_joins(w)
 
     def look_at_clock(self):
         """Past the time limit: the sequential run, whose limit counts from the attempt's start,
@@ -346,16 +349,6 @@ class RandomBatchedEngine(BatchedEngine):
             else:
                 out.append(RUN_NOW)
         return out, joins
-
-    def run_group(self, w, block, L):
-        """One step of the general loop (lanes L at `block`), without the step count."""
-        w.running = L
-        cond = block.fn(w.R, L, self.ctx)
-        w.joined = False
-        self.advance(w, block, L, cond)
-        w.running = None
-        if w.joined:
-            self.sync.resolve_joins(w)
 
     @staticmethod
     def union(w, groups):

@@ -129,17 +129,22 @@ def test_a_waiter_whose_registers_keep_changing_does_not_starve_the_writer():
 LONG_CYCLES = [(p, s) for p in (64, 1000) for s in ("lockstep", "round_robin", "adversarial", "random")]
 
 
-@pytest.mark.parametrize("period,schedule", LONG_CYCLES, ids=[f"{p}-{s}" for p, s in LONG_CYCLES])
-def test_endless_loops_with_long_cycles_are_found_from_the_state(period, schedule):
-    """The state repeats only every `period` iterations (four warps interleaved: a cycle of up to
-    8 * period steps): Brent's checkpoint in probes of growing length, half of the steps probed,
-    finds it within a budget of steps of about 8 cycles, far before any time limit."""
+def period_loop(period):
+    """A wait on a flag nobody sets whose register state repeats every `period` iterations."""
     src = r'''extern "C" __global__ void k(volatile int *flag, int *count) {
     int i = 0;
     while (flag[0] == 0) { i = (i + 1) % PERIOD; }
     count[0] = i;
 }'''.replace("PERIOD", str(period))
-    k = simcore.RawKernel(src, "k")
+    return simcore.RawKernel(src, "k")
+
+
+@pytest.mark.parametrize("period,schedule", LONG_CYCLES, ids=[f"{p}-{s}" for p, s in LONG_CYCLES])
+def test_endless_loops_with_long_cycles_are_found_from_the_state(period, schedule):
+    """The state repeats only every `period` iterations (four warps interleaved: a cycle of up to
+    8 * period steps): Brent's checkpoint in probes of growing length, half of the steps probed,
+    finds it within a budget of steps of about 8 cycles, far before any time limit."""
+    k = period_loop(period)
     with pytest.raises(simcore.StepLimit) as info:
         k((2,), (64,), (np.zeros(2, np.int32), np.zeros(2, np.int32)), schedule=schedule, time_limit=600)
     assert info.value.kind == "step_limit" and "Endless loop" in str(info.value)
@@ -262,7 +267,7 @@ def test_grading_says_the_graders_time_limit_was_reached_not_that_the_code_is_wr
     with pytest.raises(KernelCheckFailed) as info:
         check_kernel(src, "k", make_args=lambda n, block, rng: ((1,), (np.zeros(2, np.int32), np.int32(n))),
                      reference=lambda args, n, block: {}, block_sizes=(32,), sizes=(32,),
-                     schedules=("lockstep",), gpu=False, quiet=True)
+                     schedules=("lockstep",), on_gpu=False, quiet=True)
     text = str(info.value)
     assert text.startswith("The grader's time limit was reached") and "not a fault found in your code" in text
     assert "[time_limit]" in text and "Endless" not in text
@@ -406,12 +411,7 @@ def test_round_robin_finds_an_endless_loop_of_many_warps_within_a_step_budget():
     now the state at each round's start is compared, found about one cycle after that watch
     begins."""
     period, warps = 600, 64
-    src = r'''extern "C" __global__ void k(volatile int *flag, int *count) {
-    int i = 0;
-    while (flag[0] == 0) { i = (i + 1) % PERIOD; }
-    count[0] = i;
-}'''.replace("PERIOD", str(period))
-    k = simcore.RawKernel(src, "k")
+    k = period_loop(period)
     with pytest.raises(simcore.StepLimit) as info:
         k((2,), (1024,), (np.zeros(2, np.int32), np.zeros(2, np.int32)), schedule="round_robin", time_limit=600)
     assert "Endless loop" in str(info.value) and info.value.report["line"] == 3
