@@ -863,7 +863,13 @@ class RaceDetector(Plugin):
         partial = None
         if self.lane_clocks and other_tid >= 0 and other_tid // 32 == tid // 32:
             partial = tid if region.kind == "shared" else tid - e.gslot_base
-        hand_off = None if self.sync is None else ("plain_flag" if plain_flag else "fences")
+        hand_off = None
+        if self.sync is not None:
+            hand_off = "plain_flag" if plain_flag else "fences"
+            if other_tid >= 0 and not plain_flag:
+                base = 0 if region.kind == "global" else e.gslot_base    # launch-wide thread numbers
+                if self.sync.saw_unacquired_release(tid + base, other_tid + base):
+                    hand_off = "no_acquire_fence"
         self.report.race(hazard, region, elem, first, second, cross_block=cross, partial_warp_sync=partial,
                          hand_off=hand_off)
 

@@ -101,6 +101,15 @@ class ReleaseAcquire:
             known[thread - lo] = True
         return bool(known.all())
 
+    def saw_unacquired_release(self, reader, writer):
+        """Whether `reader`'s strong reads since its last fence saw a release of `writer` that
+        would teach it something about `writer`: a hand-off that lacks only its acquire fence."""
+        seen = self.observed.get(reader)
+        if seen is None:
+            return False
+        known = self.clock[reader, writer]
+        return any(row is not None and row[writer] > known for row in seen)
+
     # ---- what moves the clocks
     def fence(self, threads, device_wide):
         """Fences by `threads`: first each acquires what its strong reads observed (a device fence

@@ -186,7 +186,10 @@ class Reporter:
             return ("waiting", s.line, f"waiting at {s.name}() on {s.where}")
         line = self.block_line[pc] if pc < len(self.block_line) else 0
         if st == RUN and not line:
-            return ("running", 0, "at the end of the kernel, about to exit")
+            ahead = self.next_line(pc)
+            if not ahead:
+                return ("running", 0, "at the end of the kernel, about to exit")
+            return ("running", ahead, f"about to run line {ahead}")
         if st == JOIN:
             branch = self.join_branch_line.get(pc, 0)
             where = f"at the end of the branch or loop of line {branch}" if branch else f"on line {line}"
@@ -195,6 +198,25 @@ class Reporter:
         if st == PARK:
             return ("parked", line, f"parked before line {line} until the other side of the branch finishes")
         return ("running", line, f"about to run line {line}")
+
+    def next_line(self, pc):
+        """The first source line a lane at the line-less block `pc` runs next (a join or a loop's
+        back edge leads on through gotos), or 0 when only the kernel's exit is ahead."""
+        blocks = self.prog.blocks
+        for _ in range(len(blocks)):
+            if pc >= len(self.block_line):
+                return 0
+            if self.block_line[pc]:
+                return self.block_line[pc]
+            term = blocks[pc].term
+            if getattr(term, "line", 0):
+                return term.line
+            if hasattr(term, "site"):                   # a sync point: its own line
+                return self.prog.sync_sites[term.site].line
+            if not hasattr(term, "target"):
+                return 0
+            pc = term.target
+        return 0
 
     # ---- faults raised while a block runs
     def read_only(self, region, L, site):
@@ -607,6 +629,8 @@ class Reporter:
     def race(self, hazard, region, elem, first, second, cross_block=False, partial_warp_sync=None,
              hand_off=None):
         """first/second: dicts with slot, site, kind ('read'/'write'/'atomic'), plus block.
+        hand_off "no_acquire_fence": the second thread's strong read saw the first's release,
+        and only the fence after that read is missing.
         partial_warp_sync: when both threads are in one warp, and some __syncwarp of the kernel may
         name only part of it (a mask, a tile's sync()), the wave slot of the second: the fix then
         says what such a sync orders. hand_off: in a kernel that fences, "fences" (the text says
@@ -627,6 +651,22 @@ class Reporter:
                         "keep the flag in a register: a loop that waits on it may never see it change.",
                         "read the flag with a volatile load (*(volatile int*)&...) or an atomic (atomicAdd(p, 0)), "
                         "then __threadfence(), before using what the writer published.",
+                        locs, second["who"], hazard=hazard, array=region.name, index=elem,
+                        cross_block=cross_block, at_line=l2)
+        if hand_off == "no_acquire_fence":
+            between = " between blocks" if cross_block else ""
+            scope = "__threadfence()" if cross_block else "__threadfence() (or __threadfence_block(): both threads are in one block)"
+            self.raise_("race", f"Data race{between} ({names[hazard]} hazard) on {region.name}[{elem}]: the hand-off "
+                        "has no fence after its read",
+                        f"{first['who']} {_past(first['kind'])} {region.name}[{elem}] at line {l1} and then released "
+                        f"it (a fence, then an atomic or volatile write of a flag or lock), and {second['who']} read "
+                        f"that flag or lock with an atomic or volatile load, but did not execute a fence between that "
+                        f"read and its {second['kind']} at line {l2}. Without that fence the hand-off acquires "
+                        "nothing: the GPU may perform the access at line "
+                        f"{l2} before the read of the flag, so it can see the old value.",
+                        f"put {scope} right after the read that sees the flag (after the atomicCAS that takes "
+                        "the lock, or after the loop that waits for the flag), before line "
+                        f"{l2}: a hand-off needs a fence on each side.",
                         locs, second["who"], hazard=hazard, array=region.name, index=elem,
                         cross_block=cross_block, at_line=l2)
         if cross_block and hand_off:

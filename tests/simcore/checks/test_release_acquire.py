@@ -537,3 +537,45 @@ def test_a_hand_off_orders_only_what_its_own_flag_released(cfg):
     assert (a[2] == 7 * (63 - np.arange(64))).all()
     with pytest.raises(simcore.DataRace):
         simcore.RawKernel(PER_THREAD_FLAGS.replace("WAIT", "t"), "k")((2,), (64,), args(), **cfg)
+
+
+LOCK_WITHOUT_ACQUIRE_FENCE = r"""
+extern "C" __global__ void k(int *lock, int *sum) {
+    bool done = false;
+    while (!done) {
+        if (atomicCAS(lock, 0, 1) == 0) {
+            *sum += threadIdx.x;
+            __threadfence();
+            atomicExch(lock, 0);
+            done = true;
+        }
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("cfg", SCHEDULES, ids=_id)
+def test_a_lock_without_its_acquire_fence_is_reported_as_that_missing_fence(cfg):
+    k = simcore.RawModule(code=LOCK_WITHOUT_ACQUIRE_FENCE).get_function("k")
+    with pytest.raises(simcore.DataRace) as err:
+        k((2,), (64,), (np.zeros(1, np.int32), np.zeros(1, np.int32)), **cfg)
+    text = str(err.value)
+    assert "the hand-off has no fence after its read" in text.splitlines()[0]
+    assert "put __threadfence()" in text and "after the atomicCAS that takes the lock" in text
+    assert "put __syncthreads() between" not in text
+
+
+def test_the_same_lock_with_its_acquire_fence_is_legal():
+    fixed = LOCK_WITHOUT_ACQUIRE_FENCE.replace("== 0) {\n", "== 0) {\n            __threadfence();\n")
+    out = np.zeros(1, np.int32)
+    for cfg in SCHEDULES:
+        out[:] = 0
+        simcore.RawModule(code=fixed).get_function("k")((2,), (64,), (np.zeros(1, np.int32), out), **cfg)
+        assert out[0] == 2 * sum(range(64))
+
+
+def test_where_every_warp_was_names_the_line_a_lane_at_a_loops_back_edge_runs_next():
+    k = simcore.RawModule(code=LOCK_WITHOUT_ACQUIRE_FENCE).get_function("k")
+    with pytest.raises(simcore.DataRace) as err:
+        k((2,), (64,), (np.zeros(1, np.int32), np.zeros(1, np.int32)), schedule="lockstep")
+    assert "warp 1: all lanes about to run line 4" in str(err.value)
