@@ -2240,6 +2240,22 @@ entry("y_uniform_flag_racy", grid=(1,), block=(64,),
           "write); the condition would be uniform only if the read were ordered")
 
 
+entry("same_value_flag_writes", grid=(4,), block=(128,),
+      make_args=lambda: (i32(512, lo=-40, hi=2, seed=281), zeros(4)),
+      reference=lambda a: {1: (a[0].reshape(4, 128) > 0).any(axis=1).astype(np.int32)},
+      expect="warning",
+      why="unordered writes of one value leave that value in any order: defined on the GPU "
+          "(PTX does not require data-race freedom; racecheck compares the values), a race "
+          "under C++'s rules, hence a warning")
+
+entry("different_value_flag_writes", grid=(4,), block=(128,),
+      make_args=lambda: (i32(512, lo=-40, hi=2, seed=281), zeros(4)),
+      intended=lambda a: {1: np.array([max(np.flatnonzero(r > 0), default=-1)
+                                       for r in a[0].reshape(4, 128)], np.int32)},
+      expect="race",
+      why="the writers store different values, so the one left depends on their order")
+
+
 def _y_lbbb_args():
     x = i32(64, lo=0, hi=200, seed=244)
     x[:2] = [10, 190]

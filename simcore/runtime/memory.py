@@ -112,6 +112,8 @@ class Region:
     const: bool = False          # every parameter that points into it points to const
     init: np.ndarray = None      # shared: which granules hold a written value (uninitialized check);
                                  # local: which bytes (always tracked: an unwritten local is undefined)
+    incoming: tuple = None       # the plain store being checked: (byte offsets, values, dtype), set
+                                 # before the write hooks run, so a check can compare it with memory
 
 
 class Memory:
@@ -303,6 +305,7 @@ class Memory:
     def _lone_store(self, found, value, dtype, L, site):
         region, off, slot = found
         size = dtype.itemsize
+        region.incoming = (off, value, dtype)
         for hook in self.plugins.lane_access:
             hook(region, off, size, "write", L, slot, site)
         view = self.view(region, dtype)
@@ -374,6 +377,7 @@ class Memory:
         if region is not None and region.kind != "local" and not region.readonly and defined:
             off = a - ((rid << REGION_SHIFT) + HALF)       # region_base(rid), without the call
             if off >= 0 and off + size <= region.nbytes and not (check_align and size > 1 and off & (size - 1)):
+                region.incoming = (off, value, dtype)
                 for hook in self.plugins.lane_access:
                     hook(region, off, size, "write", L, slot, site)
                 view = self._views.get((rid, dtype))
@@ -475,6 +479,7 @@ class Memory:
         if region.kind == "local":
             self._store_local(region, dtype, Lk, offk, value, taint)
             return
+        region.incoming = (offk, value, dtype)
         for hook in self.plugins.memory_access:
             hook(region, offk, dtype.itemsize, "write", Lk, site)
         view = self.view(region, dtype)
