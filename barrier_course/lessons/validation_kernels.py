@@ -1054,7 +1054,7 @@ def _heldout3_rows(add):
     n = 1 << 18
     step, taps = 4, 32
     add(Sweep("window_sum_s4_t32/2^18", H3, "window_sum", SRC["window_sum"], one_per_thread(n),
-              lambda rng: (_ints(rng, n * step + taps), np.zeros(n, np.float32), np.int32(n)),
+              lambda rng, n=n: (_ints(rng, n * step + taps), np.zeros(n, np.float32), np.int32(n)),
               _window_sum_check(n, step, taps), macros={"STEP": step, "TAPS": taps}))
     side = 1024
     add(Sweep("stencil_2d_shared/1024^2", H3, "stencil_2d_shared", SRC["stencil_2d_shared"],
@@ -1094,7 +1094,8 @@ def _heldout3_rows(add):
     for k in (16, 128):
         add(Sweep(f"atomic_spread_k{k}/2^21", H3, "atomic_spread_global", SRC["atomic_spread_global"],
                   one_per_thread(n),
-                  lambda rng, k=k: (rng.integers(0, k, n).astype(np.int32), np.zeros(k, np.float32), np.int32(n)),
+                  lambda rng, k=k, n=n: (rng.integers(0, k, n).astype(np.int32), np.zeros(k, np.float32),
+                                         np.int32(n)),
                   lambda ins, outs, b, k=k: _equal(outs[1], np.bincount(ins[0], minlength=k), "atomic_spread")))
     n = 1 << 22
     add(Sweep("early_exit_every_third/2^22", H3, "early_exit_every_third", SRC["early_exit_every_third"],
@@ -1105,11 +1106,12 @@ def _heldout3_rows(add):
               _quadruple_work_check(n, 32), macros={"WORK": 32}))
     small = 1 << 13
     add(Sweep("copy/2^13", H3, "copy", SRC["copy"], one_per_thread(small),
-              lambda rng: (_ints(rng, small), np.zeros(small, np.float32), np.int32(small)),
+              lambda rng, small=small: (_ints(rng, small), np.zeros(small, np.float32), np.int32(small)),
               lambda ins, outs, b: _equal(outs[1], ins[0], "copy")))
     small = 1 << 11
     add(Sweep("two_stage_shuffle_sum/2^11", H3, "two_stage_shuffle_sum", SRC["two_stage_shuffle_sum"],
-              one_per_thread(small), lambda rng: (_ints(rng, small, 0, 3), np.zeros(1, np.float32), np.int32(small)),
+              one_per_thread(small),
+              lambda rng, small=small: (_ints(rng, small, 0, 3), np.zeros(1, np.float32), np.int32(small)),
               lambda ins, outs, b: _sum_check(ins, outs, b, "two_stage_shuffle_sum")))
 
 
@@ -1124,8 +1126,8 @@ def _microbench3_rows(add):
     block, reps, grid = 256, 256, 2 * SMS
     for foot in (1024, 8192, 32768, 65536):
         add(Sweep(f"mb3/l1_footprint/F{foot}", M, "l1_footprint", SRC["l1_footprint"], fixed_grid(grid),
-                  lambda rng, foot=foot: (_ints(rng, grid * foot), np.zeros(grid * block, np.float32),
-                                          np.int32(grid * block)),
+                  lambda rng, foot=foot, grid=grid: (_ints(rng, grid * foot), np.zeros(grid * block, np.float32),
+                                                     np.int32(grid * block)),
                   _l1_footprint_check(foot, reps, block), blocks=(block,), macros={"FOOT": foot, "REPS": reps}))
     for width in (64, 256, 4096):
         add(Sweep(f"mb3/row_sum_per_thread/{width}^2", M, "row_sum_per_thread", SRC["row_sum_per_thread"],
@@ -1137,7 +1139,7 @@ def _microbench3_rows(add):
     n = 1 << 20
     for grid in (1, 2, 4, 16):
         add(Sweep(f"mb3/grid_stride_sum/grid{grid}/2^20", M, "grid_stride_sum", SRC["grid_stride_sum"],
-                  fixed_grid(grid), lambda rng: (_ints(rng, n, 0, 3), np.zeros(1, np.float32), np.int32(n)),
+                  fixed_grid(grid), lambda rng, n=n: (_ints(rng, n, 0, 3), np.zeros(1, np.float32), np.int32(n)),
                   lambda ins, outs, b: _sum_check(ins, outs, b, "grid_stride_sum")))
 
 
