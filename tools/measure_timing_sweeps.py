@@ -1,7 +1,7 @@
 """Measure the timing model's validation sweeps (and ex08's answers) on a real GPU.
 
     python tools/measure_timing_sweeps.py --out DIR [--reps 25] [--warmup 3] [--answers FILE]
-                                          [--only NAME] [--roles heldout2,microbench] [--budget-s 400]
+                                          [--only NAME,...] [--roles heldout2,microbench] [--budget-s 400]
 
 Needs CuPy and an NVIDIA GPU; not simcore. Sweeps: `barrier_course/lessons/validation_kernels.py`
 (imported from the package, or from a copy next to this script). For each sweep and block size:
@@ -31,7 +31,7 @@ import time
 
 import numpy as np
 
-BLIND_ROLES = ("heldout2",)
+BLIND_ROLES = ("heldout2", "heldout3")
 
 try:
     from barrier_course.lessons import validation_kernels
@@ -131,7 +131,7 @@ def main(argv=None):
     ap.add_argument("--reps", type=int, default=25)
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--answers", type=pathlib.Path)
-    ap.add_argument("--only")
+    ap.add_argument("--only", help="comma-separated name parts: measure the sweeps whose name has one")
     ap.add_argument("--roles", help="comma-separated roles to measure (default: every sweep)")
     ap.add_argument("--budget-s", type=float, default=400.0, help="stop starting sweeps after this long")
     args = ap.parse_args(argv)
@@ -162,7 +162,7 @@ def main(argv=None):
                     print(f"ex08 {answer['name']} n={n}: FAILED {type(exc).__name__}: {exc}", flush=True)
         out.write_text(json.dumps(result, indent=1) + "\n")
     for sweep in validation_kernels.SWEEPS:
-        if args.only and args.only not in sweep.name:
+        if args.only and not any(part in sweep.name for part in args.only.split(",")):
             continue
         if args.roles and sweep.role not in args.roles.split(","):
             continue

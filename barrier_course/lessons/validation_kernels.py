@@ -11,7 +11,9 @@ launch shape, inputs and a numpy check. `role` splits them:
     measured before the model's errors on them were looked at. Its errors have since been seen,
     so it is now a development set: rules may be checked on it, and docs/timing-validation.md
     reports it apart from the training set;
-  * "heldout2": the second held-out set, fixed and committed before it was measured; no rule or
+  * "heldout2": the second held-out set, fixed and committed before it was measured. Its errors
+    were seen in the session that froze its rules, so it is now a development set too;
+  * "heldout3": the third held-out set, fixed and committed before it was measured; no rule or
     parameter is changed after seeing the model's errors on it;
   * "microbench": microbenchmarks (launch floor, strided global access, bank conflicts, atomics
     spread over k addresses...): where parameters come from.
@@ -527,6 +529,127 @@ extern "C" __global__ void row_sum_per_thread(const float *m, float *sums, int w
 }
 """
 
+# ---------------------------------------------------------------- sources of the third held-out set
+SRC["window_sum"] = r"""
+// out[i] = in[i * STEP] + ... + in[i * STEP + TAPS - 1]: overlapping windows, so a warp reads
+// the same few lines at every tap (global loads reused from the L1)
+extern "C" __global__ void window_sum(const float *in, float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        float s = 0.0f;
+        for (int c = 0; c < TAPS; c++)
+            s += in[i * STEP + c];
+        out[i] = s;
+    }
+}
+"""
+SRC["stencil_2d_shared"] = r"""
+// a 5-point 2-D stencil through a (BLOCK / 32 + 2) x 34 shared tile with its halo; blocks of
+// 32 x (BLOCK / 32) threads
+#define ROWS (BLOCK / 32)
+extern "C" __global__ void stencil_2d_shared(const float *in, float *out, int w, int h)
+{
+    __shared__ float tile[ROWS + 2][34];
+    int tx = threadIdx.x, ty = threadIdx.y;
+    int x = blockIdx.x * 32 + tx;
+    int y = blockIdx.y * ROWS + ty;
+    tile[ty + 1][tx + 1] = (x < w && y < h) ? in[y * w + x] : 0.0f;
+    if (tx == 0)
+        tile[ty + 1][0] = (x > 0 && y < h) ? in[y * w + x - 1] : 0.0f;
+    if (tx == 31)
+        tile[ty + 1][33] = (x + 1 < w && y < h) ? in[y * w + x + 1] : 0.0f;
+    if (ty == 0)
+        tile[0][tx + 1] = (y > 0 && x < w) ? in[(y - 1) * w + x] : 0.0f;
+    if (ty == ROWS - 1)
+        tile[ROWS + 1][tx + 1] = (y + 1 < h && x < w) ? in[(y + 1) * w + x] : 0.0f;
+    __syncthreads();
+    if (x > 0 && x < w - 1 && y > 0 && y < h - 1)
+        out[y * w + x] = 0.5f * tile[ty + 1][tx + 1]
+            + 0.125f * (tile[ty + 1][tx] + tile[ty + 1][tx + 2] + tile[ty][tx + 1] + tile[ty + 2][tx + 1]);
+}
+"""
+SRC["warp_inclusive_scan"] = r"""
+// an inclusive scan of every warp's 32 elements with __shfl_up_sync only (no shared memory)
+extern "C" __global__ void warp_inclusive_scan(const float *in, float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int lane = threadIdx.x % 32;
+    float v = (i < n) ? in[i] : 0.0f;
+    for (int d = 1; d < 32; d *= 2) {
+        float u = __shfl_up_sync(0xffffffffu, v, d);
+        if (lane >= d)
+            v += u;
+    }
+    if (i < n)
+        out[i] = v;
+}
+"""
+SRC["grid_stride_copy_float2"] = r"""
+// out[i] = in[i] for n2 float2s over a grid-stride loop (a fixed grid), 8 bytes per access
+extern "C" __global__ void grid_stride_copy_float2(const float2 *in, float2 *out, int n2)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n2; i += blockDim.x * gridDim.x)
+        out[i] = in[i];
+}
+"""
+SRC["sum_float2"] = r"""
+// *total += sum(in): each thread loads one float2, then a warp shuffle sum and one atomic per warp
+extern "C" __global__ void sum_float2(const float2 *in, float *total, int n2)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float v = 0.0f;
+    if (i < n2) {
+        float2 q = in[i];
+        v = q.x + q.y;
+    }
+    for (int offset = 16; offset > 0; offset /= 2)
+        v += __shfl_down_sync(0xffffffffu, v, offset);
+    if (threadIdx.x % 32 == 0)
+        atomicAdd(total, v);
+}
+"""
+SRC["early_exit_every_third"] = r"""
+// out[i] = 3 in[i] - 1, but every third block (blockIdx.x % 3 == 0) returns at once
+extern "C" __global__ void early_exit_every_third(const float *in, float *out, int n)
+{
+    if (blockIdx.x % 3 == 0)
+        return;
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i] = 3.0f * in[i] - 1.0f;
+}
+"""
+SRC["quadruple_work_blocks"] = r"""
+// one block in eight (blockIdx.x % 8 == 3) does 4 WORK dependent multiply-adds per thread, the
+// others WORK
+extern "C" __global__ void quadruple_work_blocks(const float *in, float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int reps = (blockIdx.x % 8 == 3) ? 4 * WORK : WORK;
+    float a = (i < n) ? in[i] : 0.0f;
+    for (int r = 0; r < reps; r++)
+        a = a * 0.5f + 1.0f;
+    if (i < n)
+        out[i] = a;
+}
+"""
+SRC["l1_footprint"] = r"""
+// every block re-reads its own FOOT-float window REPS times, BLOCK floats apart: a footprint
+// that fits the L1 or does not
+extern "C" __global__ void l1_footprint(const float *in, float *out, int n)
+{
+    int t = threadIdx.x;
+    const float *w = in + blockIdx.x * FOOT;
+    float v = 0.0f;
+    for (int r = 0; r < REPS; r++)
+        v += w[(t + r * BLOCK) % FOOT];
+    int i = blockIdx.x * BLOCK + t;
+    if (i < n)
+        out[i] = v;
+}
+"""
+
 # ---------------------------------------------------------------- sources of the microbenchmarks
 SRC["empty"] = r"""
 extern "C" __global__ void empty() {}
@@ -724,7 +847,9 @@ def _build():
     add(Sweep("heavy_middle_blocks/2^22", H, "heavy_middle_blocks", SRC["heavy_middle_blocks"], one_per_thread(n),
               floats, lambda ins, outs, b: None, macros={"WORK": 512}))
     _heldout2_rows(add)
+    _heldout3_rows(add)
     _microbench_rows(add)
+    _microbench3_rows(add)
     return rows
 
 
@@ -881,6 +1006,143 @@ def _heldout2_rows(add):
                                           "row_sum_per_thread")))
 
 
+def _window_sum_check(n, step, taps):
+    def check(ins, outs, b):
+        x = ins[0].astype(np.float64)
+        want = sum(x[np.arange(n) * step + c] for c in range(taps))
+        _equal(outs[1], want, "window_sum")
+    return check
+
+
+def _warp_inclusive_scan_check(ins, outs, b):
+    _equal(outs[1], np.cumsum(ins[0].astype(np.float64).reshape(-1, 32), axis=1).ravel(), "warp_inclusive_scan")
+
+
+def _early_exit_every_third_check(ins, outs, b):
+    want = (3.0 * ins[0].astype(np.float64) - 1.0).reshape(-1, b)
+    want[0::3] = 0.0
+    _equal(outs[1], want.ravel(), "early_exit_every_third")
+
+
+def _quadruple_work_check(n, work):
+    def check(ins, outs, b):
+        reps = np.where((np.arange(n) // b) % 8 == 3, 4 * work, work)
+        _equal(outs[1], 2.0 + (ins[0].astype(np.float64) - 2.0) * 0.5 ** reps, "quadruple_work_blocks")
+    return check
+
+
+def _l1_footprint_check(foot, reps, block):
+    def check(ins, outs, b):
+        blocks = outs[1].size // block
+        idx = (np.arange(block)[:, None] + np.arange(reps)[None, :] * block) % foot
+        w = ins[0].astype(np.float64).reshape(blocks, foot)
+        _equal(outs[1], w[:, idx].sum(axis=2).ravel(), "l1_footprint")
+    return check
+
+
+def _histogram_sweep(name, role, bins, grid, n):
+    return Sweep(name, role, "histogram_bins", SRC["histogram_bins"], fixed_grid(grid),
+                 lambda rng: (rng.integers(0, bins, n).astype(np.int32), np.zeros(bins, np.uint32), np.int32(n)),
+                 lambda ins, outs, b: _equal(outs[1], np.bincount(ins[0], minlength=bins), "histogram"),
+                 macros={"BINS": bins})
+
+
+def _heldout3_rows(add):
+    """The third held-out set (heldout3): 20 sweeps of kernels, sizes and grids that no earlier set
+    has, fixed and committed before they were measured and before any rule of this round changed."""
+    H3 = "heldout3"
+    n = 1 << 18
+    step, taps = 4, 32
+    add(Sweep("window_sum_s4_t32/2^18", H3, "window_sum", SRC["window_sum"], one_per_thread(n),
+              lambda rng, n=n: (_ints(rng, n * step + taps), np.zeros(n, np.float32), np.int32(n)),
+              _window_sum_check(n, step, taps), macros={"STEP": step, "TAPS": taps}))
+    side = 1024
+    add(Sweep("stencil_2d_shared/1024^2", H3, "stencil_2d_shared", SRC["stencil_2d_shared"],
+              lambda b: ((side // 32, side // (b // 32)), (32, b // 32)),
+              lambda rng: (_ints(rng, side * side), np.zeros(side * side, np.float32), np.int32(side), np.int32(side)),
+              _stencil_2d_check(side)))
+    m = 768
+    add(Sweep("matmul_tiled/768^2", H3, "matmul_tiled", SRC["matmul_tiled"],
+              lambda b, m=m: ((m // _tile(b), m // _tile(b)), (_tile(b), _tile(b))),
+              lambda rng: (_ints(rng, m * m, -2, 3), _ints(rng, m * m, -2, 3), np.zeros(m * m, np.float32), np.int32(m)),
+              lambda ins, outs, b: _equal(outs[2], (ins[0].reshape(m, m).astype(np.float64)
+                                                    @ ins[1].reshape(m, m)).ravel(), "matmul"),
+              blocks=(64, 256, 1024), macros={"TILE": "TILE_OF_BLOCK"}))
+    n = 1 << 22
+    add(Sweep("warp_inclusive_scan/2^22", H3, "warp_inclusive_scan", SRC["warp_inclusive_scan"], one_per_thread(n),
+              lambda rng, n=n: (_ints(rng, n), np.zeros(n, np.float32), np.int32(n)), _warp_inclusive_scan_check))
+    add(_histogram_sweep(f"histogram_bins8/grid{2 * SMS}/2^21", H3, 8, 2 * SMS, 1 << 21))
+    add(_histogram_sweep(f"histogram_bins64/grid{16 * SMS}/2^22", H3, 64, 16 * SMS, 1 << 22))
+    add(_histogram_sweep(f"histogram_bins256/grid{SMS}/2^21", H3, 256, SMS, 1 << 21))
+    n2 = 1 << 20
+    for grid in (4, 64):
+        add(Sweep(f"grid_stride_copy_float2/grid{grid}/2^20", H3, "grid_stride_copy_float2",
+                  SRC["grid_stride_copy_float2"], fixed_grid(grid),
+                  lambda rng, n2=n2: (_ints(rng, 2 * n2), np.zeros(2 * n2, np.float32), np.int32(n2)),
+                  lambda ins, outs, b: _equal(outs[1], ins[0], "grid_stride_copy_float2")))
+    n = 1 << 21
+    add(Sweep("grid_stride_sum/grid128/2^21", H3, "grid_stride_sum", SRC["grid_stride_sum"], fixed_grid(128),
+              lambda rng, n=n: (_ints(rng, n, 0, 3), np.zeros(1, np.float32), np.int32(n)),
+              lambda ins, outs, b: _sum_check(ins, outs, b, "grid_stride_sum")))
+    n23 = 1 << 23
+    add(Sweep("sum_float2/2^23", H3, "sum_float2", SRC["sum_float2"], one_per_thread(n23 // 2),
+              lambda rng: (_ints(rng, n23, 0, 3), np.zeros(1, np.float32), np.int32(n23 // 2)),
+              lambda ins, outs, b: _sum_check(ins, outs, b, "sum_float2")))
+    add(_transpose_sweep("transpose_tiled_pad0/2048^2", H3, "transpose_tiled_pad", 2048, {"PAD": 0}))
+    add(_transpose_sweep("transpose_tiled_pad1/1024^2", H3, "transpose_tiled_pad", 1024, {"PAD": 1}))
+    n = 1 << 21
+    for k in (16, 128):
+        add(Sweep(f"atomic_spread_k{k}/2^21", H3, "atomic_spread_global", SRC["atomic_spread_global"],
+                  one_per_thread(n),
+                  lambda rng, k=k, n=n: (rng.integers(0, k, n).astype(np.int32), np.zeros(k, np.float32),
+                                         np.int32(n)),
+                  lambda ins, outs, b, k=k: _equal(outs[1], np.bincount(ins[0], minlength=k), "atomic_spread")))
+    n = 1 << 22
+    add(Sweep("early_exit_every_third/2^22", H3, "early_exit_every_third", SRC["early_exit_every_third"],
+              one_per_thread(n), lambda rng, n=n: (_ints(rng, n), np.zeros(n, np.float32), np.int32(n)),
+              _early_exit_every_third_check))
+    add(Sweep("quadruple_work_blocks/2^22", H3, "quadruple_work_blocks", SRC["quadruple_work_blocks"],
+              one_per_thread(n), lambda rng, n=n: (_ints(rng, n), np.zeros(n, np.float32), np.int32(n)),
+              _quadruple_work_check(n, 32), macros={"WORK": 32}))
+    small = 1 << 13
+    add(Sweep("copy/2^13", H3, "copy", SRC["copy"], one_per_thread(small),
+              lambda rng, small=small: (_ints(rng, small), np.zeros(small, np.float32), np.int32(small)),
+              lambda ins, outs, b: _equal(outs[1], ins[0], "copy")))
+    small = 1 << 11
+    add(Sweep("two_stage_shuffle_sum/2^11", H3, "two_stage_shuffle_sum", SRC["two_stage_shuffle_sum"],
+              one_per_thread(small),
+              lambda rng, small=small: (_ints(rng, small, 0, 3), np.zeros(1, np.float32), np.int32(small)),
+              lambda ins, outs, b: _sum_check(ins, outs, b, "two_stage_shuffle_sum")))
+
+
+def _microbench3_rows(add):
+    """Microbenchmarks for the third round's rules (role "microbench", names starting "mb3/"): L1
+    hits (a dependent chain inside 4 KB) and L1 capacity (per-block windows of 4-256 KB re-read),
+    per-thread strided rows of several widths, and latency-bound grid-stride loops on 1-16 blocks."""
+    M = "microbench"
+    add(Sweep("mb3/dependent_chain_l1/grid1", M, "dependent_chain", SRC["dependent_chain"], fixed_grid(1),
+              lambda rng: (_chain_next(1024, rng), np.zeros(1024, np.int32), np.int32(1024)),
+              lambda ins, outs, b: None, blocks=(32, 256, 1024), macros={"REPS": 256}))
+    block, reps, grid = 256, 256, 2 * SMS
+    for foot in (1024, 8192, 32768, 65536):
+        add(Sweep(f"mb3/l1_footprint/F{foot}", M, "l1_footprint", SRC["l1_footprint"], fixed_grid(grid),
+                  lambda rng, foot=foot, grid=grid: (_ints(rng, grid * foot), np.zeros(grid * block, np.float32),
+                                                     np.int32(grid * block)),
+                  _l1_footprint_check(foot, reps, block), blocks=(block,), macros={"FOOT": foot, "REPS": reps}))
+    for width in (64, 256, 4096):
+        add(Sweep(f"mb3/row_sum_per_thread/{width}^2", M, "row_sum_per_thread", SRC["row_sum_per_thread"],
+                  one_per_thread(width),
+                  lambda rng, width=width: (_ints(rng, width * width), np.zeros(width, np.float32), np.int32(width)),
+                  lambda ins, outs, b, width=width: _equal(
+                      outs[1], ins[0].reshape(width, width).astype(np.float64).sum(axis=1), "row_sum_per_thread"),
+                  blocks=(32, 128, 1024)))
+    n = 1 << 20
+    for grid in (1, 2, 4, 16):
+        add(Sweep(f"mb3/grid_stride_sum/grid{grid}/2^20", M, "grid_stride_sum", SRC["grid_stride_sum"],
+                  fixed_grid(grid), lambda rng, n=n: (_ints(rng, n, 0, 3), np.zeros(1, np.float32), np.int32(n)),
+                  lambda ins, outs, b: _sum_check(ins, outs, b, "grid_stride_sum")))
+
+
 def _strided_check(name, reading):
     def check(ins, outs, b):
         n = ins[0].size
@@ -970,8 +1232,8 @@ def sweep_options(sweep, block):
 
 
 def heldout():
-    """The held-out set that no rule was changed after seeing (heldout2)."""
-    return [s for s in SWEEPS if s.role == "heldout2"]
+    """The held-out set that no rule was changed after seeing (heldout3)."""
+    return [s for s in SWEEPS if s.role == "heldout3"]
 
 
 def training():

@@ -1,0 +1,38 @@
+"""The timing model's validation sets: the held-out set is new, was measured in full on the H200
+with right outputs, and every measured sweep still has its row in the kernels table."""
+import json
+import pathlib
+
+from barrier_course.lessons import validation_kernels
+
+ROOT = pathlib.Path(__file__).resolve().parents[3]
+MEASUREMENTS = sorted((ROOT / "course/data").glob("h200-timing-sweeps*.json"))
+
+
+def _measured():
+    return {s["name"]: s for path in MEASUREMENTS for s in json.loads(path.read_text())["sweeps"]}
+
+
+def test_every_sweep_name_is_used_once_so_a_held_out_row_cannot_shadow_an_earlier_one():
+    names = [s.name for s in validation_kernels.SWEEPS]
+    assert len(names) == len(set(names))
+
+
+def test_the_held_out_set_runs_kernels_at_sizes_no_earlier_set_measured():
+    earlier = {s.name for s in validation_kernels.SWEEPS if s.role != validation_kernels.heldout()[0].role}
+    held = validation_kernels.heldout()
+    assert 16 <= len(held) <= 24
+    assert not earlier & {s.name for s in held}
+
+
+def test_every_held_out_sweep_was_measured_at_every_block_size_with_right_outputs():
+    measured = _measured()
+    for sweep in validation_kernels.heldout():
+        runs = measured[sweep.name]["runs"]
+        assert sorted(r["block"] for r in runs) == sorted(sweep.blocks), sweep.name
+        assert not [r["block"] for r in runs if "check_error" in r], sweep.name
+
+
+def test_every_measured_sweep_has_its_row_in_the_kernels_table():
+    table = {s.name for s in validation_kernels.SWEEPS}
+    assert set(_measured()) <= table
