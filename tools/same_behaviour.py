@@ -162,15 +162,29 @@ def run_tree(tree, log, tests):
                         *tests], cwd=tree, env=env, check=True, stdout=subprocess.DEVNULL)
 
 
+def keyed(log):
+    """The launches of a log by (kernel, grid, block, options, which such launch): a launch added
+    to or removed from one tree (a new corpus entry, a new test) does not shift the others."""
+    seen, out = {}, {}
+    for line in open(log):
+        rec = json.loads(line)
+        key = json.dumps([rec["kernel"], rec.get("grid"), rec.get("block"), rec["options"]])
+        seen[key] = seen.get(key, 0) + 1
+        out[(key, seen[key])] = rec
+    return out
+
+
 def compare(base_log, new_log):
-    base = [json.loads(line) for line in open(base_log)]
-    new = [json.loads(line) for line in open(new_log)]
+    base, new = keyed(base_log), keyed(new_log)
     differ, timed = [], []
-    if len(base) != len(new):
-        differ.append(f"{len(base)} launches on the base, {len(new)} on the new tree")
-    for a, b in zip(base, new):
-        if a != b:
-            keys = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+    only = [(k, "base") for k in base if k not in new] + [(k, "new tree") for k in new if k not in base]
+    for (key, n), where in only:
+        kernel, _, _, options = json.loads(key)
+        differ.append(f"{kernel} {options[:3]}: launched on the {where} only")
+    for k, a in base.items():
+        b = new.get(k)
+        if b is not None and a != b:
+            keys = sorted(f for f in set(a) | set(b) if a.get(f) != b.get(f))
             line = f"{a['kernel']} {a['options'][:3]}: {', '.join(keys)} differ"
             (timed if a.get("time_limit") and b.get("time_limit") else differ).append(line)
     return len(base), differ, timed

@@ -602,7 +602,7 @@ class Reporter:
 
     def time_limit(self, pc, L, seconds, how_far):
         self.raise_("time_limit", f"The time limit was reached: the simulation stopped after {seconds:g} s",
-                    f"the simulator's time limit (time_limit={seconds:g} s of the whole launch) was reached "
+                    f"the simulator's time limit (time_limit={seconds:g} s of CPU time for the whole launch) was reached "
                     f"before the kernel finished: {how_far}; the last step ran line "
                     f"{self.loop_line(pc)}. This is no verdict on the kernel: it never came back to a state it "
                     "was in before, so it is either a long kernel (the simulator is about ten thousand times "

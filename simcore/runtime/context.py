@@ -50,6 +50,7 @@ class Context(LaneIndexing):
         self.activemask_split = wave.activemask_split
         self.activemask_second = wave.activemask_second
         self.wave = wave
+        self.cas_watch.set_wave(wave)
         self.slept = np.zeros(wave.S, np.int64)     # cycles each slot's __nanosleep calls added
 
     def subset(self, L, keep):
@@ -78,7 +79,7 @@ class Context(LaneIndexing):
 
     def atomic(self, op, addr, value, dtype, L, site, compare):
         old = self.memory.atomic(op, addr, value, dtype, L, site, compare)
-        if op == "cas" and self.cas_watch.observe(site, old, compare):
+        if op == "cas" and self.cas_watch.observe(site, old, compare, addr, L):
             self.report.cas_livelock(site, L, self.cas_watch.fails[site])
         return old
 

@@ -19,7 +19,6 @@ A lane reaching J waits there until every live warp-mate that recorded J arrives
 any other path, of the same warp too, may run. That single rule reproduces what an H200 does
 with the seed examples (see docs/semantics.md, section 7).
 """
-import time
 
 import numpy as np
 
@@ -27,7 +26,7 @@ from .wave import EXIT, RUN, WARP
 from ..errors import LaunchError
 from .solo import solo_loop
 from .sync import Sync
-from .watchdog import Watchdog
+from .watchdog import Watchdog, launch_clock
 from .wave import Wave
 
 
@@ -95,7 +94,7 @@ class Engine:
         self._adv_warp, self._rr_warp = None, -1     # schedule state, kept across waves
         self.yielded = None     # lanes that yield to starved ones (yield_lanes), or None
         # (started: when the launch's time limit began, if not now: a batched attempt's start)
-        self.watchdog = Watchdog(self, launch.kernel, time.monotonic() if started is None else started,
+        self.watchdog = Watchdog(self, launch.kernel, launch_clock() if started is None else started,
                                  options.time_limit)
 
     @property

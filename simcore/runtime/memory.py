@@ -113,7 +113,7 @@ class Region:
     init: np.ndarray = None      # shared: which granules hold a written value (uninitialized check);
                                  # local: which bytes (always tracked: an unwritten local is undefined)
     incoming: tuple = None       # the plain store being checked: (byte offsets, values, dtype), set
-                                 # before the write hooks run, so a check can compare it with memory
+                                 # while the write hooks run, so a check can compare it with memory
 
 
 class Memory:
@@ -308,6 +308,7 @@ class Memory:
         region.incoming = (off, value, dtype)
         for hook in self.plugins.lane_access:
             hook(region, off, size, "write", L, slot, site)
+        region.incoming = None
         view = self.view(region, dtype)
         i = off // size
         if not (isinstance(value, np.generic) and value.dtype == dtype):
@@ -380,6 +381,7 @@ class Memory:
                 region.incoming = (off, value, dtype)
                 for hook in self.plugins.lane_access:
                     hook(region, off, size, "write", L, slot, site)
+                region.incoming = None
                 view = self._views.get((rid, dtype))
                 if view is None:
                     view = self.view(region, dtype)
@@ -482,6 +484,7 @@ class Memory:
         region.incoming = (offk, value, dtype)
         for hook in self.plugins.memory_access:
             hook(region, offk, dtype.itemsize, "write", Lk, site)
+        region.incoming = None
         view = self.view(region, dtype)
         idx = offk // dtype.itemsize
         if region.kind == "global":

@@ -25,7 +25,7 @@ def build_engine(prog, launch, values, options, extra_plugins=(), module_vars=No
     plugin classes to build for this launch whatever the options say (e.g. a profiler);
     module_vars: the bytes of the module's __device__/__constant__ variables, name -> uint8
     array, written in place (default: fresh ones with their initial values); engine_class: the
-    step loop's kind (warp_batches.BatchedEngine); started: the time.monotonic() the launch's
+    step loop's kind (warp_batches.BatchedEngine); started: the watchdog.launch_clock() the launch's
     time limit counts from (default: now)."""
     keep_freed_memory()     # a launch's arrays reuse the last launch's pages (see allocator.py)
     report = Reporter(prog, launch, options, *source_lines(prog))

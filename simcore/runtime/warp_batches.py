@@ -226,7 +226,7 @@ class BatchedEngine(Engine):
         stops the launch and says so."""
         dog = self.watchdog
         # (the clock the watchdog reads)
-        if dog.time_limit and watchdog_clock.time.monotonic() - dog.started > dog.time_limit:
+        if dog.time_limit and watchdog_clock.launch_clock() - dog.started > dog.time_limit:
             raise Fallback("time limit")
 
     @staticmethod

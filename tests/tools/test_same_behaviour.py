@@ -44,3 +44,14 @@ def test_steps_of_time_limited_launches_are_listed_apart_and_other_differences_r
     n, differ, timed = same_behaviour.compare(base, new)
     assert n == 2 and len(timed) == 1 and timed[0].startswith("k ")
     assert len(differ) == 1 and differ[0].startswith("j ") and "steps" in differ[0]
+
+
+def test_a_launch_added_in_the_new_tree_is_listed_and_does_not_shift_the_others(tmp_path):
+    def launch(kernel, steps):
+        return {"kernel": kernel, "options": ["lockstep", "independent", 0], "steps": steps,
+                "time_limit": False}
+    base = _log(tmp_path / "base.jsonl", [launch("a", 1), launch("c", 3)])
+    new = _log(tmp_path / "new.jsonl", [launch("a", 1), launch("b", 2), launch("c", 3)])
+    n, differ, timed = same_behaviour.compare(base, new)
+    assert n == 2 and not timed
+    assert differ == ["b ['lockstep', 'independent', 0]: launched on the new tree only"]
