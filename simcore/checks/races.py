@@ -344,7 +344,7 @@ class RaceDetector(Plugin):
             self._shadow(region, granule)
         st = self._stamps.get(region.kind) or self.stamps(region.kind)
         lay, spb, me = st.lay, self.wave.spb, race_rule.lane_stamp(st, slot)
-        key = gran if is_global else int(self.wave.slot_block[slot]) * sh.per + gran
+        key = gran if is_global else slot // self.wave.spb * sh.per + gran      # slot's block: wave.slot_block
         atomic = kind in ("atomic", "cas")
         w = int(sh.w[key])
         if race_rule.unordered(lay, w, me, is_global, spb):
@@ -381,7 +381,7 @@ class RaceDetector(Plugin):
         if me is None:
             me = race_rule.lane_stamp(st, slot)
         lay = st.lay
-        key = gran if is_global else int(self.wave.slot_block[slot]) * sh.per + gran
+        key = gran if is_global else slot // self.wave.spb * sh.per + gran      # slot's block: wave.slot_block
         epoch_only = not is_global and me.lag is None       # same interval <=> same barrier epoch
         w = int(sh.w[key])
         if w >= 0 and not (epoch_only and (w >> lay.BAR_SHIFT) != me.bar):

@@ -88,7 +88,7 @@ class Engine:
                           for b, ok, c in zip(prog.blocks, self.scalar_ok, self.block_cost)]
         # the serial fast path (solo.py): a generated loop over the lone lane's blocks, entered on
         # a backward edge (a loop); made at the first serial phase (once per program)
-        self.solo_fused = self.solo_enter = None
+        self.solo_fused = self.solo_enter = self.solo_plain = None
         self.sync = Sync(prog, report, plugins, self.model)
         self.wave = None
         self._adv_warp, self._rr_warp = None, -1     # schedule state, kept across waves
@@ -207,9 +207,9 @@ class Engine:
         next_watch = self.next_watch
         if self.solo_enter is None:
             made = solo_loop(self.prog, self.scalar_ok)
-            self.solo_fused, self.solo_enter, self.solo_changing = \
-                (made[0], made[1], made[3]) if made else (None, [False] * len(blocks), ())
-        fused, enter = self.solo_fused, self.solo_enter
+            self.solo_fused, self.solo_enter, self.solo_changing, self.solo_plain = \
+                (made[0], made[1], made[3], made[4]) if made else (None, [False] * len(blocks), (), None)
+        fused, enter, plain = self.solo_fused, self.solo_enter, self.solo_plain
         # the reconvergence point the lane recorded last: the only one it can wait at (nothing
         # here changes its record); at any other it goes on as the general move would
         waits_at = int(w.top[slot])
@@ -271,7 +271,7 @@ class Engine:
                         start = steps
                         try:
                             if window is None:
-                                target, steps, check = fused(R, slot, ctx, w, self, target, steps, last,
+                                target, steps, check = plain(R, slot, ctx, w, self, target, steps, last,
                                                              others_first, waits_at, L)
                             else:
                                 target, steps, check = fused(R, slot, ctx, w, self, target, steps, last,

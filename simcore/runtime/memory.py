@@ -293,7 +293,7 @@ class Memory:
         if region.kind == "global":
             vals = view[i:i + 1].copy()
         else:
-            row = int(self.wave.slot_block[slot])
+            row = slot // self.wave.spb       # = wave.slot_block[slot], on Python ints
             vals = view[row, i:i + 1].copy()
             if region.init is not None:
                 g = off // self.granule
@@ -318,7 +318,7 @@ class Memory:
                 self.count_change(view[i:i + 1], value)
             view[i] = value
         else:
-            row = int(self.wave.slot_block[slot])
+            row = slot // self.wave.spb       # = wave.slot_block[slot], on Python ints
             if self.changes is not None:
                 self.count_change(view[row, i:i + 1], value)
             view[row, i] = value
@@ -348,7 +348,7 @@ class Memory:
                 if region.kind == "global":
                     value = view[off // size]
                     return (value, DEFINED) if want_taint else value
-                row = int(self.wave.slot_block[slot])
+                row = slot // self.wave.spb       # = wave.slot_block[slot], on Python ints
                 value = view[row, off // size]
                 if not want_taint:
                     return value
@@ -393,7 +393,7 @@ class Memory:
                         self.count_change(view[i:i + 1], value)
                     view[i] = value
                     return
-                row = int(self.wave.slot_block[slot])
+                row = slot // self.wave.spb       # = wave.slot_block[slot], on Python ints
                 if self.changes is not None:
                     self.count_change(view[row, i:i + 1], value)
                 view[row, i] = value

@@ -60,6 +60,7 @@ SCALAR_ACCESSES = SCALAR_LOADS | {"st"}
 MAX_INLINE = 48        # blocks inlined below one dispatch entry (code size)
 MAX_NESTING = 12       # branches nested inside one dispatch entry (Python's indentation limit)
 SAME_AS_CHECKPOINT = "_s_SAME_AS_CHECKPOINT"   # stands for the register comparison until the registers are known
+PROBE_ONLY = "  # probe"          # ends the lines only a probe of the watchdog needs (the stop block, ran)
 
 
 def cast_via(buf, value):
@@ -187,8 +188,10 @@ class _CheaperScalarOps(ast.NodeTransformer):
 
 def solo_loop(prog, scalar_ok):
     """-> (the compiled serial loop, [may run_solo enter it at block b], its source before the
-    casts are rewritten, the registers the loop may change) for prog, or None when no block
-    qualifies. Cached on the program.
+    casts are rewritten, the registers the loop may change, the same loop for calls outside a
+    probe) for prog, or None when no block qualifies. Cached on the program. The last one is
+    compiled without the probe's lines (the stop block's test, the `ran` records), which do
+    nothing there: it runs the same blocks and returns the same.
 
     The loop: solo_loop(R, slot, X, wave, engine, pc, steps, last, others_first, join, L[, stop,
     saved, ran]) runs the lone lane `slot` from block pc (not yet run, steps of the wave so far)
@@ -301,11 +304,11 @@ def _build(prog, scalar_ok):
         # a probe of the watchdog compares states only at its checkpoint's block, and only when
         # the lane's registers may be the checkpoint's (SAME_AS_CHECKPOINT): return before it,
         # so that tick() sees that step (Watchdog.serial_window)
-        lines.append(f"{pad}if _s_stop == {bid} and {SAME_AS_CHECKPOINT}:")
-        lines += ["    " + s for s in ([] if not d else [f"{pad}_s_steps += {d}", f"{pad}_s_ins += {c}"])]
-        lines.append(f"{pad}    return {bid}, _s_steps, False")
+        lines.append(f"{pad}if _s_stop == {bid} and {SAME_AS_CHECKPOINT}:{PROBE_ONLY}")
+        lines += ["    " + s + PROBE_ONLY for s in ([] if not d else [f"{pad}_s_steps += {d}", f"{pad}_s_ins += {c}"])]
+        lines.append(f"{pad}    return {bid}, _s_steps, False{PROBE_ONLY}")
         d, c = d + 1, c + max(1, len(b.code))
-        lines.append(f"{pad}_s_ran[{bid}] = _s_steps + {d}")      # the probe's record of the blocks run
+        lines.append(f"{pad}_s_ran[{bid}] = _s_steps + {d}{PROBE_ONLY}")      # the probe's record of the blocks run
         if bid in may_fault:
             # its division may fault: the report and the launch see the wave as the general
             # loop leaves it
@@ -392,6 +395,15 @@ def _build(prog, scalar_ok):
     out.append("        _s_E.thread_instructions += _s_ins")
     out += [f"        R[{key(r)!r}][_s_slot] = {local(r)}" for r in sorted(written)]
     source = "\n".join(out).replace(SAME_AS_CHECKPOINT, f"({same})") + "\n"
+    probe_fn = _compiled(prog, source, namespace)
+    # outside a probe (_s_stop -1, _s_ran thrown away) its lines do nothing: the same loop without them
+    plain = "\n".join(line for line in source.split("\n") if not line.endswith(PROBE_ONLY)) + "\n"
+    enter = [b.id in heads for b in blocks]
+    return probe_fn, enter, source, tuple(key(r) for r in changing), _compiled(prog, plain, namespace)
+
+
+def _compiled(prog, source, namespace):
+    """The serial loop's source -> its function, with the scalar helpers and cheaper casts."""
     tree_ = ast.parse(source)
     tree_ = _ScalarHelperCalls().visit(tree_)
     casts = _CheaperScalarOps()
@@ -405,8 +417,7 @@ def _build(prog, scalar_ok):
     ns["_s_idiv"], ns["_s_imod"] = scalar_idiv, scalar_imod
     ns["_s_shl"], ns["_s_shr"], ns["_s_smul"] = scalar_shl, scalar_shr, scalar_smul
     exec(compile(tree_, f"<simcore serial loop of {prog.name}>", "exec"), ns)
-    enter = [b.id in heads for b in blocks]
-    return ns["solo_loop"], enter, source, tuple(key(r) for r in changing)
+    return ns["solo_loop"]
 
 
 def _targets(b):

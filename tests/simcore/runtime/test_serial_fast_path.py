@@ -241,12 +241,14 @@ def _count_loop_calls(kernel):
     made = solo_loop(prog, engine_module.scalar_blocks(prog))
     assert made, "the kernel has no generated serial loop"
     calls = []
-    fn = made[0]
 
-    def counting(*args):
-        calls.append(1)
-        return fn(*args)
-    prog._solo_loop = (counting,) + tuple(made[1:])
+    def counted(fn):
+        def counting(*args):
+            calls.append(1)
+            return fn(*args)
+        return counting
+    # the loop for probes and the same loop for calls outside them
+    prog._solo_loop = (counted(made[0]),) + tuple(made[1:4]) + (counted(made[4]),)
     return calls
 
 
@@ -612,3 +614,17 @@ def test_a_state_that_repeats_inside_the_generated_loop_is_found_at_the_general_
     results = [_launch(REPEATING[name], np.int32, way, monkeypatch)[0] for way in WAYS]
     assert results[0] == results[1] == results[2]
     assert "Endless loop" in results[0][1][1]
+
+
+def test_outside_a_probe_the_generated_loop_runs_without_the_probes_stop_test_and_records():
+    import dis
+    from benchmarks.bench import WORST_SOURCE
+    k = simcore.RawModule(code=WORST_SOURCE).get_function("serial_loop")
+    made = solo_loop(k.program, engine_module.scalar_blocks(k.program))
+    probe, plain = made[0], made[4]
+
+    def reads(fn, name):
+        return sum(1 for i in dis.get_instructions(fn) if i.opname.startswith("LOAD") and
+                   (i.argval == name or isinstance(i.argval, tuple) and name in i.argval))
+    assert reads(probe, "_s_stop") > 0 and reads(plain, "_s_stop") == 0
+    assert reads(plain, "_s_ran") < reads(probe, "_s_ran")
