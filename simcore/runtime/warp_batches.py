@@ -241,6 +241,13 @@ class BatchedEngine(Engine):
 
 
 # ===================================================================== the random schedule
+def waits_at_any(tops, points):
+    """Has any of the lanes whose next reconvergence points are `tops` one of `points` (a
+    branch's one or two targets) as the point it waits at next? (np.isin's answer, without its
+    set machinery: this runs at nearly every pick.)"""
+    return any((tops == point).any() for point in points)
+
+
 class RandomBatchedEngine(BatchedEngine):
     """The random schedule, batched by deferral: the picks are the sequential run's, draw for
     draw (the same generator, called with the same ranges: Engine.pick's rng.choice(a) draws
@@ -311,7 +318,7 @@ class RandomBatchedEngine(BatchedEngine):
                 how = defers[p]
                 if how == DEFER_UNLESS_WAITING:
                     # its lanes wait at a reconvergence point they go to only if they recorded it
-                    how = RUN_NOW if np.isin(w.top[L], join_targets[p]).any() else DEFER_STEP
+                    how = RUN_NOW if waits_at_any(w.top[L], join_targets[p]) else DEFER_STEP
                 if how == DEFER_STEP:
                     self.deferred.setdefault(p, []).append(L)
                     deferred_warp[wp] = True
@@ -341,7 +348,7 @@ class RandomBatchedEngine(BatchedEngine):
             term = b.term
             targets = [term.target] if term.kind == "goto" else \
                 [term.if_true, term.if_false] if term.kind == "branch" else []
-            joins.append(np.array([t for t in targets if self.is_join_list[t]], np.int32))
+            joins.append(tuple(t for t in targets if self.is_join_list[t]))
             if targets:
                 out.append(DEFER_UNLESS_WAITING if len(joins[-1]) else DEFER_STEP)
             elif term.kind == "exit" or (term.kind == "sync" and self.prog.sync_sites[term.site].op == "bar"):
