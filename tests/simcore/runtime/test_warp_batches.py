@@ -204,15 +204,14 @@ def test_a_step_limit_within_the_wave_is_kept_and_one_past_it_falls_back(monkeyp
 def test_the_time_limit_reached_during_the_attempt_stops_the_launch_as_the_sequential_run_would(monkeypatch):
     import simcore.runtime.watchdog
 
-    class Clock:
-        """time.monotonic() that moves by a second at every look."""
-        now = 1000.0
+    clock = {"now": 1000.0}
 
-        def monotonic(self):
-            Clock.now += 1.0
-            return Clock.now
-    monkeypatch.setattr(simcore.runtime.watchdog, "time", Clock())
-    monkeypatch.setattr(simcore.runtime.engine, "time", Clock())
+    def launch_clock():
+        """The time limit's clock, moving by a second at every look."""
+        clock["now"] += 1.0
+        return clock["now"]
+    monkeypatch.setattr(simcore.runtime.watchdog, "launch_clock", launch_clock)
+    monkeypatch.setattr(simcore.runtime.engine, "launch_clock", launch_clock)
     monkeypatch.setenv(warp_batches.SWITCH_VARIABLE, "1")
     kernel = simcore.RawModule(code=CLEAN).get_function("reduce")
     args = reduce_args()
