@@ -31,7 +31,7 @@ import time
 
 import numpy as np
 
-BLIND_ROLES = ("heldout2", "heldout3")
+BLIND_ROLES = ("heldout2", "heldout3", "heldout4")
 
 try:
     from barrier_course.lessons import validation_kernels
