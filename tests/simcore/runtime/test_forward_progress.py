@@ -274,12 +274,12 @@ def test_grading_says_the_graders_time_limit_was_reached_not_that_the_code_is_wr
 
 
 class _FakeClock:
-    """time.monotonic() that moves by a millisecond at every look: a run's clock readings are
-    the same on every machine."""
+    """The time limit's clock (watchdog.launch_clock), moving by a millisecond at every look: a
+    run's clock readings are the same on every machine."""
     def __init__(self):
         self.now = 1000.0
 
-    def monotonic(self):
+    def __call__(self):
         self.now += 0.001
         return self.now
 
@@ -297,8 +297,8 @@ def test_the_time_limit_is_per_launch_not_per_wave(monkeypatch):
 
     def run(time_limit, wave_ends):
         clock = _FakeClock()
-        monkeypatch.setattr(simcore.runtime.watchdog, "time", clock)
-        monkeypatch.setattr(simcore.runtime.engine, "time", clock)
+        monkeypatch.setattr(simcore.runtime.watchdog, "launch_clock", clock)
+        monkeypatch.setattr(simcore.runtime.engine, "launch_clock", clock)
         original = simcore.runtime.engine.Engine.run_wave
 
         def run_wave(self, first, count):
