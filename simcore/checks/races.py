@@ -492,14 +492,15 @@ class RaceDetector(Plugin):
         if got is None:
             return same
         offsets, values = got
-        size = values.shape[1]
+        k = np.flatnonzero(lanes)
+        cols = offsets[k][:, None] + np.arange(values.shape[1])      # each lane's bytes, at once
         storage = acc.region.storage
-        slots = self.wave.lane_index(acc.L)
-        for k in np.flatnonzero(lanes).tolist():
-            off = int(offsets[k])
-            now = storage[off:off + size] if acc.is_global else \
-                storage[int(self.wave.slot_block[slots[k]]), off:off + size]
-            same[k] = np.array_equal(now, values[k])
+        if acc.is_global:
+            now = storage[cols]
+        else:
+            rows = self.wave.slot_block[self.wave.lane_index(acc.L)[k]]
+            now = storage[rows[:, None], cols]
+        same[k] = (now == values[k]).all(axis=1)
         if same.any():
             self._warn_same_value(acc, int(np.flatnonzero(same)[0]))
         return same
@@ -507,13 +508,15 @@ class RaceDetector(Plugin):
     def _lanes_agree(self, acc, lanes):
         """Per lane of one store instruction: whether every lane storing to its location stores
         the same bytes (only `lanes` are looked at)."""
-        agree = np.zeros(len(lanes), bool)
         got = self._incoming(acc)
         if got is None:
-            return agree
-        _, values = got
-        for k in np.flatnonzero(lanes).tolist():
-            agree[k] = bool((values[acc.key == acc.key[k]] == values[k]).all())
+            return np.zeros(len(lanes), bool)
+        values = got[1]
+        _, first, group = np.unique(acc.key, return_index=True, return_inverse=True)
+        equal = (values == values[first][group]).all(axis=1)     # as the location's first lane
+        group_agrees = np.ones(len(first), bool)
+        np.logical_and.at(group_agrees, group, equal)
+        agree = lanes & group_agrees[group]
         if agree.any():
             self._warn_same_value(acc, int(np.flatnonzero(agree)[0]))
         return agree
