@@ -24,6 +24,7 @@ import numpy as np
 
 from .wave import EXIT, RUN, WARP
 from ..errors import LaunchError
+from .plain import plain_program
 from .solo import solo_loop
 from .sync import Sync
 from .watchdog import Watchdog, launch_clock
@@ -74,6 +75,11 @@ class Engine:
         self.report = report
         self.plugins = plugins
         self.rng = np.random.default_rng(options.seed)
+        # the random schedule draws a warp, then one of its program points; in a plain kernel the
+        # order of a warp's groups cannot change the outcome (plain.py), only how groups merge,
+        # so there it runs the warp's lowest point, as the other warp schedules do (and as the
+        # batched run of warp_batches.py does: the same steps either way)
+        self.draws_points = self.schedule == "random" and not plain_program(prog)
         self.thread_instructions = 0
         self.block_line, _ = source_lines(prog)
         self.is_join = np.array([b.is_join for b in prog.blocks] + [False], bool)
@@ -359,7 +365,7 @@ class Engine:
             wp = int(self.rng.choice(warps))
         base = wp * WARP
         r = w.st[base:base + WARP] == RUN
-        if self.schedule != "random":
+        if not self.draws_points:
             return self.lowest_in_warp(w, wp, r)
         p = int(self.rng.choice(np.unique(w.pc[base:base + WARP][r])))
         lanes = base + np.flatnonzero(r & (w.pc[base:base + WARP] == p))
@@ -396,8 +402,8 @@ class Engine:
     def pick_fair(self, w):
         """pick() while some lanes yield: the schedule's own choice among the lanes that do not
         (lockstep: the lowest program point; the warp schedules: their warp, then its lowest
-        program point; random: a random warp and point); when none of them can run, the
-        yielding ends."""
+        program point; random: a random warp, and a random point unless the kernel is plain); when
+        none of them can run, the yielding ends."""
         runnable = (w.st == RUN) & ~self.yielded
         if not runnable.any():
             self.yielded = None
@@ -419,7 +425,7 @@ class Engine:
         base = wp * WARP
         r = runnable[base:base + WARP]
         pcs = w.pc[base:base + WARP][r]
-        p = int(self.rng.choice(np.unique(pcs))) if self.schedule == "random" else int(pcs.min())
+        p = int(self.rng.choice(np.unique(pcs))) if self.draws_points else int(pcs.min())
         lanes = base + np.flatnonzero(r & (w.pc[base:base + WARP] == p))
         return p, w.as_slice(lanes)
 

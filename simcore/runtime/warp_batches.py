@@ -1,10 +1,11 @@
-"""Batched per-warp schedules: a launch under `adversarial` or `round_robin` runs many warps'
-steps in one vector step, speculatively, and falls back to the exact sequential run whenever the
+"""Batched per-warp schedules: a launch under `adversarial`, `round_robin` or `random` runs many
+warps' steps in one vector step, speculatively, and falls back to the exact sequential run whenever the
 attempt meets anything unusual.
 
 Why the result is the same (the commutation argument). The per-warp schedules run one group of
-one warp per step: the warp's runnable lanes at its lowest program point (Engine.lowest_in_warp).
-What a warp does next depends only on
+one warp per step: the warp's runnable lanes at its lowest program point (Engine.lowest_in_warp;
+the random schedule draws the warp, and in a plain kernel it too runs the warp's lowest point:
+Engine.pick). What a warp does next depends only on
 
   * its own state (points, registers, reconvergence stacks): only its own steps and the
     resolution of its own reconvergence points change it;
@@ -13,7 +14,7 @@ What a warp does next depends only on
     (at a barrier, a reconvergence point, or exited) whatever the order of the warps;
   * the memory it reads. In a kernel whose blocks are *plain* (no atomics, volatile accesses,
     fences, clock, printf, __activemask, named barriers or grid syncs: nothing whose result
-    depends on the order of warps; `plain_program`), two accesses of different warps between two
+    depends on the order of warps; plain.py), two accesses of different warps between two
     barriers with a write among them are a data race, which the race check reports whatever the
     order. A launch the race check finds clean therefore reads the same values in any order of
     the warps' steps.
@@ -48,9 +49,9 @@ import os
 
 import numpy as np
 
-from ..lower.facts import LANE_FREE_CONTEXT
 from .engine import Engine
 from .memory import PointerTable, StructArgument
+from .plain import plain_program
 from .wave import EXIT, RUN, WARP_SHIFT
 from . import watchdog as watchdog_clock
 from .watchdog import PROBE_GAP
@@ -58,19 +59,7 @@ from .watchdog import PROBE_GAP
 SWITCH_VARIABLE = "SIMCORE_WARP_BATCHES"     # "0": every launch runs sequentially
 BATCHED_SCHEDULES = frozenset({"adversarial", "round_robin", "random"})
 
-# Context attributes whose effect depends on the lanes only, never on the order of warps: memory
-# loads and stores (the race check orders them), per-thread local arrays, checked arithmetic,
-# bit and math helpers, and the faults they raise (a fault ends the attempt: fallback).
-ORDER_FREE_CONTEXT = LANE_FREE_CONTEXT | frozenset({
-    "ld", "ldu", "st", "check_align", "lget", "lset", "idiv", "imod", "smul", "shl", "shr", "f2i", "bitcast",
-    "round", "rsqrt", "saturate", "fma", "popc", "ffs", "clz", "brev", "block_of", "lane_of", "subset",
-    "use_check", "fault_local_bounds", "fault_div_zero", "bad_function_pointer"})
-
-# Sync points a plain kernel may end blocks at: block barriers (completed only when nothing can
-# run) and warp collectives (their own warp only).
-ORDER_FREE_SYNC_OPS = frozenset({"syncwarp", "shfl", "vote", "reduce", "match"})
 CLOCK_EVERY = 64        # vector steps between two looks at the clock
-RUN_NOW, DEFER_STEP, DEFER_UNLESS_WAITING, DEFER_CODE = range(4)    # how the random schedule's batched loop runs a step
 
 
 class Fallback(Exception):
@@ -79,25 +68,6 @@ class Fallback(Exception):
 
 def switched_on():
     return os.environ.get(SWITCH_VARIABLE, "").strip() != "0"
-
-
-def plain_sync(site):
-    """A sync site whose completion does not depend on the order in which warps arrive."""
-    if site.op == "bar":
-        return site.block_wide and not site.grid_wide and site.mode != "arrive"
-    return site.op in ORDER_FREE_SYNC_OPS
-
-
-def plain_program(prog):
-    """Is every basic block of the kernel plain (see the module's docstring)?"""
-    if any(site.volatile for site in prog.sites) or prog.fence_scopes:
-        return False
-    for block in prog.blocks:
-        if block.facts is None or not block.facts.context <= ORDER_FREE_CONTEXT:
-            return False
-        if block.term.kind == "sync" and not plain_sync(prog.sync_sites[block.term.site]):
-            return False
-    return True
 
 
 def eligible(prog, launch, options, extra_plugins):
@@ -133,8 +103,7 @@ def attempt(build_engine, prog, launch, values, options, module_vars, block_rang
     pristine = [a.copy() for a in arrays]
     started = None
     try:
-        engine_class = RandomBatchedEngine if options.schedule == "random" else BatchedEngine
-        engine = build_engine(prog, launch, values, options, module_vars=module_vars, engine_class=engine_class)
+        engine = build_engine(prog, launch, values, options, module_vars=module_vars, engine_class=BatchedEngine)
         started = engine.watchdog.started
         if engine.plugins.step:
             raise Fallback("a plugin watches steps")
@@ -238,141 +207,3 @@ class BatchedEngine(Engine):
             return None
         p = int(np.minimum.reduce(w.pc, where=runnable, initial=np.iinfo(w.pc.dtype).max))
         return p, w.as_slice(np.flatnonzero((w.pc == p) & runnable))
-
-
-# ===================================================================== the random schedule
-def waits_at_any(tops, points):
-    """Has any of the lanes whose next reconvergence points are `tops` one of `points` (a
-    branch's one or two targets) as the point it waits at next? (np.isin's answer, without its
-    set machinery: this runs at nearly every pick.)"""
-    return any((tops == point).any() for point in points)
-
-
-class RandomBatchedEngine(BatchedEngine):
-    """The random schedule, batched by deferral: the picks are the sequential run's, draw for
-    draw (the same generator, called with the same ranges: Engine.pick's rng.choice(a) draws
-    rng.integers(0, len(a)), and draws nothing from one element), from the true set of runnable
-    warps; but a picked group whose block ends in a goto or branch that cannot make its lanes
-    wait (no reconvergence point among its targets) is not run at once: its lanes keep their
-    point and stay runnable, which is all later picks look at, until a pick needs that warp's
-    state again (the warp is picked again) or no other lane can run. A group arriving at a block
-    barrier or exiting is moved on at once (what becomes of its lanes does not depend on what
-    its block computes) and only its block's code waits. Then every deferred group runs, one
-    vector step per program point (their warps differ: a warp has at most one deferred group).
-    Deferred steps of different warps commute (the module's docstring); a warp's own steps stay
-    in order, and every deferred group has run before a barrier can complete."""
-
-    def loop(self, w):
-        blocks = self.prog.blocks
-        sync = self.sync
-        stalled_hooks = self.plugins.stalled
-        self.watchdog.start_wave(w, self.max_steps)
-        last_step = self.quiet_steps(w)
-        cost = self.block_cost
-        defers, join_targets = self.deferrable()
-        self.took_all = False
-        self.deferred = {}          # pc -> [lanes of one warp's group]: steps to run
-        self.bodies = {}            # pc -> [the same]: lanes moved on, their block's code to run
-        deferred_warp = np.zeros(w.nwarps, bool)
-        runnable = (w.st == RUN).reshape(w.nwarps, -1).any(axis=1)
-        warps = np.flatnonzero(runnable)
-        draw = self.rng.integers
-        looks = 0
-        with np.errstate(all="ignore"):
-            while True:
-                if len(warps) == 0:
-                    if self.deferred or self.bodies:
-                        self.flush(w)
-                        deferred_warp[:] = False
-                    self.look_at_clock()
-                    for hook in stalled_hooks:
-                        hook()
-                    if sync.resolve(w):
-                        runnable = (w.st == RUN).reshape(w.nwarps, -1).any(axis=1)
-                        warps = np.flatnonzero(runnable)
-                        continue
-                    if (w.st == EXIT).all():
-                        return
-                    raise Fallback("deadlock")
-                wp = int(warps[draw(0, len(warps))]) if len(warps) > 1 else int(warps[0])
-                if deferred_warp[wp]:
-                    self.flush(w)
-                    deferred_warp[:] = False
-                base = wp << WARP_SHIFT
-                part = slice(base, base + (1 << WARP_SHIFT))
-                r = w.st[part] == RUN
-                pcw = w.pc[part]
-                if r.all() and (pcw == pcw[0]).all():
-                    p, L = int(pcw[0]), part       # a convergent warp: one point, nothing drawn
-                else:
-                    pcs = np.unique(pcw[r])
-                    p = int(pcs[draw(0, len(pcs))]) if len(pcs) > 1 else int(pcs[0])
-                    L = w.as_slice(base + np.flatnonzero(r & (pcw == p)))
-                w.steps += 1
-                if w.steps > last_step:
-                    raise Fallback("past the watchdog's quiet steps")
-                looks += 1
-                if looks % (CLOCK_EVERY * 32) == 0:
-                    self.look_at_clock()
-                self.thread_instructions += w.nlanes(L) * cost[p]
-                how = defers[p]
-                if how == DEFER_UNLESS_WAITING:
-                    # its lanes wait at a reconvergence point they go to only if they recorded it
-                    how = RUN_NOW if waits_at_any(w.top[L], join_targets[p]) else DEFER_STEP
-                if how == DEFER_STEP:
-                    self.deferred.setdefault(p, []).append(L)
-                    deferred_warp[wp] = True
-                    continue
-                if how == DEFER_CODE:
-                    w.running = L
-                    self.advance(w, blocks[p], L, None)     # (a barrier arrival or an exit reads no condition)
-                    w.running = None
-                    self.bodies.setdefault(p, []).append(L)
-                    deferred_warp[wp] = True
-                else:
-                    self.run_group(w, blocks[p], L)
-                now = bool((w.st[part] == RUN).any())
-                if now != runnable[wp]:
-                    runnable[wp] = now
-                    warps = np.flatnonzero(runnable)
-
-    def deferrable(self):
-        """Per block, how a group's step there may wait: DEFER_STEP (a goto or branch that leaves
-        its lanes runnable: no target is a reconvergence point), DEFER_UNLESS_WAITING (one whose
-        targets include reconvergence points: deferred when none of the group's lanes recorded
-        one of them as the point it waits at next, so none of them can stop there), DEFER_CODE
-        (a block barrier's arrival or an exit: the lanes move on now, the code waits) or RUN_NOW;
-        and per block its targets that are reconvergence points."""
-        out, joins = [], []
-        for b in self.prog.blocks:
-            term = b.term
-            targets = [term.target] if term.kind == "goto" else \
-                [term.if_true, term.if_false] if term.kind == "branch" else []
-            joins.append(tuple(t for t in targets if self.is_join_list[t]))
-            if targets:
-                out.append(DEFER_UNLESS_WAITING if len(joins[-1]) else DEFER_STEP)
-            elif term.kind == "exit" or (term.kind == "sync" and self.prog.sync_sites[term.site].op == "bar"):
-                out.append(DEFER_CODE)
-            else:
-                out.append(RUN_NOW)
-        return out, joins
-
-    @staticmethod
-    def union(w, groups):
-        """The lanes of several warps' groups at one point, sorted (a slice when contiguous)."""
-        if len(groups) == 1:
-            return groups[0]
-        return w.as_slice(np.sort(np.concatenate([w.lane_index(g) for g in groups])))
-
-    def flush(self, w):
-        """Run every deferred group, one vector step per program point."""
-        blocks = self.prog.blocks
-        for p, groups in self.deferred.items():
-            self.run_group(w, blocks[p], self.union(w, groups))
-        self.deferred = {}
-        for p, groups in self.bodies.items():
-            L = self.union(w, groups)
-            w.running = L
-            blocks[p].fn(w.R, L, self.ctx)
-            w.running = None
-        self.bodies = {}
