@@ -60,10 +60,12 @@ class Options:
     trace: bool            # record launch.trace (recording/trace_recorder.py)
     time_limit: float = DEFAULT_TIME_LIMIT   # seconds; 0: none (watchdog.py)
 
-    def blocks_per_wave(self, slots_per_block, bytes_per_slot=64):
+    def blocks_per_wave(self, slots_per_block, bytes_per_slot=64, schedule=None):
         """Blocks simulated together: enough for numpy to pay off, few enough to bound memory
-        (registers, local arrays and shadows of every slot stay under ~128 MB)."""
-        budget = 65536 if self.schedule == "lockstep" else 4096
+        (registers, local arrays and shadows of every slot stay under ~128 MB); fewer under the
+        per-warp schedules, whose steps look at the whole wave to pick one warp. `schedule`:
+        whose waves (default: the launch's)."""
+        budget = 65536 if (schedule or self.schedule) == "lockstep" else 4096
         budget = min(budget, max(1, (128 << 20) // max(1, bytes_per_slot)))
         return max(1, budget // slots_per_block)
 

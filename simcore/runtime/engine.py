@@ -117,14 +117,18 @@ class Engine:
             block_ranges = [(0, self.launch.num_blocks)]
         if block_ranges is None:
             nblocks = self.launch.num_blocks
-            per_slot = sum(v.ctype.dtype.itemsize * int(np.prod(v.shape, dtype=np.int64)) * (2 if v.tracked else 1)
-                           for v in self.prog.vars.values()) + 64
-            tpb = self.launch.threads_per_block
-            slots_per_block = (tpb + WARP - 1) // WARP * WARP
-            per_wave = self.opt.blocks_per_wave(slots_per_block, per_slot)
+            per_wave = self.blocks_per_wave()
             block_ranges = [(first, min(per_wave, nblocks - first)) for first in range(0, nblocks, per_wave)]
         for first, count in block_ranges:
             self.run_wave(first, count)
+
+    def blocks_per_wave(self, schedule=None):
+        """How many blocks of this launch one wave holds (launch.Options.blocks_per_wave), under
+        the launch's schedule or `schedule`'s."""
+        per_slot = sum(v.ctype.dtype.itemsize * int(np.prod(v.shape, dtype=np.int64)) * (2 if v.tracked else 1)
+                       for v in self.prog.vars.values()) + 64
+        slots_per_block = (self.launch.threads_per_block + WARP - 1) // WARP * WARP
+        return self.opt.blocks_per_wave(slots_per_block, per_slot, schedule)
 
     def run_wave(self, first_block, nblk):
         w = Wave(self.prog, self.launch, first_block, nblk, self.is_join, self.model, self.steps)

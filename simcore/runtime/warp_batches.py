@@ -31,7 +31,9 @@ A probe that sees the whole state repeat means a launch that never ends, which a
 that ends cannot be; but at the start of its second probe the watchdog may let lanes that
 stood still take their turn (starvation), which reorders a warp's groups. The batched run of a
 wave is accepted only when it ends before the step at which that second probe could start
-(`quiet_steps`), or within `max_steps` when the launch gives it (then the watchdog only counts).
+(watchdog.quiet_steps_of), or within `max_steps` when the launch gives it (then the watchdog
+only counts); the batched run's waves are lockstep's, larger, each wave of the sequential run
+in it counted apart (SequentialWaves).
 
 The fallback rule. A launch runs batched only when every check is on (the race check above all:
 without it a racy kernel's outputs could silently change), nothing watches steps (no trace, no
@@ -54,7 +56,7 @@ from .memory import PointerTable, StructArgument
 from .plain import plain_program
 from .wave import EXIT, RUN, WARP_SHIFT
 from . import watchdog as watchdog_clock
-from .watchdog import PROBE_GAP
+from .watchdog import quiet_steps_of
 
 SWITCH_VARIABLE = "SIMCORE_WARP_BATCHES"     # "0": every launch runs sequentially
 BATCHED_SCHEDULES = frozenset({"adversarial", "round_robin", "random"})
@@ -126,13 +128,53 @@ def clean(engine):
 
 
 # ===================================================================== the batched engine
-def warps_in(L):
-    """How many warps the sorted lanes L (a slice or an index array) belong to: the per-warp
-    schedule's steps that one vector step over L stands for."""
-    if isinstance(L, slice):
-        return ((L.stop - 1) >> WARP_SHIFT) - (L.start >> WARP_SHIFT) + 1
-    warps = L >> WARP_SHIFT
-    return int(np.count_nonzero(warps[1:] != warps[:-1])) + 1
+class SequentialWaves:
+    """The waves of the sequential run inside one wave of the batched run, and the steps each
+    has taken: the per-warp schedules simulate fewer blocks at a time than lockstep
+    (launch.Options.blocks_per_wave), but a vector step costs about the same over a larger wave,
+    so the batched run takes lockstep's waves, each made of whole sequential waves. A block's
+    warps take the same steps whatever wave they are in (the module's docstring), so each
+    sequential wave's steps are those of its warps; each must stay within what that wave's
+    watchdog would only have compared (watchdog.quiet_steps_of), or within max_steps."""
+
+    def __init__(self, w, blocks, schedule, max_steps):
+        self.warps_per = blocks * w.spb >> WARP_SHIFT       # warps of one sequential wave
+        sizes = [min(blocks, w.nblk - first) for first in range(0, w.nblk, blocks)]
+        self.limits = [max_steps or quiet_steps_of(schedule, n * w.spb >> WARP_SHIFT) for n in sizes]
+        self.steps = [0] * len(sizes)
+
+    def count(self, L):
+        """-> the per-warp schedule's steps that one vector step over the sorted lanes L (a slice
+        or an index array) stands for: one per warp; each counted in its sequential wave."""
+        per = self.warps_per
+        if isinstance(L, slice):
+            a, b = L.start >> WARP_SHIFT, (L.stop - 1) >> WARP_SHIFT
+            ka, kb = a // per, b // per
+            if ka == kb:
+                self.add(ka, b - a + 1)
+            else:
+                self.add(ka, (ka + 1) * per - a)
+                for k in range(ka + 1, kb):
+                    self.add(k, per)
+                self.add(kb, b - kb * per + 1)
+            return b - a + 1
+        warps = L >> WARP_SHIFT
+        first = np.empty(len(warps), bool)
+        first[0] = True
+        np.not_equal(warps[1:], warps[:-1], out=first[1:])
+        warps = warps[first]
+        if len(self.steps) == 1:
+            self.add(0, len(warps))
+        else:
+            per_wave = np.bincount(warps // per)
+            for k in np.flatnonzero(per_wave).tolist():
+                self.add(k, int(per_wave[k]))
+        return len(warps)
+
+    def add(self, k, n):
+        self.steps[k] += n
+        if self.steps[k] > self.limits[k]:
+            raise Fallback("past the watchdog's quiet steps")
 
 
 class BatchedEngine(Engine):
@@ -140,21 +182,22 @@ class BatchedEngine(Engine):
     wave's lowest program point, counting a step per warp (see the module's docstring). It
     raises Fallback for anything the sequential run must decide."""
 
-    def quiet_steps(self, w):
-        """The last step (launch-wide count) of wave `w` up to which the sequential run's
-        watchdog only looks at the clock and compares whole states: before the second probe can
-        start (or, with max_steps, the step limit itself)."""
-        dog = self.watchdog
-        if dog.limit is not None:
-            return dog.limit
-        return dog.next_probe + (1 + PROBE_GAP) * dog.first_probe_len - 1
+    def run(self, block_ranges=None):
+        """The launch in lockstep's waves, each holding whole waves of the sequential run
+        (SequentialWaves); with max_steps (a limit per wave) in the sequential run's own."""
+        self.sequential_blocks = self.blocks_per_wave()
+        if block_ranges is None and not self.opt.max_steps:
+            nblocks, seq = self.launch.num_blocks, self.sequential_blocks
+            per_wave = max(seq, self.blocks_per_wave("lockstep") // seq * seq)
+            block_ranges = [(first, min(per_wave, nblocks - first)) for first in range(0, nblocks, per_wave)]
+        super().run(block_ranges)
 
     def loop(self, w):
         blocks = self.prog.blocks
         sync = self.sync
         stalled_hooks = self.plugins.stalled
         self.watchdog.start_wave(w, self.max_steps)
-        last_step = self.quiet_steps(w)
+        waves = SequentialWaves(w, self.sequential_blocks, self.schedule, self.max_steps)
         cost = self.block_cost
         self.took_all = False       # (move() would hand lockstep's next pick over as a hint)
         looks = 0
@@ -171,9 +214,7 @@ class BatchedEngine(Engine):
                         return
                     raise Fallback("deadlock")
                 pc, L = pick
-                w.steps += warps_in(L)
-                if w.steps > last_step:
-                    raise Fallback("past the watchdog's quiet steps")
+                w.steps += waves.count(L)
                 looks += 1
                 if looks % CLOCK_EVERY == 0:
                     self.look_at_clock()

@@ -89,6 +89,21 @@ ROUND_PROBE = 1 << 14       # round-robin: probes this long or longer also compa
 MAX_ROUNDS = 1 << 17        # rounds' states kept at most (then the watch starts again)
 
 
+def first_probe_length(schedule, nwarps):
+    """The length (steps) of a wave's first probe: a few cycles of a loop. Round-robin runs
+    every warp in turn, so a cycle is up to a few steps per warp; lockstep runs them together."""
+    per_cycle = 32 + (0 if schedule == "lockstep" else 8 * nwarps)
+    return max(256, 3 * per_cycle)
+
+
+def quiet_steps_of(schedule, nwarps):
+    """How many steps a wave of `nwarps` warps runs before the watchdog could change anything:
+    up to the start of its second probe, the probes only compare whole states (and at that
+    start lanes that stood still may take their turn). A launch that ends within them was run
+    exactly as a schedule without probes runs it (warp_batches.py)."""
+    return FIRST_PROBE + (1 + PROBE_GAP) * first_probe_length(schedule, nwarps) - 1
+
+
 class Watchdog:
     def __init__(self, engine, kernel_name, started, time_limit, progress=None):
         # a proxy: the engine owns its watchdog, and a launch must leave no reference cycle
@@ -114,10 +129,7 @@ class Watchdog:
         self.probe_end = None
         self.wave_start = w.steps
         self.next_probe = w.steps + FIRST_PROBE
-        # lanes of a cycle: round-robin runs every warp in turn, so a cycle is up to a few steps
-        # per warp; lockstep runs them together
-        per_cycle = 32 + (0 if self.engine.schedule == "lockstep" else 8 * w.nwarps)
-        self.probe_len = self.first_probe_len = max(256, 3 * per_cycle)
+        self.probe_len = self.first_probe_len = first_probe_length(self.engine.schedule, w.nwarps)
         self.max_probe = self._longest_probe(w)
         self.engine.memory.changes = None       # memory's write watch: on from the first probe
         self.last_ran = np.full(w.S, -1, np.int64)     # per slot: the last probed step that ran it

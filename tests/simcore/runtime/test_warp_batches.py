@@ -12,7 +12,7 @@ import pytest
 
 import simcore
 import simcore.runtime.warp_batches as warp_batches
-from simcore.runtime.watchdog import Watchdog
+from simcore.runtime.watchdog import Watchdog, quiet_steps_of
 
 BATCHED = ["adversarial", "round_robin", "random"]
 
@@ -245,7 +245,7 @@ def test_the_sequential_watchdog_looks_for_starving_lanes_only_after_the_quiet_s
 
     def start_wave(self, w, max_steps):
         first = original_start(self, w, max_steps)
-        quiet.append(warp_batches.BatchedEngine.quiet_steps(self.engine, w))
+        quiet.append(w.steps + quiet_steps_of(self.engine.schedule, w.nwarps))
         return first
 
     def starvation(self):
@@ -257,3 +257,45 @@ def test_the_sequential_watchdog_looks_for_starving_lanes_only_after_the_quiet_s
     launch(monkeypatch, LONG, "count", (2,), (64,), lambda: [np.zeros(128, np.int32), np.int32(3000)],
            batched=False, schedule="round_robin")
     assert looks and quiet and min(looks) > quiet[0]
+
+
+LAST_BLOCK_LONG = r"""
+extern "C" __global__ void tail(int *out, int n)
+{
+    int s = 0;
+    int trips = blockIdx.x == gridDim.x - 1 ? n : 2;     // only the grid's last block loops long
+    for (int i = 0; i < trips + (int)(threadIdx.x % 3); i++) s += i;
+    out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+}
+"""
+
+
+
+
+@pytest.mark.parametrize("schedule", BATCHED)
+def test_a_launch_of_many_sequential_waves_runs_batched_in_lockstep_sized_waves_with_their_steps(
+        monkeypatch, attempts, schedule):
+    # 256 blocks of 64 threads: four waves of the per-warp schedules, one of lockstep's
+    waves = []
+    original = warp_batches.SequentialWaves.__init__
+
+    def record(self, w, *args):
+        original(self, w, *args)
+        waves.append((w.nblk, len(self.limits)))
+    monkeypatch.setattr(warp_batches.SequentialWaves, "__init__", record)
+    same_as_sequential(monkeypatch, LAST_BLOCK_LONG, "tail", (256,), (64,),
+                       lambda: [np.zeros(256 * 64, np.int32), np.int32(40)], schedule=schedule, seed=5)
+    assert attempts[0] is True and waves == [(256, 4)]
+
+
+@pytest.mark.parametrize("schedule", BATCHED)
+def test_one_sequential_wave_past_its_quiet_steps_falls_back_though_the_batched_wave_is_larger(
+        monkeypatch, attempts, schedule):
+    # the last sequential wave (64 blocks, 128 warps) runs past its quiet steps (its last block's
+    # 2 warps loop 3,000 times); the batched wave (256 blocks, 512 warps) has room for every step
+    # of the launch, so only counting each sequential wave apart sends it to the sequential run
+    out, steps, _, _, report = same_as_sequential(monkeypatch, LAST_BLOCK_LONG, "tail", (256,), (64,),
+                                                  lambda: [np.zeros(256 * 64, np.int32), np.int32(3000)],
+                                                  schedule=schedule)
+    assert report is None and attempts[0] is False
+    assert quiet_steps_of(schedule, 128) < steps < quiet_steps_of(schedule, 512)
