@@ -75,7 +75,6 @@ class LaneClocks:
         else:
             rows = None
             joined = np.maximum.reduceat(know[lanes], starts, axis=0)
-        members = np.bitwise_or.reduceat(np.int64(1) << col, starts)
         gwarp = key[starts] >> 32
         live = e.live_bits()[gwarp]
         # the exited lanes it orders: those its mask names, and only those. (Whether a lane outside
