@@ -3322,6 +3322,13 @@ entry("hunt_long_relaxation", grid=(1,), block=(64,),
       reference=_hunt_long_ref, expect="ok", atol=1e-5,
       why="1000 rounds of a two-barrier relaxation over 64 threads: a long legal loop")
 
+entry("hunt_chain_atomic_poll", grid=(4,), block=(32,),
+      make_args=lambda: (i32(128, seed=306), zeros(128), zeros(4)),
+      reference=lambda a: {1: np.cumsum(a[0].reshape(4, 32), axis=0).ravel().astype(np.int32)}, expect="ok",
+      why="hunt_chain_between_blocks with the waiters polling atomicAdd(&flag, 0): an atomic that leaves "
+          "memory as it is reads the flag, so the release's volatile store after it is the hand-off "
+          "(simcore used to call it a write-after-write race)" + NO_REFEREE)
+
 # every entry is defined above this line
 BY_NAME = {e.name: e for e in ENTRIES}
 

@@ -114,6 +114,7 @@ class RaceDetector(Plugin):
         # Release/acquire (release_acquire.py): vector clocks, only in kernels that fence
         self.sync = None
         self.volatile = np.array([program.sites[i].volatile for i in self.memory_sites], bool)
+        self.polls = np.array([program.sites[i].polls for i in self.memory_sites], bool)
         self.untracked_threads = 0      # a launch too large for the clocks: its thread count
         self.fenced_any = False
 
@@ -453,6 +454,13 @@ class RaceDetector(Plugin):
             if acc.strong and self.sync is not None:
                 # a strong read (volatile, atomic) of a release's flag is the hand-off itself
                 w_conf &= ~sh.w_release[key]
+            if kind == "write" and acc.strong and self.sync is not None and w_conf.any():
+                # a release's strong write after another thread's atomic that only read the flag
+                # (a waiter polling with atomicAdd(&f, 0) before it was set): the hand-off, as
+                # after the waiter's volatile loads
+                k = np.flatnonzero(w_conf)
+                releases = self.sync.releases(self.wave.lane_index(L)[k] + self.wave.gslot_base)
+                w_conf[k] = ~(releases & self.polls[codes[k].astype(np.int64) >> 2])
             if kind == "write" and not acc.atomic and w_conf.any():
                 rewrites = self._rewrites_value(acc, w_conf)
                 w_conf &= ~rewrites
