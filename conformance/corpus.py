@@ -3061,6 +3061,276 @@ entry("ra_block_flag_shared_no_fence", grid=(2,), block=(64,),
       why="volatile alone orders nothing but the flag's own accesses: thread 32's reads of the "
           "tile are unordered with thread 0's writes" + NO_REFEREE)
 
+
+# --------------------------------------------------------------------------- hunt_*: kernels
+# written the way people write them after the barrier lessons (helpers, macros, templates,
+# early returns, cg groups, volatile, partial masks), each legal one with a broken twin
+def _hunt_list():
+    order = np.random.default_rng(311).permutation(np.arange(1, 64))
+    nxt = np.zeros(64, np.int32)
+    prev = 0
+    for v in order:
+        nxt[prev] = v
+        prev = v
+    return nxt
+
+
+def _hunt_warp_trip_ref(a):
+    x = a[1].reshape(4, 32).astype(np.int64)
+    for w in range(4):
+        for _ in range(int(a[0][w])):
+            x[w] = x[w] + np.roll(x[w], -1)
+    return {2: x.ravel().astype(np.int32)}
+
+
+def _hunt_syncwarp_ref(a):
+    x = a[0]
+    out = x.copy()
+    for t in range(64):
+        if t % 32 < 16:
+            out[t] = x[t] + x[(t & ~15) + ((t % 32 + 1) & 15)]
+    return {1: out}
+
+
+def _hunt_smooth_ref(a):
+    x = a[1].reshape(2, 128).copy()
+    for b in range(2):
+        for _ in range(int(a[0][b])):
+            x[b] = np.float32(0.5) * (x[b] + np.roll(x[b], 1))
+    return {2: x.ravel()}
+
+
+def _hunt_cg_ref(a):
+    x = a[0].reshape(4, 8, 8).copy()
+    x[0], x[1] = x[0].T.copy(), x[1].T.copy()
+    return {1: x.ravel()}
+
+
+def _hunt_long_ref(a):
+    s = a[0].copy()
+    for _ in range(int(a[1])):
+        s = (np.float32(0.75) * s + np.float32(0.25) * np.roll(s, -1)).astype(np.float32)
+    return {0: s}
+
+entry("hunt_cas_float_add", grid=(4,), block=(64,),
+      make_args=lambda: (f32(250, seed=301), zeros(1, np.float32), np.int32(250)),
+      reference=lambda a: {1: np.array([a[0].sum()], np.float32)}, expect="ok", rtol=1e-4, atol=1e-4,
+      why="float atomicAdd written as the Programming Guide's atomicCAS loop in a __device__ helper, an early return guards the tail: the plain first read of the word is the CAS loop's guess (the sum's order varies: compared to 1e-4)")
+
+entry("hunt_cas_float_add_plain", grid=(4,), block=(64,),
+      make_args=lambda: (f32(250, seed=301), zeros(1, np.float32), np.int32(250)),
+      expect="race",
+      why="*sum = *sum + x[i] from every thread: unordered plain read-modify-writes of one word, in and between blocks")
+
+entry("hunt_cas_float_max_block", grid=(3,), block=(96,),
+      make_args=lambda: (f32(288, seed=302), zeros(3, np.float32)),
+      reference=lambda a: {1: a[0].reshape(3, 96).max(axis=1)}, expect="ok",
+      why="a float atomicMax on shared memory as a template helper with an early exit (atomicCAS loop that stops when the stored value is already larger); barriers before and after")
+
+entry("hunt_ticket_lock", grid=(6,), block=(32,),
+      make_args=lambda: (i32(6, seed=303), zeros(1), zeros(1), zeros(1)),
+      reference=lambda a: {3: np.array([a[0].sum()], np.int32)}, expect="ok",
+      why="a ticket lock between blocks: atomicAdd takes a ticket, a poll with atomicAdd(&serving, 0) then __threadfence() acquires, __threadfence() then atomicAdd(serving, 1) releases; " + _PROGRESS_WHY + NO_REFEREE)
+
+entry("hunt_ticket_lock_nofence", grid=(6,), block=(32,),
+      make_args=lambda: (i32(6, seed=303), zeros(1), zeros(1), zeros(1)),
+      expect="race",
+      why="the ticket lock without its fences: the atomics order only themselves, so one holder's plain update of total races with the next one's" + NO_REFEREE)
+
+entry("hunt_shared_lock_all_lanes", grid=(2,), block=(64,),
+      make_args=lambda: (i32(128, seed=304), zeros(4)),
+      reference=lambda a: {1: np.array([64, a[0][:64].sum(), 64, a[0][64:].sum()], np.int32)}, expect="ok",
+      why="every thread takes a lock in shared memory through LOCK/UNLOCK macros (atomicCAS, __threadfence_block; __threadfence_block, atomicExch): legal with independent thread scheduling; under model='stack' the holder waits for its spinning warp-mates (a hang)" + NO_REFEREE)
+
+entry("hunt_shared_lock_plain_unlock", grid=(2,), block=(64,),
+      make_args=lambda: (i32(128, seed=304), zeros(4)),
+      expect="race",
+      why="the lock released with a plain store: no release, so the critical sections' plain accesses of count and sum race" + NO_REFEREE)
+
+entry("hunt_flag_in_warp_volatile", grid=(1,), block=(32,),
+      make_args=lambda: (i32(32, seed=305), zeros(32)),
+      reference=lambda a: {1: a[0][::-1] * 2}, expect="ok",
+      why="lane 0 fills a table, __threadfence_block(), sets a __shared__ volatile flag; its warp-mates spin on it, then __threadfence_block(): a hand-off inside one warp (Volta and later)" + NO_REFEREE)
+
+entry("hunt_flag_in_warp_fence_before_wait", grid=(1,), block=(32,),
+      make_args=lambda: (i32(32, seed=305), zeros(32)),
+      expect="race",
+      why="the readers' fence comes before their wait: no acquire, the table reads race with lane 0's writes" + NO_REFEREE)
+
+entry("hunt_chain_between_blocks", grid=(4,), block=(32,),
+      make_args=lambda: (i32(128, seed=306), zeros(128), zeros(4)),
+      reference=lambda a: {1: np.cumsum(a[0].reshape(4, 32), axis=0).ravel().astype(np.int32)}, expect="ok",
+      why="a chain of blocks through SIGNAL/WAIT macros (__threadfence() then a volatile store; a volatile poll then __threadfence()), each block's barrier around them: block 0 waits at a barrier that all its threads reached while block 1 spins, and must get past it (simcore used to call this an endless loop)" + NO_REFEREE)
+
+entry("hunt_chain_between_blocks_block_fence", grid=(4,), block=(32,),
+      make_args=lambda: (i32(128, seed=306), zeros(128), zeros(4)),
+      expect="race",
+      why="the chain with __threadfence_block(): a block-scope fence orders nothing for another block, the row reads race" + NO_REFEREE)
+
+entry("hunt_poll_arrivals", grid=(4,), block=(64,),
+      make_args=lambda: (i32(256, seed=307), zeros(4), zeros(1), zeros(1)),
+      reference=lambda a: {3: np.array([a[0].sum()], np.int32)}, expect="ok",
+      why="every block writes its partial, __threadfence(), atomicAdd(arrived, 1); block 0 polls with atomicAdd(arrived, 0) until all have come, then __threadfence() and reads the partials (every block resident)" + NO_REFEREE)
+
+entry("hunt_poll_arrivals_fence_after", grid=(4,), block=(64,),
+      make_args=lambda: (i32(256, seed=307), zeros(4), zeros(1), zeros(1)),
+      expect="race",
+      why="the partial is written after the count and its fence: nothing orders it before block 0's read" + NO_REFEREE)
+
+entry("hunt_ring_two_warps", grid=(1,), block=(64,),
+      make_args=lambda: (i32(64, seed=308), zeros(1)),
+      reference=lambda a: {1: np.array([(a[0].astype(np.int64) * np.arange(1, 65)).sum()], np.int32)}, expect="ok",
+      why="a single-producer single-consumer ring of 8 slots in shared memory between lane 0 of warp 0 and lane 0 of warp 1, volatile head and tail, __threadfence_block() on both sides of each hand-off" + NO_REFEREE)
+
+entry("hunt_ring_two_warps_no_acquire", grid=(1,), block=(64,),
+      make_args=lambda: (i32(64, seed=308), zeros(1)),
+      expect="race",
+      why="the consumer reads its slot without a fence after seeing head move: no acquire, the slot read races with the producer's write" + NO_REFEREE)
+
+entry("hunt_last_block_done", grid=(5,), block=(64,),
+      make_args=lambda: (i32(320, seed=309), zeros(5), zeros(1)),
+      reference=lambda a: {2: np.array([a[0].sum()], np.int32)}, expect="ok",
+      why="the threadFenceReduction sample's shape with a __device__ block_sum helper (#pragma unroll), a volatile partials array and a __device__ ticket reset by the last block")
+
+entry("hunt_last_block_done_nofence", grid=(5,), block=(64,),
+      make_args=lambda: (i32(320, seed=309), zeros(5), zeros(1)),
+      expect="race",
+      why="the sample without __threadfence() before the ticket: the last block's reads of the partials are unordered with the other blocks' writes")
+
+entry("hunt_dowhile_count", grid=(1,), block=(96,),
+      make_args=lambda: (i32(96, lo=0, hi=1000, seed=310), zeros(96), zeros(1)),
+      reference=lambda a: {1: np.full(96, a[0].min(), np.int32)}, expect="ok",
+      why="label propagation to a fixed point: do { __syncthreads(); read neighbours; __syncthreads(); write } while (__syncthreads_count(changed) > 0): uniform exit")
+
+entry("hunt_dowhile_count_no_mid_barrier", grid=(1,), block=(96,),
+      make_args=lambda: (i32(96, lo=0, hi=1000, seed=310), zeros(96), zeros(1)),
+      expect="race",
+      why="without the barrier between the neighbours' reads and the writes, a thread writes its label while its neighbour reads it")
+
+entry("hunt_dowhile_or_flag", grid=(1,), block=(64,),
+      make_args=lambda: (_hunt_list(), zeros(1)),
+      reference=lambda a: {1: np.array([64], np.int32)}, expect="ok",
+      why="a list walk in shared memory: every thread loops until thread 0 says the walk is over through __syncthreads_or; cur is read, then a barrier, then written")
+
+entry("hunt_dowhile_or_flag_no_barrier", grid=(1,), block=(64,),
+      make_args=lambda: (_hunt_list(), zeros(1)),
+      expect="race",
+      why="cur is read by every thread and written by one in the same interval")
+
+entry("hunt_named_full_empty", grid=(1,), block=(128,),
+      make_args=lambda: (i32(256, seed=312), zeros(64)),
+      reference=lambda a: {1: a[0].reshape(4, 64)[:, ::-1].sum(axis=0)}, expect="ok",
+      why="a producer/consumer pipeline with 'full' (1) and 'empty' (2) named barriers of 128 threads through BAR_SYNC/BAR_ARRIVE asm macros: producers arrive on full and sync on empty, consumers the other way round "
+          "(racecheck reports WAR hazards on the tile, as for w_named_count_both_sides: it does not model "
+          "the ordering bar.arrive gives; the GPU's outputs match)")
+
+entry("hunt_named_full_empty_half_count", grid=(1,), block=(128,),
+      make_args=lambda: (i32(256, seed=312), zeros(64)),
+      expect="named_barrier",
+      why="the same with a count of 64: both sides arrive (128 threads), so each phase completes early, with the producers' threads of the next tile counted in")
+
+entry("hunt_warp_trip_syncwarp", grid=(1,), block=(128,),
+      make_args=lambda: (np.array([1, 3, 0, 5], np.int32), i32(128, lo=-5, hi=5, seed=313), zeros(128)),
+      reference=_hunt_warp_trip_ref, expect="ok",
+      why="every warp loops its own number of rounds with __syncwarp() inside and one __syncthreads() after the loop: legal")
+
+entry("hunt_warp_trip_syncthreads", grid=(1,), block=(128,),
+      make_args=lambda: (np.array([1, 3, 0, 5], np.int32), i32(128, lo=-5, hi=5, seed=313), zeros(128)),
+      expect="divergent_barrier",
+      why="__syncthreads() inside a loop whose trip count differs per warp: warps meet it different numbers of times")
+
+entry("hunt_early_return_ballot", grid=(2,), block=(64,),
+      make_args=lambda: (i32(100, seed=314), zeros(1), np.int32(100)),
+      reference=lambda a: {1: np.array([a[0].sum()], np.int32)}, expect="ok",
+      why="a guard that returns early with no barrier after it; the survivors reduce with __shfl_down_sync(live) from a __ballot_sync taken before the return and use only live lanes' values")
+
+entry("hunt_early_return_fullmask", grid=(2,), block=(64,),
+      make_args=lambda: (i32(100, seed=314), zeros(1), np.int32(100)),
+      expect="undefined_value",
+      why="after the early return the full mask names exited lanes, and their shuffled values are added: undefined")
+
+entry("hunt_match_any_histogram", grid=(2,), block=(64,),
+      make_args=lambda: (i32(128, lo=0, hi=8, seed=315), zeros(8)),
+      reference=lambda a: {1: np.bincount(a[0], minlength=8).astype(np.int32)}, expect="ok",
+      why="__match_any_sync groups the lanes of a warp by key; each group's leader adds __popc(peers) with one atomicAdd")
+
+entry("hunt_match_any_histogram_plain", grid=(2,), block=(64,),
+      make_args=lambda: (i32(128, lo=0, hi=8, seed=315), zeros(8)),
+      expect="race",
+      why="the leaders of different warps (and blocks) update one bin with a plain +=")
+
+entry("hunt_half_warp_masks", grid=(2,), block=(64,),
+      make_args=lambda: (f32(128, seed=316), zeros(8, np.float32)),
+      reference=lambda a: {1: a[0].reshape(8, 16).sum(axis=1)}, expect="ok", atol=1e-5,
+      why="each half-warp reduces its 16 values with __shfl_xor_sync and the mask of its own half (#pragma unroll), in the two sides of a branch on the lane")
+
+entry("hunt_half_warp_masks_swapped", grid=(2,), block=(64,),
+      make_args=lambda: (f32(128, seed=316), zeros(8, np.float32)),
+      expect="invalid_mask",
+      why="the upper half uses the lower half's mask: a mask that does not name the calling lanes")
+
+entry("hunt_syncwarp_low_half", grid=(1,), block=(64,),
+      make_args=lambda: (i32(64, seed=317), zeros(64)),
+      reference=_hunt_syncwarp_ref, expect="ok",
+      why="the low 16 lanes of each warp exchange values through shared memory with __syncwarp(0x0000ffff): the mask names exactly the lanes that write and read")
+
+entry("hunt_syncwarp_low_half_narrow_mask", grid=(1,), block=(64,),
+      make_args=lambda: (i32(64, seed=317), zeros(64)),
+      expect="race",
+      why="lanes 0-7 and 8-15 each sync only their own 8 lanes, but lane 7 reads lane 8's value (and lane 15 lane 0's)")
+
+entry("hunt_loop_bound_from_shared", grid=(2,), block=(128,),
+      make_args=lambda: (np.array([3, 6], np.int32), f32(256, seed=318), zeros(256, np.float32)),
+      reference=_hunt_smooth_ref, expect="ok", atol=1e-5,
+      why="thread 0 stores the pass count in shared memory before a barrier; the loop with two barriers inside is uniform per block (blocks differ: 3 and 6 passes)")
+
+entry("hunt_double_buffer_float4", grid=(1,), block=(32,),
+      make_args=lambda: (f32(768, seed=319), zeros(32, np.float32), np.int32(6)),
+      reference=lambda a: {1: a[0].reshape(-1, 32, 4)[:, ::-1, :].sum(axis=(0, 2))}, expect="ok", atol=1e-4,
+      why="double-buffered float4 tiles with one barrier per step: a buffer is refilled only after the barrier that follows its reads")
+
+entry("hunt_single_buffer_float4", grid=(1,), block=(32,),
+      make_args=lambda: (f32(768, seed=319), zeros(32, np.float32), np.int32(6)),
+      expect="race",
+      why="one buffer and one barrier per step: the next tile's writes race with this tile's reads")
+
+entry("hunt_cg_sync_per_block_branch", grid=(2, 2), block=(8, 8),
+      make_args=lambda: (i32(256, seed=320), zeros(256)),
+      reference=_hunt_cg_ref, expect="ok",
+      why="cg::this_thread_block().sync() inside if (blockIdx.y == 0) of a 2 x 2 grid of 8 x 8 blocks: uniform per block")
+
+entry("hunt_warp_leader_lock", grid=(2,), block=(64,),
+      make_args=lambda: (i32(128, seed=321), zeros(1), zeros(32)),
+      reference=lambda a: {2: a[0].reshape(4, 32).sum(axis=0).astype(np.int32)}, expect="ok",
+      why="lane 0 takes a global lock for its warp (atomicCAS, __threadfence()), __syncwarp() passes it on to the warp's plain updates, __syncwarp() and __threadfence() then atomicExch release them" + NO_REFEREE)
+
+entry("hunt_warp_leader_lock_early_release", grid=(2,), block=(64,),
+      make_args=lambda: (i32(128, seed=321), zeros(1), zeros(32)),
+      expect="race",
+      why="without the second __syncwarp() lane 0 may release before its warp-mates' updates: they race with the next warp's" + NO_REFEREE)
+
+entry("hunt_hand_grid_barrier", grid=(4,), block=(32,),
+      make_args=lambda: (i32(128, seed=322), zeros(128), zeros(128), zeros(1, np.uint32), zeros(1, np.uint32)),
+      reference=lambda a: {2: (a[0] * 2)[::-1]}, expect="ok",
+      why="a grid barrier by hand (all 4 blocks resident): count in with atomicAdd after a fence, the last block flips a volatile generation after a fence, the others poll it and fence" + NO_REFEREE)
+
+entry("hunt_hand_grid_barrier_no_fence", grid=(4,), block=(32,),
+      make_args=lambda: (i32(128, seed=322), zeros(128), zeros(128), zeros(1, np.uint32), zeros(1, np.uint32)),
+      expect="race",
+      why="without the fence before the count, a block's phase-1 writes are not released: the other blocks' phase-2 reads race with them" + NO_REFEREE)
+
+entry("hunt_long_relaxation", grid=(1,), block=(64,),
+      make_args=lambda: (f32(64, seed=323), np.int32(1000)),
+      reference=_hunt_long_ref, expect="ok", atol=1e-5,
+      why="1000 rounds of a two-barrier relaxation over 64 threads: a long legal loop")
+
+entry("hunt_chain_atomic_poll", grid=(4,), block=(32,),
+      make_args=lambda: (i32(128, seed=306), zeros(128), zeros(4)),
+      reference=lambda a: {1: np.cumsum(a[0].reshape(4, 32), axis=0).ravel().astype(np.int32)}, expect="ok",
+      why="hunt_chain_between_blocks with the waiters polling atomicAdd(&flag, 0): an atomic that leaves "
+          "memory as it is reads the flag, so the release's volatile store after it is the hand-off "
+          "(simcore used to call it a write-after-write race)" + NO_REFEREE)
+
 # every entry is defined above this line
 BY_NAME = {e.name: e for e in ENTRIES}
 

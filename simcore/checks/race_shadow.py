@@ -201,6 +201,11 @@ class Shadow:
         self.row_of = None
         self.rows = None
         self.nrows = 0
+        # Where the last write rewrote the value an unordered earlier write had stored: the record
+        # of the write that set that value (NONE: the last writer set it), with its clocks. A read
+        # ordered after that write sees the value whichever of the two it sees (from the first
+        # such rewrite on; before it: nowhere)
+        self.w_set = self.w_set_sync = self.w_set_clock = None
 
     def readers(self):
         """The readers' records, allocated at the region's first read (before it: nobody read)."""
@@ -213,6 +218,17 @@ class Shadow:
             if self.w_sync is not None:
                 self.r_sync = np.zeros(self.n, np.int32)
         return self.r
+
+    def setters(self):
+        """The value setters' records (see __init__), allocated at the region's first rewrite of
+        an unordered writer's value."""
+        if self.w_set is None:
+            self.w_set = np.full(self.n, NONE, self.lay.dtype)
+            if self.w_sync is not None:
+                self.w_set_sync = np.zeros(self.n, np.int32)
+            if self.lane_clocks:
+                self.w_set_clock = np.zeros(self.n, np.int32)
+        return self.w_set
 
     def reader_rows(self, key):
         """The rows (indices into self.rows) of granules `key`, made where a granule has none."""
@@ -263,7 +279,8 @@ class Shadow:
     def nbytes(self):
         return sum(a.nbytes for a in (self.w_fence, self.w, self.w_site, self.r, self.r_site, self.w_clock,
                                       self.r_clock, self.row_of, self.rows, self.w_sync, self.w_release,
-                                      self.r_sync) if a is not None)
+                                      self.r_sync, self.w_set, self.w_set_sync, self.w_set_clock)
+                   if a is not None)
 
 
 class Stamps:

@@ -114,6 +114,7 @@ class RaceDetector(Plugin):
         # Release/acquire (release_acquire.py): vector clocks, only in kernels that fence
         self.sync = None
         self.volatile = np.array([program.sites[i].volatile for i in self.memory_sites], bool)
+        self.polls = np.array([program.sites[i].polls for i in self.memory_sites], bool)
         self.untracked_threads = 0      # a launch too large for the clocks: its thread count
         self.fenced_any = False
 
@@ -239,7 +240,7 @@ class RaceDetector(Plugin):
                 continue                  # no __syncwarp in the kernel: its stamps hold no warp epoch
             shift = lay.BAR_SHIFT if which == "bar" else lay.WEP_SHIFT
             for sh in table.values():
-                for arr in (sh.w, sh.r):
+                for arr in (sh.w, sh.r, sh.w_set):
                     if arr is None:
                         continue
                     idx = np.flatnonzero(arr >= 0)
@@ -360,6 +361,8 @@ class RaceDetector(Plugin):
         if sh.r is not None and kind != "cas" and race_rule.unordered(lay, int(sh.r[key]), me, is_global, spb):
             return False
         sh.write(key, me.stamp, number * 4 + (1 if atomic else 0) + (2 if kind == "cas" else 0))
+        if sh.w_set is not None:
+            sh.w_set[key] = NONE        # this write set the value (a rewrite of it goes the vectorised way)
         return True
 
     def _read_lane(self, region, gran, granule, slot, site):
@@ -439,6 +442,7 @@ class RaceDetector(Plugin):
             return
         w = sh.w[key]
         w_conf = self._unordered(acc, w, "write")
+        rewrites = None
         if w_conf.any():
             codes = sh.w_codes(key, w)
             if acc.atomic:
@@ -450,8 +454,18 @@ class RaceDetector(Plugin):
             if acc.strong and self.sync is not None:
                 # a strong read (volatile, atomic) of a release's flag is the hand-off itself
                 w_conf &= ~sh.w_release[key]
+            if kind == "write" and acc.strong and self.sync is not None and w_conf.any():
+                # a release's strong write after another thread's atomic that only read the flag
+                # (a waiter polling with atomicAdd(&f, 0) before it was set): the hand-off, as
+                # after the waiter's volatile loads
+                k = np.flatnonzero(w_conf)
+                releases = self.sync.releases(self.wave.lane_index(L)[k] + self.wave.gslot_base)
+                w_conf[k] = ~(releases & self.polls[codes[k].astype(np.int64) >> 2])
             if kind == "write" and not acc.atomic and w_conf.any():
-                w_conf &= ~self._rewrites_value(acc, w_conf)
+                rewrites = self._rewrites_value(acc, w_conf)
+                w_conf &= ~rewrites
+            if kind == "read" and sh.w_set is not None and w_conf.any():
+                w_conf &= ~self._value_set_before(acc, w_conf)
         if w_conf.any():
             k = int(np.flatnonzero(w_conf)[0])
             ws = int(codes[k])
@@ -461,6 +475,7 @@ class RaceDetector(Plugin):
         if kind == "read":
             self._record_read(acc, repeats, shared_reads)
         else:
+            self._keep_setters(acc, w, rewrites)
             self._record_write(acc)
         if self.sync is not None:
             self._hand_off(sh, key, L, kind, acc.strong)
@@ -474,6 +489,65 @@ class RaceDetector(Plugin):
     # the common `if (improved) changed = 1;` from many threads is no race report here (nor is a
 # read of that location unordered with such a write: it sees the value either way). C++'s rules
     # still call it a data race: the launch warns, naming the line (a warning costs no points).
+    def _keep_setters(self, acc, w, rewrites):
+        """Before a write replaces the writers' records `w`: where it rewrites the value of an
+        unordered writer (`rewrites`), the write that set that value stays known (Shadow.w_set:
+        the first of a run of rewrites keeps it); any other write sets the value itself."""
+        sh, key = acc.sh, acc.key
+        if rewrites is not None and rewrites.any():
+            sets = sh.setters()
+            k = key[rewrites]
+            fresh = sets[k] < 0
+            k = k[fresh]
+            sets[k] = w[rewrites][fresh]
+            if sh.w_set_sync is not None:
+                sh.w_set_sync[k] = sh.w_sync[k]
+            if sh.w_set_clock is not None:
+                sh.w_set_clock[k] = sh.w_clock[k]
+            sets[key[~rewrites]] = NONE      # after: a location written by both kinds of lane stays strict
+        elif sh.w_set is not None:
+            sh.w_set[key] = NONE
+
+    def _keep_lane_setters(self, acc, lanes):
+        """Lanes of one store instruction that wrote one location with equal bytes, and lost the
+        scatter to another lane (`lanes`): one of them is kept as a write that set the value (a
+        read ordered after it sees the value whichever lane's write it sees)."""
+        if not lanes.any():
+            return
+        sh, key, e = acc.sh, acc.key, self.wave
+        sets = sh.setters()
+        k = key[lanes]
+        fresh = sets[k] < 0
+        k = k[fresh]
+        rec = acc.cur[lanes][fresh]
+        sets[k] = rec | acc.number * 4 if sh.lay.packed_sites else rec
+        if sh.w_set_sync is not None:
+            sh.w_set_sync[k] = self.sync.own(e.lane_index(acc.L) + e.gslot_base)[lanes][fresh]
+        if sh.w_set_clock is not None:
+            sh.w_set_clock[k] = self.clocks.own[acc.L][lanes][fresh]
+
+    def _value_set_before(self, acc, lanes):
+        """Per lane of a read (only `lanes`, unordered with the last writer, are looked at): whether
+        that writer rewrote the value of the write that set it and the read is ordered after that
+        write, so that it sees this value whichever write it sees. In a large launch that fences
+        the location-blind ticket rule would need the setter's fence count: strict there."""
+        sh, key = acc.sh, acc.key
+        sets = sh.w_set[key]
+        kept = lanes & (sets >= 0)
+        if not kept.any() or (self.fences is not None and self.sync is None):
+            return np.zeros(len(lanes), bool)
+        seen = kept & ~self._unordered(acc, sets, "write", setter=True)
+        if seen.any():
+            k = int(np.flatnonzero(seen)[0])
+            line = self.program.sites[acc.site].line
+            elem = int(acc.gran[k]) * acc.granule // max(1, acc.region.dtype.itemsize)
+            self.report.warn(("same_value_read", acc.site), (
+                f"line {line}: a thread reads {acc.region.name}[{elem}] while another thread, with "
+                "nothing ordering the two, writes the value it already holds. The read sees that "
+                "value whichever write it sees, but C++ calls the unordered write and read a data "
+                "race; __syncthreads_or()/__syncthreads_count() or an atomic says the same without one"))
+        return seen
+
     def _incoming(self, acc):
         """(byte offset, value bytes) per lane of the plain store being checked, or None."""
         got = acc.region.incoming
@@ -608,9 +682,10 @@ class RaceDetector(Plugin):
             return field + int(self.wave.slot_block[L][k]) * self.wave.spb
         return field
 
-    def _unordered(self, acc, other, side):
+    def _unordered(self, acc, other, side, setter=False):
         """The rule: which recorded accesses `other` (records, one per lane of the access `acc`:
-        the writer's, side "write", or the readers', side "read") nothing orders before it."""
+        the writer's, side "write", or the readers', side "read"; setter: the value setters' of
+        Shadow.w_set, with their clocks) nothing orders before it."""
         st, L, lay = acc.st, acc.L, acc.st.lay
         # 1. no barrier between them: a barrier interval they share (bar.arrive lags included)
         hit = same_interval(lay, other, acc.curbar, st.lag_of(L))
@@ -625,7 +700,7 @@ class RaceDetector(Plugin):
         if not self.lane_clocks:
             hit &= ~(same_warp & ((other >> lay.WEP_SHIFT) != st.wep[L]))
         elif (hit & same_warp).any():
-            clock = acc.sh.w_clock[acc.key] if side == "write" else acc.sh.r_clock[acc.key]
+            clock = (acc.sh.w_set_clock if setter else acc.sh.w_clock if side == "write" else acc.sh.r_clock)[acc.key]
             hit &= ~(same_warp & self.clocks.ordered(acc.sh, acc.key, other, clock, L, readers=side == "read"))
         if acc.is_global:
             # 4. blocks are never ordered by a barrier: an access of another block is unordered in
@@ -641,7 +716,8 @@ class RaceDetector(Plugin):
             hit = (hit & same_block) | cross
         if self.sync is not None and hit.any():
             # 5. a release/acquire hand-off orders them (release_acquire.py)
-            hit &= ~self._synced(acc.sh, acc.key, other, L, acc.sh.w_sync if side == "write" else acc.sh.r_sync)
+            clocks = acc.sh.w_set_sync if setter else acc.sh.w_sync if side == "write" else acc.sh.r_sync
+            hit &= ~self._synced(acc.sh, acc.key, other, L, clocks)
         return hit
 
     def _record_write(self, acc):
@@ -683,7 +759,9 @@ class RaceDetector(Plugin):
             back = sh.w[key]
             clash = st.lay.field(back) != st.lay.field(cur)
             if clash.any():
-                clash &= ~self._lanes_agree(acc, clash)
+                agree = self._lanes_agree(acc, clash)
+                self._keep_lane_setters(acc, agree)
+                clash &= ~agree
             if clash.any():
                 k = int(np.flatnonzero(clash)[0])
                 self._report("WAW", acc, k, self._thread(back, st, L, k), site, "write")

@@ -158,13 +158,25 @@ class Atomic:
             if v.taint.possible:
                 low.use_check(v.taint, node, f"an operand of {name}", f"is stored by {name}")
         low.address_check(p, node)
-        s = low.site(node, name, memory=True)
+        s = low.site(node, name, memory=True, polls=_leaves_memory(op, args))
         (low.shared_sizes if p.space == "shared" else low.global_sizes).add(elem.size)
         out = low.fresh("_t")
         compare = rest[0].code if op == "cas" else "None"
         low.emit(f"{out} = X.atomic('{op}', {p.code}, {rest[-1].code}, {DT[elem]}, L, {s}, {compare})",
                  reads=regs_of(p, *rest))
         return Val(out, elem)
+
+
+def _leaves_memory(op, args):
+    """Whether an atomic's operand is the constant that leaves memory as it is (atomicAdd(p, 0),
+    atomicSub, atomicOr, atomicXor with 0): a poll, a strong read of the location."""
+    v = args[1] if len(args) == 2 else None
+    if op not in ("add", "sub", "or", "xor") or not isinstance(v, c_ast.Constant) or v.type not in ("int", "unsigned int"):
+        return False
+    try:
+        return int(v.value.rstrip("uUlL"), 0) == 0
+    except ValueError:
+        return False
 
 
 @dataclass(frozen=True)

@@ -103,6 +103,7 @@ class Site:
     what: str = ""       # e.g. "read of tile[...]"
     memory: bool = False  # a memory access (load, store, atomic): the race shadow numbers these densely
     volatile: bool = False  # a load or store through a volatile pointer (strong, as PTX's ld/st.volatile)
+    polls: bool = False   # an atomic that leaves memory as it is (atomicAdd(p, 0), atomicOr(p, 0)): a strong read
 
 
 @dataclass

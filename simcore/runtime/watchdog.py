@@ -430,6 +430,12 @@ class Watchdog:
                 return
             self._be_fair(turned, rejoin)
             return
+        if e.sync.complete_reached(w):
+            # lanes wait at a barrier every thread of theirs has reached, and barriers complete
+            # only when nothing else can run: the loopers starved them (a spinner waiting for
+            # another block's write after its barrier). They go on; the loopers yield.
+            self._be_fair(turned, np.zeros(w.S, bool))
+            return
         pre_volta = e.model == "stack" and bool(((w.st == JOIN) | (w.st == PARK)).any())
         cycle = {p for p, step in self.ran_pcs.items() if step >= since} | {pc}
         # (only a deterministic schedule gets here with memory that moved in the cycle: random's

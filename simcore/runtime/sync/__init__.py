@@ -58,6 +58,12 @@ class Sync:
         # hardware.
         return self.collectives.resolve(w, force=True)
 
+    def complete_reached(self, w):
+        """Complete the block and named barriers that every thread they wait for has reached, even
+        while other lanes can run (resolve waits until none can): for the watchdog, when lanes
+        loop waiting for what such a barrier's threads do next. True if any lane can run again."""
+        return self.barriers.resolve(w, self.named)
+
     def diagnose_stuck(self, w):
         """Nothing can run and nothing completes: a deadlock. (resolve, which found nothing to
         complete, has already told the checks every misuse it met on the way: a divergent or

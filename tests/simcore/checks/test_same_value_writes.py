@@ -91,3 +91,67 @@ extern "C" __global__ void k(const int *in, int *out) {
     with pytest.raises(simcore.DataRace):        # -0.0 == 0.0, but the bits differ: a race
         launch(src.replace("VALUE", "(threadIdx.x == 1 ? -0.0f : 0.0f)"), np.zeros(128, np.int32),
                schedule="lockstep")
+
+
+# A read ordered after the write that set the value, but unordered with a later rewrite of that
+# value by another thread: it sees the value whichever write it sees (docs/semantics.md).
+READ_AFTER_REWRITE = r"""
+extern "C" __global__ void k(const int *in, int *out) {
+    __shared__ int flag;
+    if (threadIdx.x == 0) flag = 0;
+    __syncthreads();
+    if (threadIdx.x == 0 || threadIdx.x == 64) flag = OTHER;
+    if (threadIdx.x == 0) out[blockIdx.x] = flag;
+}
+"""
+READ_AFTER_REWRITE_GLOBAL = r"""
+extern "C" __global__ void k(const int *in, int *out) {
+    if (threadIdx.x == 0) out[0] = blockIdx.x == 0 ? 7 : OTHER;
+    if (threadIdx.x == 0 && blockIdx.x == 0) out[1] = out[0];
+}
+"""
+
+
+@pytest.mark.parametrize("cfg", SCHEDULES, ids=lambda c: "-".join(map(str, c.values())))
+def test_a_read_after_its_own_write_of_a_value_another_thread_rewrites_is_a_warning(cfg):
+    out, said = launch(READ_AFTER_REWRITE.replace("OTHER", "1"), np.zeros(128, np.int32), **cfg)
+    assert list(out) == [1, 1]
+    assert any("write the same value to flag[0]" in w for w in said), said
+
+
+@pytest.mark.parametrize("cfg", SCHEDULES, ids=lambda c: "-".join(map(str, c.values())))
+def test_a_read_after_its_own_write_races_with_another_threads_write_of_a_different_value(cfg):
+    src = READ_AFTER_REWRITE.replace("flag = OTHER;", "flag = threadIdx.x == 0 ? 1 : 2;")
+    with pytest.raises(simcore.DataRace) as err:
+        launch(src, np.zeros(128, np.int32), **cfg)
+    assert "flag[0]" in str(err.value)
+
+
+@pytest.mark.parametrize("cfg", SCHEDULES, ids=lambda c: "-".join(map(str, c.values())))
+def test_a_global_read_after_its_own_write_of_a_value_another_block_rewrites_is_a_warning(cfg):
+    out, said = launch(READ_AFTER_REWRITE_GLOBAL.replace("OTHER", "7"), np.zeros(128, np.int32), **cfg)
+    assert list(out) == [7, 7]
+    assert any("same value" in w for w in said), said
+
+
+@pytest.mark.parametrize("cfg", SCHEDULES, ids=lambda c: "-".join(map(str, c.values())))
+def test_a_global_read_after_its_own_write_races_with_another_blocks_different_value(cfg):
+    with pytest.raises(simcore.DataRace):
+        launch(READ_AFTER_REWRITE_GLOBAL.replace("OTHER", "8"), np.zeros(128, np.int32), **cfg)
+
+
+def test_a_read_unordered_with_the_write_that_set_the_value_still_races():
+    # thread 64 reads with nothing ordering it after thread 0's write of 1 (the value the
+    # location held before was 0): it may see either value, whatever rewrote the 1 later
+    src = r"""
+extern "C" __global__ void k(const int *in, int *out) {
+    __shared__ int flag;
+    if (threadIdx.x == 0) flag = 0;
+    __syncthreads();
+    if (threadIdx.x == 0 || threadIdx.x == 32) flag = 1;
+    if (threadIdx.x == 64) out[blockIdx.x] = flag;
+}
+"""
+    for cfg in SCHEDULES:
+        with pytest.raises(simcore.DataRace):
+            launch(src, np.zeros(128, np.int32), **cfg)

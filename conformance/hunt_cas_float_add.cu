@@ -1,0 +1,16 @@
+__device__ float atomicAddF(float* addr, float v)
+{
+    int* a = (int*)addr;
+    int old = *a, assumed;
+    do {
+        assumed = old;
+        old = atomicCAS(a, assumed, __float_as_int(v + __int_as_float(assumed)));
+    } while (assumed != old);
+    return __int_as_float(old);
+}
+extern "C" __global__ void hunt_cas_float_add(const float* x, float* sum, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    atomicAddF(sum, x[i]);
+}
