@@ -98,6 +98,9 @@ class RaceDetector(Plugin):
         self.global_shadows = {}
         self.shared_shadows = {}
         self._stamps = {}
+        # per memory site: the serial loop's last shared read there, whose granule-independent
+        # part (_read_plan) the next read by the same lane in the same epoch reuses
+        self._lane_reads = {}
         self.fences = None          # per launch-wide thread: how many __threadfence() it has run
         self.acquired = None        # per slot, once a bar.arrive ran: the epoch it last waited into
         self.shared_layout = self.global_layout = None     # fitted to the launch at its first wave
@@ -319,6 +322,22 @@ class RaceDetector(Plugin):
         fast = not self.lane_clocks and self.sync is None and self.fences is None and \
             not (self.untracked_threads and self.fenced_any)        # = self._epochs_decide()
         if fast and kind == "read" and size <= granule:
+            plan = self._lane_reads.get(site)
+            if plan is not None and plan[0] is region and plan[1] == slot and plan[2] is self._stamps.get(region.kind):
+                # _read_lane's answer where the granule's records are of other epochs (the loop's
+                # usual case), from the plan it made for this lane, site and epoch
+                _, _, _, base, w_rec, r_rec, bar_shift, bar, record, r_site, code = plan
+                key = base + g0
+                w = w_rec.item(key)
+                if w < 0 or (w >> bar_shift) != bar:
+                    old = r_rec.item(key)
+                    if old < 0 or (old >> bar_shift) != bar:
+                        if r_site is None:
+                            r_rec[key] = record | code
+                        else:
+                            r_rec[key] = record
+                            r_site[key] = code
+                        return
             if not self._read_lane(region, g0, granule, slot, site):
                 self._check(region, np.array([g0], np.int64), granule, kind, L, site)
             return
@@ -399,7 +418,20 @@ class RaceDetector(Plugin):
         else:
             r[key] = new
             sh.r_site[key] = number * 4
+        if epoch_only:
+            self._lane_reads[site] = self._read_plan(region, slot, st, key - gran, sh, me, number)
         return True
+
+    @staticmethod
+    def _read_plan(region, slot, st, base, sh, me, number):
+        """What _read_lane finds for one lane's shared reads at one site in one barrier epoch (the
+        shadow entries from `base` on, its stamp, the record's arrays and site code), for
+        on_lane_access to decide the next such read without it where no record of the epoch is
+        in the way. Valid while the epoch's stamps (`st`, made anew at every barrier and wave) are
+        the current ones; the shadow's arrays are never replaced while they are."""
+        lay = sh.lay
+        return (region, slot, st, base, sh.w, sh.r, lay.BAR_SHIFT, me.bar, me.stamp,
+                None if lay.packed_sites else sh.r_site, number * 4)
 
     def _shadow(self, region, granule):
         e = self.wave
