@@ -361,6 +361,10 @@ class Wave(LaneIndexing):
         complete: does every live lane of its warp that recorded that point (counted once per
         time it is on the lane's stack) wait there? Only the warps of the waiting lanes are
         looked at (the points are per warp): no pass over the wave, no np.unique."""
+        if waiting[0] >> WARP_SHIFT == waiting[-1] >> WARP_SHIFT:
+            one = self._complete_join_of_warp(waiting)
+            if one is not None:
+                return one
         # the distinct (warp, point) pairs the lanes wait at, and how many lanes wait at each
         key = self.slot_warp[waiting].astype(np.int64) * self.njoins + self.top[waiting]
         order = np.argsort(key, kind="stable") if (key[1:] < key[:-1]).any() else None
@@ -381,6 +385,21 @@ class Wave(LaneIndexing):
         out = np.empty(len(key), bool)
         out[order] = complete
         return out
+
+    def _complete_join_of_warp(self, waiting):
+        """complete_joins for lanes of one warp that all wait at one point (the usual case: the
+        lanes of a divergent branch waiting for the rest of their warp), in a few calls on that
+        warp's 32 slots; None when they wait at several points."""
+        tops = self.top[waiting]
+        join = tops[0]
+        if tops.min() != tops.max():
+            return None
+        base = int(waiting[0]) & ~(WARP - 1)
+        warp = slice(base, base + WARP)
+        depth = np.where(self.st[warp] != EXIT, self.jdepth[warp], 0)
+        stacks = self.jstack[warp]
+        on_stack = (stacks == join) & (np.arange(stacks.shape[1]) < depth[:, None])
+        return np.full(len(waiting), np.count_nonzero(on_stack) == len(waiting))
 
     def lanes_in_state(self, state):
         """Slots in `state` (sorted); no index pass when there are none."""
