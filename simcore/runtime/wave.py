@@ -149,10 +149,11 @@ class Wave(LaneIndexing):
             return slice(int(lanes[0]), int(lanes[-1]) + 1)
         return lanes
 
-    @staticmethod
-    def span(lanes):
+    def span(self, lanes):
         """Distinct lanes in any order -> a slice when they are exactly one contiguous range (to
         set a value for each of them), else the lanes themselves."""
+        if lanes is self._all:
+            return slice(0, self.S)         # every slot (a barrier of the whole wave): no pass over them
         if isinstance(lanes, slice) or len(lanes) == 0:
             return lanes
         first, last = lanes[0], lanes[-1]
@@ -311,8 +312,7 @@ class Wave(LaneIndexing):
                 split_rows = cw.any(axis=1) & ~cw.all(axis=1)
             if not split_rows.any():
                 return
-            split = np.zeros(self.nwarps, bool)
-            split[rows] = split_rows
+            split = None            # per warp of the wave: made only where the stack model parks
             members = idx.reshape(-1, WARP)[split_rows].ravel()
         else:
             warps = self.slot_warp[idx]
@@ -337,6 +337,9 @@ class Wave(LaneIndexing):
         if self.model == "stack" and f_lanes is not None:
             # Pre-Volta: the warp runs one side at a time; the other side is parked until the
             # running side reaches the reconvergence point.
+            if split is None:
+                split = np.zeros(self.nwarps, bool)
+                split[rows] = split_rows
             park = f_lanes[split[self.slot_warp[f_lanes]]]
             self.st[park] = PARK
 
