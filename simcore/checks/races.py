@@ -98,6 +98,9 @@ class RaceDetector(Plugin):
         self.global_shadows = {}
         self.shared_shadows = {}
         self._stamps = {}
+        # per memory site: the serial loop's last shared read there, whose granule-independent
+        # part (_read_plan) the next read by the same lane in the same epoch reuses
+        self._lane_reads = {}
         self.fences = None          # per launch-wide thread: how many __threadfence() it has run
         self.acquired = None        # per slot, once a bar.arrive ran: the epoch it last waited into
         self.shared_layout = self.global_layout = None     # fitted to the launch at its first wave
@@ -130,6 +133,7 @@ class RaceDetector(Plugin):
                     self.untracked_threads = n      # warned at the first strong write after a fence
         self.shared_shadows = {}
         self._stamps = {}
+        self._lane_reads = {}       # (they would keep the last wave's shadows alive)
         self.acquired = None
         self._bar_swept = np.zeros(wave.nblk, np.int64)      # per block: its highest epoch at the last sweep
         self._wep_swept = np.zeros(wave.nwarps, np.int64)    # per warp: the same for __syncwarp epochs
@@ -305,7 +309,27 @@ class RaceDetector(Plugin):
         """One lane's access: on_memory_access's early outs, then the fast path per granule where
         barrier and warp epochs decide (else, or where it may race, the vectorised check). A read
         of one granule (the serial loop's loads) goes to _read_lane, which decides it in one call
-        (a call costs as much as the rule: _epochs_decide's test is written out here too)."""
+        (a call costs as much as the rule: _epochs_decide's test is written out here too). A
+        read where the lane's read plan for its site and epoch holds (_read_plan: made only where
+        the check is on) is decided first, in a few integer steps."""
+        plan = self._lane_reads.get(site) if kind == "read" else None
+        if plan is not None and plan[0] is region and plan[1] == slot and size <= plan[3] and \
+                plan[2] is self._stamps.get(region.kind) and not self.lane_clocks and self.sync is None and \
+                self.fences is None and not (self.untracked_threads and self.fenced_any):   # = self._epochs_decide()
+            # _read_lane's answer where the granule's records are of other epochs (the loop's
+            # usual case); anything else goes the way below
+            _, _, _, granule, base, w_rec, r_rec, bar_shift, bar, record, r_site, code = plan
+            key = base + offset // granule
+            w = w_rec.item(key)
+            if w < 0 or (w >> bar_shift) != bar:
+                old = r_rec.item(key)
+                if old < 0 or (old >> bar_shift) != bar:
+                    if r_site is None:
+                        r_rec[key] = record | code
+                    else:
+                        r_rec[key] = record
+                        r_site[key] = code
+                    return
         if region.kind == "shared":
             if not self.check_shared:
                 return
@@ -402,7 +426,20 @@ class RaceDetector(Plugin):
         else:
             r[key] = new
             sh.r_site[key] = number * 4
+        if epoch_only:
+            self._lane_reads[site] = self._read_plan(region, slot, st, granule, key - gran, sh, me, number)
         return True
+
+    @staticmethod
+    def _read_plan(region, slot, st, granule, base, sh, me, number):
+        """What _read_lane finds for one lane's shared reads at one site in one barrier epoch (the
+        shadow entries from `base` on, its stamp, the record's arrays and site code), for
+        on_lane_access to decide the next such read without it where no record of the epoch is
+        in the way. Valid while the epoch's stamps (`st`, made anew at every barrier and wave) are
+        the current ones; the shadow's arrays are never replaced while they are."""
+        lay = sh.lay
+        return (region, slot, st, granule, base, sh.w, sh.r, lay.BAR_SHIFT, me.bar, me.stamp,
+                None if lay.packed_sites else sh.r_site, number * 4)
 
     def _shadow(self, region, granule):
         e = self.wave

@@ -124,6 +124,8 @@ class Memory:
         self.wave = None
         self.regions = {}
         self._views = {}
+        # per memory site: the serial loop's last aligned shared read there (_lane_load_plan)
+        self._lane_loads = {}
         self._local_values = {}      # local region -> the bytes each thread's copy starts with, or None
         self.report = report         # report.Reporter: raises the faults found here
         self.plugins = plugins       # plugins.Plugins: told of every access; the checks decide faults
@@ -187,6 +189,7 @@ class Memory:
     def new_wave(self, wave, track_init, granule):
         """Fresh shared memory for the blocks of a wave (garbage-filled, nothing written)."""
         self.wave = wave
+        self._lane_loads = {}        # their rows are the old wave's
         blocks = wave.nblk
         for r in self.regions.values():
             if r.kind == "shared":
@@ -334,6 +337,24 @@ class Memory:
         (the same hooks, value and taint); everything else (local memory, a bad address, which
         faults) goes the general way."""
         a = int(addr[0]) if isinstance(addr, np.ndarray) and addr.ndim else int(addr)     # as _lone_access
+        plan = self._lane_loads.get(site)
+        if plan is not None and plan[0] == slot and plan[1] is dtype and plan[2] <= a < plan[3] \
+                and (a - plan[2]) & plan[4] == 0:
+            # the checks below passed for this lane, site and type before, and hold for this
+            # address (inside the same array, aligned): their outcome without the look-ups
+            _, _, base, _, _, region, size, row_view, row_init, granule = plan
+            off = a - base
+            for hook in self.plugins.lane_access:
+                hook(region, off, size, "read", L, slot, site)
+            value = row_view[off // size]
+            if not want_taint:
+                return value
+            if row_init is not None:
+                g = off // granule
+                n = size // granule
+                if not (row_init[g] if n <= 1 else row_init[g:g + n].all()):
+                    return value, np.uint8(UNDEF_SHARED)
+            return value, DEFINED
         rid = a >> REGION_SHIFT
         region = self.regions.get(rid)
         size = dtype.itemsize
@@ -350,6 +371,7 @@ class Memory:
                     return (value, DEFINED) if want_taint else value
                 row = slot // self.wave.spb       # = wave.slot_block[slot], on Python ints
                 value = view[row, off // size]
+                self._lane_loads[site] = self._lane_load_plan(region, rid, dtype, slot, view, row)
                 if not want_taint:
                     return value
                 init = region.init
@@ -364,6 +386,15 @@ class Memory:
             return got[0]
         vals, taint = got
         return vals[0], (taint[0] if isinstance(taint, np.ndarray) else taint)
+
+    def _lane_load_plan(self, region, rid, dtype, slot, view, row):
+        """What load_lane found for a lane's read of shared array `region` as `dtype`: every
+        address from the array's base to its last whole element that is a multiple of the size
+        from the base passes its checks (inside, aligned), and reads the lane's block's row."""
+        size = dtype.itemsize
+        base = (rid << REGION_SHIFT) + HALF
+        return (slot, dtype, base, base + region.nbytes - size + 1, size - 1, region, size, view[row],
+                None if region.init is None else region.init[row], self.granule)
 
     def store_lane(self, addr, value, dtype, L, slot, site, taint, check_align=True):
         """store() for the lone lane `slot` of the generated serial loop (value and taint numpy

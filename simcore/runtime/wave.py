@@ -149,10 +149,11 @@ class Wave(LaneIndexing):
             return slice(int(lanes[0]), int(lanes[-1]) + 1)
         return lanes
 
-    @staticmethod
-    def span(lanes):
+    def span(self, lanes):
         """Distinct lanes in any order -> a slice when they are exactly one contiguous range (to
         set a value for each of them), else the lanes themselves."""
+        if lanes is self._all:
+            return slice(0, self.S)         # every slot (a barrier of the whole wave): no pass over them
         if isinstance(lanes, slice) or len(lanes) == 0:
             return lanes
         first, last = lanes[0], lanes[-1]
@@ -311,8 +312,7 @@ class Wave(LaneIndexing):
                 split_rows = cw.any(axis=1) & ~cw.all(axis=1)
             if not split_rows.any():
                 return
-            split = np.zeros(self.nwarps, bool)
-            split[rows] = split_rows
+            split = None            # per warp of the wave: made only where the stack model parks
             members = idx.reshape(-1, WARP)[split_rows].ravel()
         else:
             warps = self.slot_warp[idx]
@@ -337,6 +337,9 @@ class Wave(LaneIndexing):
         if self.model == "stack" and f_lanes is not None:
             # Pre-Volta: the warp runs one side at a time; the other side is parked until the
             # running side reaches the reconvergence point.
+            if split is None:
+                split = np.zeros(self.nwarps, bool)
+                split[rows] = split_rows
             park = f_lanes[split[self.slot_warp[f_lanes]]]
             self.st[park] = PARK
 
@@ -361,6 +364,10 @@ class Wave(LaneIndexing):
         complete: does every live lane of its warp that recorded that point (counted once per
         time it is on the lane's stack) wait there? Only the warps of the waiting lanes are
         looked at (the points are per warp): no pass over the wave, no np.unique."""
+        if waiting[0] >> WARP_SHIFT == waiting[-1] >> WARP_SHIFT:
+            one = self._complete_join_of_warp(waiting)
+            if one is not None:
+                return one
         # the distinct (warp, point) pairs the lanes wait at, and how many lanes wait at each
         key = self.slot_warp[waiting].astype(np.int64) * self.njoins + self.top[waiting]
         order = np.argsort(key, kind="stable") if (key[1:] < key[:-1]).any() else None
@@ -381,6 +388,21 @@ class Wave(LaneIndexing):
         out = np.empty(len(key), bool)
         out[order] = complete
         return out
+
+    def _complete_join_of_warp(self, waiting):
+        """complete_joins for lanes of one warp that all wait at one point (the usual case: the
+        lanes of a divergent branch waiting for the rest of their warp), in a few calls on that
+        warp's 32 slots; None when they wait at several points."""
+        tops = self.top[waiting]
+        join = tops[0]
+        if tops.min() != tops.max():
+            return None
+        base = int(waiting[0]) & ~(WARP - 1)
+        warp = slice(base, base + WARP)
+        depth = np.where(self.st[warp] != EXIT, self.jdepth[warp], 0)
+        stacks = self.jstack[warp]
+        on_stack = (stacks == join) & (np.arange(stacks.shape[1]) < depth[:, None])
+        return np.full(len(waiting), np.count_nonzero(on_stack) == len(waiting))
 
     def lanes_in_state(self, state):
         """Slots in `state` (sorted); no index pass when there are none."""

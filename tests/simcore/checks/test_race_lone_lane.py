@@ -133,6 +133,37 @@ __global__ void k(double *d, int *i)
     __syncthreads();
     if (threadIdx.x == 5) d[1] = 2.0;
 }""", (1,), (32,), lambda: [np.zeros(2, np.float64), np.zeros(1, np.int32)]),
+    # the serial loop's reads reuse what the first read of a site found in an interval: a write
+    # another thread makes later in that interval, and the loop's own earlier reads, still count
+    "a lone loop reads, at the same site, a word another thread wrote after the loop's first reads": (r"""
+__global__ void k(int *out)
+{
+    __shared__ int s[64];
+    int t = threadIdx.x;
+    s[t] = t;
+    __syncthreads();
+    int total = 0;
+    for (int r = 0; r < 2; r++) {
+        if (t == 0)
+            for (int i = 10 - 5 * r; i < 64 - 50 * r; i++) total += s[i];
+        if (t == 5) s[5] = 9;
+    }
+    if (t == 0) out[0] = total;
+}""", (1,), (64,), lambda: [np.zeros(1, np.int32)]),
+    "a lone loop reads shared memory twice in one interval, then another thread writes it (legal, then a race)": (r"""
+__global__ void k(int *out, int n)
+{
+    __shared__ unsigned s[64];
+    int t = threadIdx.x;
+    s[t] = t;
+    __syncthreads();
+    unsigned total = 0;
+    if (t == 0)
+        for (int r = 0; r < n; r++)
+            for (int i = 0; i < 64; i++) total += s[i];
+    if (t == 9) s[3] = 1u;
+    if (t == 0) out[0] = total;
+}""", (1,), (64,), lambda: [np.zeros(1, np.int32), np.int32(3)]),
 }
 
 
