@@ -1620,7 +1620,8 @@ def _row_reread_check(width, reps):
 
 def _microbench5_rows(add):
     """Microbenchmarks for this round's rules (role "microbench", names starting "mb5/"): shared
-    atomics on 1-32 words, spread over a warp's lanes or one word per warp; L1 hits and capacity
+    atomics on 1-32 words, spread over a warp's lanes or one word per warp (64 and, long enough to stand
+    above the launch floor, 2048 per thread); L1 hits and capacity
     for per-thread rows re-read (8-512 floats a row, 8 KB-512 KB per block)."""
     M = "microbench"
     grid, reps = 8 * SMS, 64
@@ -1631,6 +1632,13 @@ def _microbench5_rows(add):
                       lambda rng: (np.zeros(32, np.uint32), np.int32(0)),
                       _shared_atomic_words_check(words, lane_spread, reps, grid), blocks=(256, 1024),
                       macros={"WORDS": words, "LANE_SPREAD": lane_spread, "REPS": reps}))
+    for lane_spread in (1, 0):           # long enough to stand above the launch floor
+        for words in (1, 2, 4, 8, 32):
+            add(Sweep(f"mb5/shared_atomic_words_long/{'lanes' if lane_spread else 'warps'}/W{words}", M,
+                      "shared_atomic_words", SRC["shared_atomic_words"], fixed_grid(SMS),
+                      lambda rng: (np.zeros(32, np.uint32), np.int32(0)),
+                      _shared_atomic_words_check(words, lane_spread, 2048, SMS), blocks=(32, 256, 1024),
+                      macros={"WORDS": words, "LANE_SPREAD": lane_spread, "REPS": 2048}))
     threads, reps = SMS * 256, 512
     for width in (8, 32, 128, 512):
         add(Sweep(f"mb5/row_reread/W{width}", M, "row_reread", SRC["row_reread"], fixed_grid(SMS),
