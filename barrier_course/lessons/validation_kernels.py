@@ -993,6 +993,24 @@ extern "C" __global__ void shared_atomic_words(unsigned int *out, int n)
         atomicAdd(&out[t], words[t]);
 }
 """
+SRC["shared_atomic_words_float"] = r"""
+// shared_atomic_words with float words: atomicAdd of 1.0f (a float add, which the hardware
+// cannot turn into a warp-aggregated integer increment)
+extern "C" __global__ void shared_atomic_words_float(float *out, int n)
+{
+    __shared__ float words[32];
+    int t = threadIdx.x;
+    if (t < 32)
+        words[t] = 0.0f;
+    __syncthreads();
+    int w = LANE_SPREAD ? (t % 32) % WORDS : (t / 32) % WORDS;
+    for (int r = 0; r < REPS; r++)
+        atomicAdd(&words[w], 1.0f);
+    __syncthreads();
+    if (t < WORDS)
+        atomicAdd(&out[t], words[t]);
+}
+"""
 SRC["row_reread"] = r"""
 // thread i sums its own W-float row REPS / W times over (a per-thread footprint of 4 W bytes,
 // BLOCK * 4 W bytes per block): L1 hits while the block's rows fit
@@ -1639,6 +1657,12 @@ def _microbench5_rows(add):
                       lambda rng: (np.zeros(32, np.uint32), np.int32(0)),
                       _shared_atomic_words_check(words, lane_spread, 2048, SMS), blocks=(32, 256, 1024),
                       macros={"WORDS": words, "LANE_SPREAD": lane_spread, "REPS": 2048}))
+    for words in (1, 2, 4, 8, 32):
+        add(Sweep(f"mb5/shared_atomic_words_float/lanes/W{words}", M, "shared_atomic_words_float",
+                  SRC["shared_atomic_words_float"], fixed_grid(SMS),
+                  lambda rng: (np.zeros(32, np.float32), np.int32(0)),
+                  _shared_atomic_words_check(words, 1, 256, SMS), blocks=(32, 256, 1024),
+                  macros={"WORDS": words, "LANE_SPREAD": 1, "REPS": 256}))
     threads, reps = SMS * 256, 512
     for width in (8, 32, 128, 512):
         add(Sweep(f"mb5/row_reread/W{width}", M, "row_reread", SRC["row_reread"], fixed_grid(SMS),
