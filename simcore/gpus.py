@@ -58,6 +58,7 @@ class GPU:
     # take these values unless gpus.json gives theirs
     shared_atomic_cycles: float = 4.0
     shared_atomic_contention_cycles: float = 1.21
+    shared_atomic_cas_cycles: float = 85.0
     atomic_parallel_lines: float = 84.0
     atomic_sector_ns: float = 2.4
     memory_kernel_us: float = 1.3

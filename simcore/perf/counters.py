@@ -127,6 +127,57 @@ def shuffle_counts(program):
                     float)
 
 
+def _constants(program):
+    """The lowered program's named constants (`K4 = I4.type(1)`): name -> value."""
+    found = {}
+    for line in program.python_source.splitlines():
+        if not line.lstrip().startswith("K"):
+            continue
+        try:
+            node = ast.parse(line.strip()).body[0]
+        except SyntaxError:
+            continue
+        if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and len(node.value.args) == 1
+                and isinstance(node.value.args[0], ast.Constant) and isinstance(node.targets[0], ast.Name)):
+            found[node.targets[0].id] = node.value.args[0].value
+    return found
+
+
+# How the H200 runs a shared-memory atomic, by the atomic's operation and element type
+# (course/data/h200-timing-sweeps5.md, SASS of the mb5 kernels): an int/unsigned add of the
+# constant 1 becomes ATOMS.POPC.INC, one warp-aggregated increment whatever the lanes on one
+# word; a float add becomes a compare-and-swap loop (ATOMS.CAST.SPIN), one lane per word at a
+# time; other integer operations are native ATOMS (not measured on their own).
+SHARED_ATOMIC_KIND = (
+    (lambda op, dtype, value: op == "add" and dtype in ("I4", "U4") and value == 1, "increment"),
+    (lambda op, dtype, value: dtype in ("F4", "F8"), "cas_loop"),
+    (lambda op, dtype, value: True, "native"),
+)
+
+
+def atomic_site_kinds(program):
+    """Site id -> how the GPU runs that atomic in shared memory (SHARED_ATOMIC_KIND), from the
+    lowered calls `X.atomic(op, address, value, dtype, L, site, compare)`."""
+    constants = _constants(program)
+    kinds = {}
+    for block in program.blocks:
+        for line in block.code:
+            if "X.atomic(" not in line:
+                continue
+            for node in ast.walk(ast.parse(line.strip())):
+                if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                        and node.func.attr == "atomic" and len(node.args) >= 6):
+                    continue
+                op, value, dtype, site = node.args[0], node.args[2], node.args[3], node.args[5]
+                if not (isinstance(op, ast.Constant) and isinstance(site, ast.Constant)):
+                    continue
+                value = (value.value if isinstance(value, ast.Constant)
+                         else constants.get(value.id) if isinstance(value, ast.Name) else None)
+                dtype = dtype.id if isinstance(dtype, ast.Name) else None
+                kinds[site.value] = next(kind for rule, kind in SHARED_ATOMIC_KIND if rule(op.value, dtype, value))
+    return kinds
+
+
 def estimate_registers(program):
     """Registers per thread, estimated from the compiled program: one per 4 bytes of each
     variable of the thread (local arrays included), plus 8 for what NVCC always keeps (thread
@@ -163,7 +214,8 @@ class BlockCounts:
     global_lines: int = 0           # sum over warp accesses of the distinct 128-byte lines (the SM's load/store unit)
     shared_accesses: int = 0        # warp-level shared load/store instructions
     shared_wavefronts: int = 0      # >= shared_accesses; the excess is bank conflicts
-    shared_atomic_serial: int = 0   # shared atomics: sum over warp accesses of the most lanes on one word
+    shared_atomic_serial: int = 0   # native shared atomics: sum over warp accesses of the most lanes on one word
+    shared_atomic_chain: int = 0    # compare-and-swap shared atomics: the lane operations on the busiest word
     shared_atomic_words: set = field(default_factory=set)   # the shared words this block's atomics hit
     atomics: int = 0                # lane-level global atomics
     atomic_warp_ops: int = 0
@@ -201,12 +253,14 @@ class PerfCounters(Plugin):
         self.weights = instruction_weights(program)
         self.shuffles_per_block = shuffle_counts(program)
         self.blocks = {}
+        self._cas_ops = {}
         self.atomic_lines = {}
         self.atomic_line_words = {}     # (region name, line) -> up to two words its atomics hit
         self.region_bytes = {}
         self._wave_blocks = []
         self._step = 0
         self._patterns = {}         # shared access pattern -> its wavefronts (see _shared_access)
+        self.atomic_kinds = atomic_site_kinds(program)
 
     # ------------------------------------------------------------------ waves
     def on_wave_start(self, wave):
@@ -226,6 +280,7 @@ class PerfCounters(Plugin):
         self.warp_block = np.arange(nwarps) // wpb
         live = (np.arange(wave.spb) < wave.tpb).reshape(-1, WARP).any(axis=1)   # warps with threads
         self._wave_blocks = []
+        self._cas_ops = {}          # (block in the wave, shared word) -> compare-and-swap lane operations
         for b in range(wave.nblk):
             counts = BlockCounts(block=wave.first_block + b, warps=int(live.sum()))
             self.blocks[counts.block] = counts
@@ -290,7 +345,7 @@ class PerfCounters(Plugin):
         if region.kind == "global":
             self._global_access(region, offsets, size, kind, warps)
         else:
-            self._shared_access(offsets, size, kind, warps)
+            self._shared_access(offsets, size, kind, warps, self.atomic_kinds.get(site, "native"))
 
     def _global_access(self, region, offsets, size, kind, warps):
         self.region_bytes[region.name] = region.nbytes
@@ -382,11 +437,13 @@ class PerfCounters(Plugin):
             if len(seen) < 2:
                 seen.add(word)
 
-    def _shared_access(self, offsets, size, kind, warps):
-        """Wavefronts = most distinct words in one bank, per warp; atomics also serialise the
-        lanes of a warp on one word. The wavefronts of an access pattern do not change when
-        every lane's address moves by the same amount (banks rotate), so a loop's repeated
-        pattern is counted once and looked up after."""
+    def _shared_access(self, offsets, size, kind, warps, atomic_kind="native"):
+        """Wavefronts = most distinct words in one bank, per warp; atomics also cost what their
+        kind costs (SHARED_ATOMIC_KIND): a warp-aggregated increment nothing more, a native
+        atomic the lanes of a warp on one word one after another, a compare-and-swap loop every
+        lane operation on a word one after another. The wavefronts of an access pattern do not
+        change when every lane's address moves by the same amount (banks rotate), so a loop's
+        repeated pattern is counted once and looked up after."""
         words = offsets // 4
         pattern = ((words - words[0]).tobytes(), (warps - warps[0]).tobytes(), int(warps[0] % self.wpb), size)
         per_block = self._patterns.get(pattern)
@@ -399,18 +456,34 @@ class PerfCounters(Plugin):
             counts = self._wave_blocks[first_block + rel]
             counts.shared_accesses += accesses
             counts.shared_wavefronts += wavefronts
-        if kind in ("atomic", "cas"):
-            keys, per_word = np.unique(warps * (1 << 36) + words, return_counts=True)
-            key_warps = keys >> 36
-            starts = np.unique(key_warps, return_index=True)[1]
-            most = np.maximum.reduceat(per_word, starts)
-            for b, m, kw in zip(self.warp_block[key_warps[starts]].tolist(), most.tolist(), key_warps[starts].tolist()):
-                self._wave_blocks[b].shared_atomic_serial += m
-            for b in np.unique(self.warp_block[key_warps]):
-                sel = self.warp_block[key_warps] == b
-                found = self._wave_blocks[b].shared_atomic_words
-                if len(found) < 4096:
-                    found.update((keys[sel] & ((1 << 36) - 1)).tolist())
+        if kind not in ("atomic", "cas") or atomic_kind == "increment":
+            return
+        if atomic_kind == "cas_loop":
+            self._cas_word_ops(words, warps)
+            return
+        keys, per_word = np.unique(warps * (1 << 36) + words, return_counts=True)
+        key_warps = keys >> 36
+        starts = np.unique(key_warps, return_index=True)[1]
+        most = np.maximum.reduceat(per_word, starts)
+        for b, m in zip(self.warp_block[key_warps[starts]].tolist(), most.tolist()):
+            self._wave_blocks[b].shared_atomic_serial += m
+        for b in np.unique(self.warp_block[key_warps]):
+            sel = self.warp_block[key_warps] == b
+            found = self._wave_blocks[b].shared_atomic_words
+            if len(found) < 4096:
+                found.update((keys[sel] & ((1 << 36) - 1)).tolist())
+
+    def _cas_word_ops(self, words, warps):
+        """Count lane operations per (block, shared word) for compare-and-swap atomics; each
+        block's busiest word so far is its chain (blocks' shared memories are their own)."""
+        keys, per_word = np.unique(self.warp_block[warps] * (1 << 36) + words, return_counts=True)
+        ops = self._cas_ops
+        for key, n in zip(keys.tolist(), per_word.tolist()):
+            total = ops.get(key, 0) + n
+            ops[key] = total
+            counts = self._wave_blocks[key >> 36]
+            if total > counts.shared_atomic_chain:
+                counts.shared_atomic_chain = total
 
     def _bank_wavefronts(self, words, size, warps, first_block):
         """[(block - first_block, warp accesses, wavefronts)] of one shared access."""
