@@ -8,7 +8,8 @@ block it sees:
   * global memory: 32-byte sectors per warp access (a coalesced float load of a warp is 4
     sectors, a stride-32 one 32), per array and direction; the written sectors a warp access
     fills only partly (the L2 merges them with what is there); the distinct 128-byte lines per
-    warp access (the SM's load/store unit handles one line per cycle);
+    warp access (the SM's load/store unit handles one line per cycle); loads of sectors the
+    block read recently hit its share of the L1 (with_l1) and are counted apart;
   * shared memory: warp accesses and wavefronts (32 banks of 4 bytes: a warp access takes as
     many wavefronts as the largest number of *distinct* words it touches in one bank; lanes
     reading the same word are served by one broadcast);
@@ -208,6 +209,8 @@ class BlockCounts:
     barrier_spread: list = field(default_factory=list)   # per barrier: max - min warp instructions
     read_phases: int = 0            # phases (between barriers) that read global memory
     read_rounds: int = 0            # sum over phases of the most global-load rounds of one warp
+    l1_rounds: int = 0              # the same for load rounds whose sectors all hit the L1
+    l1_hit_sectors: int = 0         # sectors a warp re-read from the L1 (not counted in global_sectors)
     global_accesses: int = 0        # warp-level global load/store instructions
     global_sectors: dict = field(default_factory=dict)   # (region name, 'read'|'write') -> sectors
     partial_writes: dict = field(default_factory=dict)   # region name -> written sectors a warp wrote only partly
@@ -235,6 +238,7 @@ class BlockCounts:
 
 
 class PerfCounters(Plugin):
+    l1_sectors = 0              # the L1 sectors one block may keep (0: no L1); see with_l1
     """Counts per block; results in `self.blocks` (block number -> BlockCounts) and
     `self.atomic_lines` ({(region name, 128-byte line): {block: {(sectors, most lanes on one
     address): warp accesses}}}) and `self.atomic_line_words` (the first two words of each such
@@ -246,6 +250,11 @@ class PerfCounters(Plugin):
     most lanes of the warp on one address of that sector (lanes on distinct addresses of a
     sector are served together, lanes on the same address one after another)."""
 
+    @classmethod
+    def with_l1(cls, sectors):
+        """These counters with an L1 of `sectors` 32-byte sectors per block."""
+        return type(cls.__name__, (cls,), {"l1_sectors": int(sectors)})
+
     def __init__(self, launch, program, report, options):
         super().__init__(launch, program, report, options)
         self._step_lines = {}
@@ -254,6 +263,7 @@ class PerfCounters(Plugin):
         self.shuffles_per_block = shuffle_counts(program)
         self.blocks = {}
         self._cas_ops = {}
+        self._l1_state = {}         # region name -> (last reading block, its L1 clock then) per sector
         self.atomic_lines = {}
         self.atomic_line_words = {}     # (region name, line) -> up to two words its atomics hit
         self.region_bytes = {}
@@ -272,6 +282,10 @@ class PerfCounters(Plugin):
         self.at_phase_start = np.zeros(nwarps, float)
         self.rounds = np.zeros(nwarps, float)
         self.rounds_at_phase_start = np.zeros(nwarps, float)
+        self.l1_rounds = np.zeros(nwarps, float)
+        self.l1_rounds_at_phase_start = np.zeros(nwarps, float)
+        self.round_in_l1 = np.zeros(nwarps, bool)     # this step's load round hit the L1 so far
+        self.l1_clock = np.zeros(wave.nblk, np.int64)  # sectors each block has brought into its L1
         self.last_read_step = np.full(nwarps, -1, np.int64)
         self.phase_reads = np.zeros(wave.nblk, bool)
         self._step_sectors = {}
@@ -306,6 +320,9 @@ class PerfCounters(Plugin):
         counts = self._wave_blocks[b]
         counts.critical_instructions += float(work.max()) if work.size else 0.0
         counts.read_rounds += float(rounds.max()) if rounds.size else 0.0
+        l1_rounds = self.l1_rounds[warps] - self.l1_rounds_at_phase_start[warps]
+        counts.l1_rounds += float(l1_rounds.max()) if l1_rounds.size else 0.0
+        self.l1_rounds_at_phase_start[warps] = self.l1_rounds[warps]
         counts.critical_shuffles += float(shuffles.max()) if shuffles.size else 0.0
         self.shuffled_at_phase_start[warps] = self.shuffled[warps]
         if self.phase_reads[b]:
@@ -363,22 +380,63 @@ class PerfCounters(Plugin):
             pairs = pairs[~np.isin(pairs, seen, assume_unique=True)]
         access_warps = np.unique(warps)
         blocks = self.warp_block[access_warps]
+        missed = self._l1_misses(region, pairs) if kind == "read" and self.l1_sectors else None
+        hit_pairs = pairs[~missed] if missed is not None else pairs[:0]
+        if missed is not None:
+            pairs = pairs[missed]
         sector_blocks = self.warp_block[pairs >> 36]
         self._count_lines(region.name, offsets, size, warps)
         if kind == "write":
             self._note_written(region.name, offsets, size, warps)
         if direction == "read":
-            fresh = access_warps[self.last_read_step[access_warps] != self._step]
-            self.rounds[fresh] += 1                 # one round trip per basic block that loads
-            self.last_read_step[access_warps] = self._step
+            self._count_rounds(access_warps, np.unique(pairs >> 36))
         for b in np.unique(blocks):
             counts = self._wave_blocks[b]
             counts.global_sectors[key] = counts.global_sectors.get(key, 0) + int((sector_blocks == b).sum())
             counts.global_accesses += int((blocks == b).sum())
+            if hit_pairs.size:
+                counts.l1_hit_sectors += int((self.warp_block[hit_pairs >> 36] == b).sum())
             if direction == "read":
                 self.phase_reads[b] = True
         if kind in ("atomic", "cas"):
             self._global_atomic(region, offsets, warps)
+
+    def _count_rounds(self, access_warps, missing_warps):
+        """One round trip per basic block that loads, per warp: an L1 round when every sector
+        the warp's loads of this basic block fetched was an L1 hit, else a memory round (a
+        later load of the same basic block that misses turns an L1 round into a memory one)."""
+        fresh = self.last_read_step[access_warps] != self._step
+        missing = np.isin(access_warps, missing_warps, assume_unique=True)
+        new_l1, new_memory = access_warps[fresh & ~missing], access_warps[fresh & missing]
+        self.l1_rounds[new_l1] += 1
+        self.round_in_l1[new_l1] = True
+        self.rounds[new_memory] += 1
+        self.round_in_l1[new_memory] = False
+        upgraded = access_warps[~fresh & missing]
+        upgraded = upgraded[self.round_in_l1[upgraded]]
+        self.l1_rounds[upgraded] -= 1
+        self.rounds[upgraded] += 1
+        self.round_in_l1[upgraded] = False
+        self.last_read_step[access_warps] = self._step
+
+    def _l1_misses(self, region, pairs):
+        """Which (warp, sector) reads miss the block's L1: a sector is still there when the same
+        block read it last and has brought in fewer than `l1_sectors` sectors since (an LRU
+        cache of the block's share of the SM's L1). Sectors two blocks share count for the last
+        reader only (blocks of a grid mostly run on different SMs)."""
+        sectors = pairs & ((1 << 36) - 1)
+        blocks = self.warp_block[pairs >> 36]
+        state = self._l1_state.get(region.name)
+        if state is None:
+            size = region.nbytes // SECTOR + 1
+            state = self._l1_state[region.name] = (np.full(size, -1, np.int64), np.zeros(size, np.int64))
+        last_block, last_clock = state
+        owner = blocks + self.wave.first_block
+        missed = ~((last_block[sectors] == owner) & (self.l1_clock[blocks] - last_clock[sectors] < self.l1_sectors))
+        np.add.at(self.l1_clock, blocks[missed], 1)
+        last_block[sectors] = owner
+        last_clock[sectors] = self.l1_clock[blocks]
+        return missed
 
     def _count_lines(self, name, offsets, size, warps):
         """Distinct 128-byte lines per warp, each once per basic-block execution (the members
