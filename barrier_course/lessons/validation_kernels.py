@@ -18,7 +18,8 @@ launch shape, inputs and a numpy check. `role` splits them:
   * "heldout4": the fourth held-out set, fixed and committed before it was measured (heldout3's
     errors have been seen, so heldout3 is now a development set too);
   * "heldout5": the fifth held-out set, fixed and committed before it was measured (heldout4's
-    errors have been seen, so heldout4 is now a development set too);
+    errors have been seen, so heldout4 is now a development set too); no rule was changed after
+    its errors were first computed;
   * "microbench": microbenchmarks (launch floor, strided global access, bank conflicts, atomics
     spread over k addresses...): where parameters come from.
 
@@ -1788,8 +1789,8 @@ def sweep_options(sweep, block):
 
 
 def heldout():
-    """The held-out set that no rule was changed after seeing (heldout4)."""
-    return [s for s in SWEEPS if s.role == "heldout4"]
+    """The held-out set that no rule was changed after seeing (heldout5)."""
+    return [s for s in SWEEPS if s.role == "heldout5"]
 
 
 def training():
