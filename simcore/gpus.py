@@ -58,6 +58,10 @@ class GPU:
     # take these values unless gpus.json gives theirs
     shared_atomic_cycles: float = 4.0
     shared_atomic_contention_cycles: float = 1.21
+    shared_atomic_cas_cycles: float = 85.0
+    l1_shared_bytes_per_sm: int = 0            # unified L1 + shared memory (0: no L1 in the model)
+    shared_carveouts_kb: tuple = (0, 8, 16, 32, 64, 100, 132, 164, 196, 228)
+    l1_latency_cycles: float = 60.0
     atomic_parallel_lines: float = 84.0
     atomic_sector_ns: float = 2.4
     memory_kernel_us: float = 1.3

@@ -17,6 +17,9 @@ launch shape, inputs and a numpy check. `role` splits them:
     were seen in the session that froze its rules;
   * "heldout4": the fourth held-out set, fixed and committed before it was measured (heldout3's
     errors have been seen, so heldout3 is now a development set too);
+  * "heldout5": the fifth held-out set, fixed and committed before it was measured (heldout4's
+    errors have been seen, so heldout4 is now a development set too); no rule was changed after
+    its errors were first computed;
   * "microbench": microbenchmarks (launch floor, strided global access, bank conflicts, atomics
     spread over k addresses...): where parameters come from.
 
@@ -724,6 +727,306 @@ extern "C" __global__ void fma_loop_runtime(float *out, int reps, int n)
 }
 """
 
+# ---------------------------------------------------------------- sources of heldout5 and mb5
+SRC["class_count_shared"] = r"""
+// counts of in[i] & (CLASSES - 1) per block in CLASSES shared words (one shared atomic per
+// thread), then one global atomic per class per block
+extern "C" __global__ void class_count_shared(const int *in, int *counts, int n)
+{
+    __shared__ int local[CLASSES];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (threadIdx.x < CLASSES)
+        local[threadIdx.x] = 0;
+    __syncthreads();
+    if (i < n)
+        atomicAdd(&local[in[i] & (CLASSES - 1)], 1);
+    __syncthreads();
+    if (threadIdx.x < CLASSES)
+        atomicAdd(&counts[threadIdx.x], local[threadIdx.x]);
+}
+"""
+SRC["atomic_max_keys"] = r"""
+// best[key[i]] = max(best[key[i]], val[i]): one integer atomicMax per thread on KEYS addresses
+extern "C" __global__ void atomic_max_keys(const int *key, const int *val, int *best, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        atomicMax(&best[key[i]], val[i]);
+}
+"""
+SRC["grid_stride_dot"] = r"""
+// *total += x . y: a grid-stride loop per thread, a shared-memory tree per block, one atomic
+// per block
+extern "C" __global__ void grid_stride_dot(const float *x, const float *y, float *total, int n)
+{
+    __shared__ float part[BLOCK];
+    float v = 0.0f;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+        v += x[i] * y[i];
+    part[threadIdx.x] = v;
+    __syncthreads();
+    for (int s = BLOCK / 2; s > 0; s /= 2) {
+        if (threadIdx.x < s)
+            part[threadIdx.x] += part[threadIdx.x + s];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0)
+        atomicAdd(total, part[0]);
+}
+"""
+SRC["stencil_r2_steps"] = r"""
+// STEPS rounds of a radius-2 box sum inside each block's shared tile (zero outside the tile):
+// two barriers per round
+extern "C" __global__ void stencil_r2_steps(const float *in, float *out, int n)
+{
+    __shared__ float a[BLOCK + 4];
+    int t = threadIdx.x;
+    int i = blockIdx.x * BLOCK + t;
+    if (t < 2) {
+        a[t] = 0.0f;
+        a[BLOCK + 2 + t] = 0.0f;
+    }
+    a[t + 2] = (i < n) ? in[i] : 0.0f;
+    __syncthreads();
+    for (int s = 0; s < STEPS; s++) {
+        float v = a[t] + a[t + 1] + a[t + 2] + a[t + 3] + a[t + 4];
+        __syncthreads();
+        a[t + 2] = v;
+        __syncthreads();
+    }
+    if (i < n)
+        out[i] = a[t + 2];
+}
+"""
+SRC["reduce_two_per_thread"] = r"""
+// partial[block] = sum of the block's 2 * BLOCK elements: two loads per thread, a shared tree
+extern "C" __global__ void reduce_two_per_thread(const float *in, float *partial, int n)
+{
+    __shared__ float s[BLOCK];
+    int t = threadIdx.x;
+    int i = blockIdx.x * 2 * BLOCK + t;
+    float v = (i < n) ? in[i] : 0.0f;
+    if (i + BLOCK < n)
+        v += in[i + BLOCK];
+    s[t] = v;
+    __syncthreads();
+    for (int k = BLOCK / 2; k > 0; k /= 2) {
+        if (t < k)
+            s[t] += s[t + k];
+        __syncthreads();
+    }
+    if (t == 0)
+        partial[blockIdx.x] = s[0];
+}
+"""
+SRC["hillis_steele_scan"] = r"""
+// inclusive scan of each block's BLOCK elements: Hillis-Steele steps over two shared buffers
+extern "C" __global__ void hillis_steele_scan(const float *in, float *out, int n)
+{
+    __shared__ float buf[2][BLOCK];
+    int t = threadIdx.x;
+    int i = blockIdx.x * BLOCK + t;
+    int src = 0;
+    buf[0][t] = (i < n) ? in[i] : 0.0f;
+    __syncthreads();
+    for (int d = 1; d < BLOCK; d *= 2) {
+        float v = buf[src][t];
+        if (t >= d)
+            v += buf[src][t - d];
+        buf[1 - src][t] = v;
+        src = 1 - src;
+        __syncthreads();
+    }
+    if (i < n)
+        out[i] = buf[src][t];
+}
+"""
+SRC["transpose_shared_int"] = r"""
+// out = in^T of an int matrix: each block of 32 x (BLOCK / 32) threads moves one 32 x 32 tile
+// through shared memory with a diagonal (skewed) column index instead of padding
+#define ROWS (BLOCK / 32)
+extern "C" __global__ void transpose_shared_int(const int *in, int *out, int width, int height)
+{
+    __shared__ int tile[32][32];
+    int tx = threadIdx.x, ty = threadIdx.y;
+    int x = blockIdx.x * 32 + tx;
+    int y = blockIdx.y * 32 + ty;
+    for (int j = 0; j < 32; j += ROWS)
+        if (x < width && y + j < height)
+            tile[ty + j][(tx + ty + j) % 32] = in[(y + j) * width + x];
+    __syncthreads();
+    x = blockIdx.y * 32 + tx;
+    y = blockIdx.x * 32 + ty;
+    for (int j = 0; j < 32; j += ROWS)
+        if (x < height && y + j < width)
+            out[(y + j) * height + x] = tile[tx][(tx + ty + j) % 32];
+}
+"""
+SRC["matmul_tiled_rect"] = r"""
+// C (M x N) = A (M x K) B (K x N) through TILE x TILE shared tiles; every thread computes two
+// outputs TILE columns apart
+extern "C" __global__ void matmul_tiled_rect(const float *A, const float *B, float *C, int M, int K, int N)
+{
+    __shared__ float As[TILE][TILE];
+    __shared__ float Bs[TILE][2 * TILE];
+    int tx = threadIdx.x, ty = threadIdx.y;
+    int row = blockIdx.y * TILE + ty;
+    int col = blockIdx.x * 2 * TILE + tx;
+    float acc0 = 0.0f, acc1 = 0.0f;
+    for (int k0 = 0; k0 < K; k0 += TILE) {
+        As[ty][tx] = (row < M && k0 + tx < K) ? A[row * K + k0 + tx] : 0.0f;
+        Bs[ty][tx] = (k0 + ty < K && col < N) ? B[(k0 + ty) * N + col] : 0.0f;
+        Bs[ty][tx + TILE] = (k0 + ty < K && col + TILE < N) ? B[(k0 + ty) * N + col + TILE] : 0.0f;
+        __syncthreads();
+        for (int k = 0; k < TILE; k++) {
+            acc0 += As[ty][k] * Bs[k][tx];
+            acc1 += As[ty][k] * Bs[k][tx + TILE];
+        }
+        __syncthreads();
+    }
+    if (row < M && col < N)
+        C[row * N + col] = acc0;
+    if (row < M && col + TILE < N)
+        C[row * N + col + TILE] = acc1;
+}
+"""
+SRC["add_float2"] = r"""
+// c = a + b, two floats per thread through float2 loads and stores
+extern "C" __global__ void add_float2(const float2 *a, const float2 *b, float2 *c, int n2)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n2) {
+        float2 u = a[i], v = b[i];
+        c[i] = make_float2(u.x + v.x, u.y + v.y);
+    }
+}
+"""
+SRC["max_int4"] = r"""
+// out[i] = the largest of the four ints of in[i] (one int4 load per thread)
+extern "C" __global__ void max_int4(const int4 *in, int *out, int n4)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n4) {
+        int4 v = in[i];
+        out[i] = max(max(v.x, v.y), max(v.z, v.w));
+    }
+}
+"""
+SRC["grid_stride_dot_float4"] = r"""
+// *total += x . y over float4 loads in a grid-stride loop, a warp shuffle sum, one atomic per warp
+extern "C" __global__ void grid_stride_dot_float4(const float4 *x, const float4 *y, float *total, int n4)
+{
+    float v = 0.0f;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n4; i += blockDim.x * gridDim.x) {
+        float4 a = x[i], b = y[i];
+        v += a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;
+    }
+    for (int offset = 16; offset > 0; offset /= 2)
+        v += __shfl_down_sync(0xffffffffu, v, offset);
+    if (threadIdx.x % 32 == 0)
+        atomicAdd(total, v);
+}
+"""
+SRC["odd_blocks_exit"] = r"""
+// odd-numbered blocks return at once; even blocks square their elements
+extern "C" __global__ void odd_blocks_exit(const float *in, float *out, int n)
+{
+    if (blockIdx.x % 2 == 1)
+        return;
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i] = in[i] * in[i];
+}
+"""
+SRC["work_by_block"] = r"""
+// block b repeats a dependent update (b % 8 + 1) * 16 times per element: blocks do 1-8x work
+extern "C" __global__ void work_by_block(const float *in, float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        float v = in[i];
+        int reps = (blockIdx.x % 8 + 1) * 16;
+        for (int r = 0; r < reps; r++)
+            v = v * 0.5f + 1.0f;
+        out[i] = v;
+    }
+}
+"""
+SRC["axpby"] = r"""
+// z = a x + b y
+extern "C" __global__ void axpby(const float *x, const float *y, float *z, float a, float b, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        z[i] = a * x[i] + b * y[i];
+}
+"""
+SRC["row_max_per_thread"] = r"""
+// out[r] = max of row r of a W x W matrix, one thread per row (each thread walks its own row:
+// a warp reads 32 rows, one float of each, and reuses the lines at the next columns)
+extern "C" __global__ void row_max_per_thread(const float *m, float *out, int w)
+{
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r < w) {
+        float best = m[r * w];
+        for (int c = 1; c < w; c++)
+            best = fmaxf(best, m[r * w + c]);
+        out[r] = best;
+    }
+}
+"""
+SRC["shared_atomic_words"] = r"""
+// REPS shared atomics per thread onto WORDS words; LANE_SPREAD 1: lane l of every warp uses word
+// l % WORDS (WORDS addresses in one warp's atomic), 0: warp w uses word w % WORDS (one address
+// per warp's atomic, WORDS words across the block); thread 0 flushes
+extern "C" __global__ void shared_atomic_words(unsigned int *out, int n)
+{
+    __shared__ unsigned int words[32];
+    int t = threadIdx.x;
+    if (t < 32)
+        words[t] = 0;
+    __syncthreads();
+    int w = LANE_SPREAD ? (t % 32) % WORDS : (t / 32) % WORDS;
+    for (int r = 0; r < REPS; r++)
+        atomicAdd(&words[w], 1u);
+    __syncthreads();
+    if (t < WORDS)
+        atomicAdd(&out[t], words[t]);
+}
+"""
+SRC["shared_atomic_words_float"] = r"""
+// shared_atomic_words with float words: atomicAdd of 1.0f (a float add, which the hardware
+// cannot turn into a warp-aggregated integer increment)
+extern "C" __global__ void shared_atomic_words_float(float *out, int n)
+{
+    __shared__ float words[32];
+    int t = threadIdx.x;
+    if (t < 32)
+        words[t] = 0.0f;
+    __syncthreads();
+    int w = LANE_SPREAD ? (t % 32) % WORDS : (t / 32) % WORDS;
+    for (int r = 0; r < REPS; r++)
+        atomicAdd(&words[w], 1.0f);
+    __syncthreads();
+    if (t < WORDS)
+        atomicAdd(&out[t], words[t]);
+}
+"""
+SRC["row_reread"] = r"""
+// thread i sums its own W-float row REPS / W times over (a per-thread footprint of 4 W bytes,
+// BLOCK * 4 W bytes per block): L1 hits while the block's rows fit
+extern "C" __global__ void row_reread(const float *in, float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    const float *row = in + i * W;
+    float v = 0.0f;
+    for (int r = 0; r < REPS; r++)
+        v += row[r % W];
+    if (i < n)
+        out[i] = v;
+}
+"""
+
 
 def _chain_next(n, rng):
     perm = rng.permutation(n).astype(np.int32)
@@ -851,8 +1154,10 @@ def _build():
     _heldout2_rows(add)
     _heldout3_rows(add)
     _heldout4_rows(add)
+    _heldout5_rows(add)
     _microbench_rows(add)
     _microbench3_rows(add)
+    _microbench5_rows(add)
     return rows
 
 
@@ -1185,6 +1490,188 @@ def _heldout4_rows(add):
               lambda ins, outs, b: _sum_check(ins, outs, b, "grid_stride_sum")))
 
 
+def _class_count_sweep(name, role, classes, n):
+    def check(ins, outs, b):
+        _equal(outs[1], np.bincount(ins[0] & (classes - 1), minlength=classes), name)
+    return Sweep(name, role, "class_count_shared", SRC["class_count_shared"], one_per_thread(n),
+                 lambda rng: (rng.integers(0, 1 << 20, n).astype(np.int32), np.zeros(classes, np.int32), np.int32(n)),
+                 check, macros={"CLASSES": classes})
+
+
+def _atomic_max_sweep(name, role, keys, n):
+    def check(ins, outs, b):
+        want = np.full(keys, -1, np.int64)
+        np.maximum.at(want, ins[0], ins[1])
+        _equal(outs[2], want, name)
+    return Sweep(name, role, "atomic_max_keys", SRC["atomic_max_keys"], one_per_thread(n),
+                 lambda rng: (rng.integers(0, keys, n).astype(np.int32), rng.integers(0, 1 << 30, n).astype(np.int32),
+                              np.full(keys, -1, np.int32), np.int32(n)),
+                 check)
+
+
+def _dot_check(ins, outs, b, name):
+    _equal(outs[2], [(ins[0].astype(np.float64) * ins[1]).sum()], name)
+
+
+def _grid_stride_dot_sweep(name, role, grid, n, kernel="grid_stride_dot", width=1):
+    return Sweep(name, role, kernel, SRC[kernel], fixed_grid(grid),
+                 lambda rng: (_ints(rng, n, -2, 3), _ints(rng, n, -2, 3), np.zeros(1, np.float32),
+                              np.int32(n // width)),
+                 lambda ins, outs, b: _dot_check(ins, outs, b, name))
+
+
+def _box_steps_reference(x, block, steps):
+    a = x.astype(np.float64).reshape(-1, block)
+    for _ in range(steps):
+        p = np.pad(a, ((0, 0), (2, 2)))
+        a = p[:, :-4] + p[:, 1:-3] + p[:, 2:-2] + p[:, 3:-1] + p[:, 4:]
+    return a.ravel()
+
+
+def _transpose_rect_sweep(name, role, width, height):
+    return Sweep(name, role, "transpose_shared_int", SRC["transpose_shared_int"],
+                 lambda b: ((width // 32, height // 32), (32, b // 32)),
+                 lambda rng: (rng.integers(-1000, 1000, width * height).astype(np.int32),
+                              np.zeros(width * height, np.int32), np.int32(width), np.int32(height)),
+                 lambda ins, outs, b: _equal(outs[1], ins[0].reshape(height, width).T.ravel(), name))
+
+
+def _matmul_rect_sweep(name, role, m, k, n):
+    return Sweep(name, role, "matmul_tiled_rect", SRC["matmul_tiled_rect"],
+                 lambda b: ((n // (2 * _tile(b)), m // _tile(b)), (_tile(b), _tile(b))),
+                 lambda rng: (_ints(rng, m * k, -2, 3), _ints(rng, k * n, -2, 3), np.zeros(m * n, np.float32),
+                              np.int32(m), np.int32(k), np.int32(n)),
+                 lambda ins, outs, b: _equal(outs[2], (ins[0].reshape(m, k).astype(np.float64)
+                                                       @ ins[1].reshape(k, n)).ravel(), name),
+                 blocks=(64, 256, 1024), macros={"TILE": "TILE_OF_BLOCK"})
+
+
+def _work_by_block_check(ins, outs, b):
+    x = ins[0].astype(np.float64)
+    reps = ((np.arange(x.size) // b) % 8 + 1) * 16
+    # v -> v/2 + 1 repeated r times: 2 + (v - 2) / 2^r
+    _equal(outs[1], 2.0 + (x - 2.0) / np.exp2(reps), "work_by_block")
+
+
+def _odd_blocks_check(ins, outs, b):
+    x = ins[0].astype(np.float64)
+    even = (np.arange(x.size) // b) % 2 == 0
+    _equal(outs[1], np.where(even, x * x, 0.0), "odd_blocks_exit")
+
+
+def _axpby_sweep(name, role, n):
+    return Sweep(name, role, "axpby", SRC["axpby"], one_per_thread(n),
+                 lambda rng: (_ints(rng, n), _ints(rng, n), np.zeros(n, np.float32), np.float32(2.0),
+                              np.float32(-3.0), np.int32(n)),
+                 lambda ins, outs, b: _equal(outs[2], 2.0 * ins[0].astype(np.float64) - 3.0 * ins[1], name))
+
+
+def _heldout5_rows(add):
+    """The fifth held-out set (heldout5): 19 sweeps of kernels no earlier set has (shared atomics on
+    2 and 32 classes, integer atomicMax on 1 and 64 addresses, grid-stride dot products on 8 and
+    1056 blocks and over float4, a radius-2 iterated stencil, a two-loads-per-thread reduction, a
+    Hillis-Steele scan, a skewed int transpose, a rectangular two-outputs-per-thread matmul, float2
+    and int4 loads, odd blocks exiting, blocks doing 1-8x work, tiny and large axpby, per-thread row
+    maxima); fixed and committed before they were measured and before any rule of this round changed."""
+    H5 = "heldout5"
+    add(_class_count_sweep("class_count_shared_c2/2^22", H5, 2, 1 << 22))
+    add(_class_count_sweep("class_count_shared_c32/2^22", H5, 32, 1 << 22))
+    add(_atomic_max_sweep("atomic_max_keys_k1/2^20", H5, 1, 1 << 20))
+    add(_atomic_max_sweep("atomic_max_keys_k64/2^22", H5, 64, 1 << 22))
+    add(_grid_stride_dot_sweep("grid_stride_dot/grid8/2^20", H5, 8, 1 << 20))
+    add(_grid_stride_dot_sweep(f"grid_stride_dot/grid{8 * SMS}/2^23", H5, 8 * SMS, 1 << 23))
+    add(_grid_stride_dot_sweep(f"grid_stride_dot_float4/grid{2 * SMS}/2^22", H5, 2 * SMS, 1 << 22,
+                               "grid_stride_dot_float4", 4))
+    n21 = 1 << 21
+    add(Sweep("stencil_r2_steps_8/2^21", H5, "stencil_r2_steps", SRC["stencil_r2_steps"], one_per_thread(n21),
+              lambda rng: (_ints(rng, n21, -1, 2), np.zeros(n21, np.float32), np.int32(n21)),
+              lambda ins, outs, b: _equal(outs[1], _box_steps_reference(ins[0], b, 8), "stencil_r2_steps"),
+              macros={"STEPS": 8}))
+    n23 = 1 << 23
+    add(Sweep("reduce_two_per_thread/2^23", H5, "reduce_two_per_thread", SRC["reduce_two_per_thread"],
+              lambda b: ((-(-n23 // (2 * b)),), (b,)),
+              lambda rng: (_ints(rng, n23), np.zeros(n23 // 64, np.float32), np.int32(n23)),
+              lambda ins, outs, b: _equal(outs[1][: n23 // (2 * b)],
+                                          ins[0].astype(np.float64).reshape(-1, 2 * b).sum(axis=1),
+                                          "reduce_two_per_thread")))
+    n20 = 1 << 20
+    add(Sweep("hillis_steele_scan/2^20", H5, "hillis_steele_scan", SRC["hillis_steele_scan"], one_per_thread(n20),
+              lambda rng: (_ints(rng, n20), np.zeros(n20, np.float32), np.int32(n20)),
+              lambda ins, outs, b: _equal(outs[1], np.cumsum(ins[0].astype(np.float64).reshape(-1, b), axis=1)
+                                          .ravel(), "hillis_steele_scan")))
+    add(_transpose_rect_sweep("transpose_shared_int/2048x1024", H5, 2048, 1024))
+    add(_matmul_rect_sweep("matmul_tiled_rect/512x1024x768", H5, 512, 1024, 768))
+    add(Sweep("add_float2/2^23", H5, "add_float2", SRC["add_float2"], one_per_thread(n23 // 2),
+              lambda rng: (_ints(rng, n23), _ints(rng, n23), np.zeros(n23, np.float32), np.int32(n23 // 2)),
+              lambda ins, outs, b: _equal(outs[2], ins[0].astype(np.float64) + ins[1], "add_float2")))
+    n24 = 1 << 24
+    add(Sweep("max_int4/2^24", H5, "max_int4", SRC["max_int4"], one_per_thread(n24 // 4),
+              lambda rng: (rng.integers(-1 << 20, 1 << 20, n24).astype(np.int32), np.zeros(n24 // 4, np.int32),
+                           np.int32(n24 // 4)),
+              lambda ins, outs, b: _equal(outs[1], ins[0].reshape(-1, 4).max(axis=1), "max_int4")))
+    add(Sweep("odd_blocks_exit/2^23", H5, "odd_blocks_exit", SRC["odd_blocks_exit"], one_per_thread(n23),
+              lambda rng: (_ints(rng, n23), np.zeros(n23, np.float32), np.int32(n23)), _odd_blocks_check))
+    add(Sweep("work_by_block/2^21", H5, "work_by_block", SRC["work_by_block"], one_per_thread(n21),
+              lambda rng: (_ints(rng, n21), np.zeros(n21, np.float32), np.int32(n21)), _work_by_block_check))
+    add(_axpby_sweep("axpby/2^12", H5, 1 << 12))
+    add(_axpby_sweep("axpby/2^24", H5, n24))
+    w = 2048
+    add(Sweep(f"row_max_per_thread/{w}^2", H5, "row_max_per_thread", SRC["row_max_per_thread"], one_per_thread(w),
+              lambda rng: (_ints(rng, w * w, -100, 100), np.zeros(w, np.float32), np.int32(w)),
+              lambda ins, outs, b: _equal(outs[1], ins[0].reshape(w, w).max(axis=1), "row_max_per_thread")))
+
+
+def _shared_atomic_words_check(words, lane_spread, reps, grid):
+    def check(ins, outs, b):
+        t = np.arange(b)
+        w = (t % 32) % words if lane_spread else (t // 32) % words
+        _equal(outs[0][:words], np.bincount(w, minlength=words)[:words] * reps * grid, "shared_atomic_words")
+    return check
+
+
+def _row_reread_check(width, reps):
+    def check(ins, outs, b):
+        rows = ins[0].reshape(-1, width).astype(np.float64)
+        cols = np.arange(reps) % width
+        _equal(outs[1], rows[:, cols].sum(axis=1)[: outs[1].size], "row_reread")
+    return check
+
+
+def _microbench5_rows(add):
+    """Microbenchmarks for this round's rules (role "microbench", names starting "mb5/"): shared
+    atomics on 1-32 words, spread over a warp's lanes or one word per warp (64 and, long enough to stand
+    above the launch floor, 2048 per thread); L1 hits and capacity
+    for per-thread rows re-read (8-512 floats a row, 8 KB-512 KB per block)."""
+    M = "microbench"
+    grid, reps = 8 * SMS, 64
+    for lane_spread in (1, 0):
+        for words in (1, 2, 4, 8, 16, 32):
+            add(Sweep(f"mb5/shared_atomic_words/{'lanes' if lane_spread else 'warps'}/W{words}", M,
+                      "shared_atomic_words", SRC["shared_atomic_words"], fixed_grid(grid),
+                      lambda rng: (np.zeros(32, np.uint32), np.int32(0)),
+                      _shared_atomic_words_check(words, lane_spread, reps, grid), blocks=(256, 1024),
+                      macros={"WORDS": words, "LANE_SPREAD": lane_spread, "REPS": reps}))
+    for lane_spread in (1, 0):           # long enough to stand above the launch floor
+        for words in (1, 2, 4, 8, 32):
+            add(Sweep(f"mb5/shared_atomic_words_long/{'lanes' if lane_spread else 'warps'}/W{words}", M,
+                      "shared_atomic_words", SRC["shared_atomic_words"], fixed_grid(SMS),
+                      lambda rng: (np.zeros(32, np.uint32), np.int32(0)),
+                      _shared_atomic_words_check(words, lane_spread, 2048, SMS), blocks=(32, 256, 1024),
+                      macros={"WORDS": words, "LANE_SPREAD": lane_spread, "REPS": 2048}))
+    for words in (1, 2, 4, 8, 32):
+        add(Sweep(f"mb5/shared_atomic_words_float/lanes/W{words}", M, "shared_atomic_words_float",
+                  SRC["shared_atomic_words_float"], fixed_grid(SMS),
+                  lambda rng: (np.zeros(32, np.float32), np.int32(0)),
+                  _shared_atomic_words_check(words, 1, 256, SMS), blocks=(32, 256, 1024),
+                  macros={"WORDS": words, "LANE_SPREAD": 1, "REPS": 256}))
+    threads, reps = SMS * 256, 512
+    for width in (8, 32, 128, 512):
+        add(Sweep(f"mb5/row_reread/W{width}", M, "row_reread", SRC["row_reread"], fixed_grid(SMS),
+                  lambda rng, width=width: (_ints(rng, threads * width), np.zeros(threads, np.float32),
+                                            np.int32(threads)),
+                  _row_reread_check(width, reps), blocks=(256,), macros={"W": width, "REPS": reps}))
+
+
 def _microbench3_rows(add):
     """Microbenchmarks for the third round's rules (role "microbench", names starting "mb3/"): L1
     hits (a dependent chain inside 4 KB) and L1 capacity (per-block windows of 4-256 KB re-read),
@@ -1302,8 +1789,8 @@ def sweep_options(sweep, block):
 
 
 def heldout():
-    """The held-out set that no rule was changed after seeing (heldout4)."""
-    return [s for s in SWEEPS if s.role == "heldout4"]
+    """The held-out set that no rule was changed after seeing (heldout5)."""
+    return [s for s in SWEEPS if s.role == "heldout5"]
 
 
 def training():

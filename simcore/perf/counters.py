@@ -8,7 +8,8 @@ block it sees:
   * global memory: 32-byte sectors per warp access (a coalesced float load of a warp is 4
     sectors, a stride-32 one 32), per array and direction; the written sectors a warp access
     fills only partly (the L2 merges them with what is there); the distinct 128-byte lines per
-    warp access (the SM's load/store unit handles one line per cycle);
+    warp access (the SM's load/store unit handles one line per cycle); loads of sectors the
+    block read recently hit its share of the L1 (with_l1) and are counted apart;
   * shared memory: warp accesses and wavefronts (32 banks of 4 bytes: a warp access takes as
     many wavefronts as the largest number of *distinct* words it touches in one bank; lanes
     reading the same word are served by one broadcast);
@@ -127,6 +128,57 @@ def shuffle_counts(program):
                     float)
 
 
+def _constants(program):
+    """The lowered program's named constants (`K4 = I4.type(1)`): name -> value."""
+    found = {}
+    for line in program.python_source.splitlines():
+        if not line.lstrip().startswith("K"):
+            continue
+        try:
+            node = ast.parse(line.strip()).body[0]
+        except SyntaxError:
+            continue
+        if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and len(node.value.args) == 1
+                and isinstance(node.value.args[0], ast.Constant) and isinstance(node.targets[0], ast.Name)):
+            found[node.targets[0].id] = node.value.args[0].value
+    return found
+
+
+# How the H200 runs a shared-memory atomic, by the atomic's operation and element type
+# (course/data/h200-timing-sweeps5.md, SASS of the mb5 kernels): an int/unsigned add of the
+# constant 1 becomes ATOMS.POPC.INC, one warp-aggregated increment whatever the lanes on one
+# word; a float add becomes a compare-and-swap loop (ATOMS.CAST.SPIN), one lane per word at a
+# time; other integer operations are native ATOMS (not measured on their own).
+SHARED_ATOMIC_KIND = (
+    (lambda op, dtype, value: op == "add" and dtype in ("I4", "U4") and value == 1, "increment"),
+    (lambda op, dtype, value: dtype in ("F4", "F8"), "cas_loop"),
+    (lambda op, dtype, value: True, "native"),
+)
+
+
+def atomic_site_kinds(program):
+    """Site id -> how the GPU runs that atomic in shared memory (SHARED_ATOMIC_KIND), from the
+    lowered calls `X.atomic(op, address, value, dtype, L, site, compare)`."""
+    constants = _constants(program)
+    kinds = {}
+    for block in program.blocks:
+        for line in block.code:
+            if "X.atomic(" not in line:
+                continue
+            for node in ast.walk(ast.parse(line.strip())):
+                if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                        and node.func.attr == "atomic" and len(node.args) >= 6):
+                    continue
+                op, value, dtype, site = node.args[0], node.args[2], node.args[3], node.args[5]
+                if not (isinstance(op, ast.Constant) and isinstance(site, ast.Constant)):
+                    continue
+                value = (value.value if isinstance(value, ast.Constant)
+                         else constants.get(value.id) if isinstance(value, ast.Name) else None)
+                dtype = dtype.id if isinstance(dtype, ast.Name) else None
+                kinds[site.value] = next(kind for rule, kind in SHARED_ATOMIC_KIND if rule(op.value, dtype, value))
+    return kinds
+
+
 def estimate_registers(program):
     """Registers per thread, estimated from the compiled program: one per 4 bytes of each
     variable of the thread (local arrays included), plus 8 for what NVCC always keeps (thread
@@ -157,13 +209,16 @@ class BlockCounts:
     barrier_spread: list = field(default_factory=list)   # per barrier: max - min warp instructions
     read_phases: int = 0            # phases (between barriers) that read global memory
     read_rounds: int = 0            # sum over phases of the most global-load rounds of one warp
+    l1_rounds: int = 0              # the same for load rounds whose sectors all hit the L1
+    l1_hit_sectors: int = 0         # sectors a warp re-read from the L1 (not counted in global_sectors)
     global_accesses: int = 0        # warp-level global load/store instructions
     global_sectors: dict = field(default_factory=dict)   # (region name, 'read'|'write') -> sectors
     partial_writes: dict = field(default_factory=dict)   # region name -> written sectors a warp wrote only partly
     global_lines: int = 0           # sum over warp accesses of the distinct 128-byte lines (the SM's load/store unit)
     shared_accesses: int = 0        # warp-level shared load/store instructions
     shared_wavefronts: int = 0      # >= shared_accesses; the excess is bank conflicts
-    shared_atomic_serial: int = 0   # shared atomics: sum over warp accesses of the most lanes on one word
+    shared_atomic_serial: int = 0   # native shared atomics: sum over warp accesses of the most lanes on one word
+    shared_atomic_chain: int = 0    # compare-and-swap shared atomics: the lane operations on the busiest word
     shared_atomic_words: set = field(default_factory=set)   # the shared words this block's atomics hit
     atomics: int = 0                # lane-level global atomics
     atomic_warp_ops: int = 0
@@ -183,6 +238,7 @@ class BlockCounts:
 
 
 class PerfCounters(Plugin):
+    l1_sectors = 0              # the L1 sectors one block may keep (0: no L1); see with_l1
     """Counts per block; results in `self.blocks` (block number -> BlockCounts) and
     `self.atomic_lines` ({(region name, 128-byte line): {block: {(sectors, most lanes on one
     address): warp accesses}}}) and `self.atomic_line_words` (the first two words of each such
@@ -194,6 +250,11 @@ class PerfCounters(Plugin):
     most lanes of the warp on one address of that sector (lanes on distinct addresses of a
     sector are served together, lanes on the same address one after another)."""
 
+    @classmethod
+    def with_l1(cls, sectors):
+        """These counters with an L1 of `sectors` 32-byte sectors per block."""
+        return type(cls.__name__, (cls,), {"l1_sectors": int(sectors)})
+
     def __init__(self, launch, program, report, options):
         super().__init__(launch, program, report, options)
         self._step_lines = {}
@@ -201,12 +262,15 @@ class PerfCounters(Plugin):
         self.weights = instruction_weights(program)
         self.shuffles_per_block = shuffle_counts(program)
         self.blocks = {}
+        self._cas_ops = {}
+        self._l1_state = {}         # region name -> (last reading block, its L1 clock then) per sector
         self.atomic_lines = {}
         self.atomic_line_words = {}     # (region name, line) -> up to two words its atomics hit
         self.region_bytes = {}
         self._wave_blocks = []
         self._step = 0
         self._patterns = {}         # shared access pattern -> its wavefronts (see _shared_access)
+        self.atomic_kinds = atomic_site_kinds(program)
 
     # ------------------------------------------------------------------ waves
     def on_wave_start(self, wave):
@@ -218,6 +282,10 @@ class PerfCounters(Plugin):
         self.at_phase_start = np.zeros(nwarps, float)
         self.rounds = np.zeros(nwarps, float)
         self.rounds_at_phase_start = np.zeros(nwarps, float)
+        self.l1_rounds = np.zeros(nwarps, float)
+        self.l1_rounds_at_phase_start = np.zeros(nwarps, float)
+        self.round_in_l1 = np.zeros(nwarps, bool)     # this step's load round hit the L1 so far
+        self.l1_clock = np.zeros(wave.nblk, np.int64)  # sectors each block has brought into its L1
         self.last_read_step = np.full(nwarps, -1, np.int64)
         self.phase_reads = np.zeros(wave.nblk, bool)
         self._step_sectors = {}
@@ -226,6 +294,7 @@ class PerfCounters(Plugin):
         self.warp_block = np.arange(nwarps) // wpb
         live = (np.arange(wave.spb) < wave.tpb).reshape(-1, WARP).any(axis=1)   # warps with threads
         self._wave_blocks = []
+        self._cas_ops = {}          # (block in the wave, shared word) -> compare-and-swap lane operations
         for b in range(wave.nblk):
             counts = BlockCounts(block=wave.first_block + b, warps=int(live.sum()))
             self.blocks[counts.block] = counts
@@ -251,6 +320,9 @@ class PerfCounters(Plugin):
         counts = self._wave_blocks[b]
         counts.critical_instructions += float(work.max()) if work.size else 0.0
         counts.read_rounds += float(rounds.max()) if rounds.size else 0.0
+        l1_rounds = self.l1_rounds[warps] - self.l1_rounds_at_phase_start[warps]
+        counts.l1_rounds += float(l1_rounds.max()) if l1_rounds.size else 0.0
+        self.l1_rounds_at_phase_start[warps] = self.l1_rounds[warps]
         counts.critical_shuffles += float(shuffles.max()) if shuffles.size else 0.0
         self.shuffled_at_phase_start[warps] = self.shuffled[warps]
         if self.phase_reads[b]:
@@ -290,7 +362,7 @@ class PerfCounters(Plugin):
         if region.kind == "global":
             self._global_access(region, offsets, size, kind, warps)
         else:
-            self._shared_access(offsets, size, kind, warps)
+            self._shared_access(offsets, size, kind, warps, self.atomic_kinds.get(site, "native"))
 
     def _global_access(self, region, offsets, size, kind, warps):
         self.region_bytes[region.name] = region.nbytes
@@ -308,22 +380,63 @@ class PerfCounters(Plugin):
             pairs = pairs[~np.isin(pairs, seen, assume_unique=True)]
         access_warps = np.unique(warps)
         blocks = self.warp_block[access_warps]
+        missed = self._l1_misses(region, pairs) if kind == "read" and self.l1_sectors else None
+        hit_pairs = pairs[~missed] if missed is not None else pairs[:0]
+        if missed is not None:
+            pairs = pairs[missed]
         sector_blocks = self.warp_block[pairs >> 36]
         self._count_lines(region.name, offsets, size, warps)
         if kind == "write":
             self._note_written(region.name, offsets, size, warps)
         if direction == "read":
-            fresh = access_warps[self.last_read_step[access_warps] != self._step]
-            self.rounds[fresh] += 1                 # one round trip per basic block that loads
-            self.last_read_step[access_warps] = self._step
+            self._count_rounds(access_warps, np.unique(pairs >> 36))
         for b in np.unique(blocks):
             counts = self._wave_blocks[b]
             counts.global_sectors[key] = counts.global_sectors.get(key, 0) + int((sector_blocks == b).sum())
             counts.global_accesses += int((blocks == b).sum())
+            if hit_pairs.size:
+                counts.l1_hit_sectors += int((self.warp_block[hit_pairs >> 36] == b).sum())
             if direction == "read":
                 self.phase_reads[b] = True
         if kind in ("atomic", "cas"):
             self._global_atomic(region, offsets, warps)
+
+    def _count_rounds(self, access_warps, missing_warps):
+        """One round trip per basic block that loads, per warp: an L1 round when every sector
+        the warp's loads of this basic block fetched was an L1 hit, else a memory round (a
+        later load of the same basic block that misses turns an L1 round into a memory one)."""
+        fresh = self.last_read_step[access_warps] != self._step
+        missing = np.isin(access_warps, missing_warps, assume_unique=True)
+        new_l1, new_memory = access_warps[fresh & ~missing], access_warps[fresh & missing]
+        self.l1_rounds[new_l1] += 1
+        self.round_in_l1[new_l1] = True
+        self.rounds[new_memory] += 1
+        self.round_in_l1[new_memory] = False
+        upgraded = access_warps[~fresh & missing]
+        upgraded = upgraded[self.round_in_l1[upgraded]]
+        self.l1_rounds[upgraded] -= 1
+        self.rounds[upgraded] += 1
+        self.round_in_l1[upgraded] = False
+        self.last_read_step[access_warps] = self._step
+
+    def _l1_misses(self, region, pairs):
+        """Which (warp, sector) reads miss the block's L1: a sector is still there when the same
+        block read it last and has brought in fewer than `l1_sectors` sectors since (an LRU
+        cache of the block's share of the SM's L1). Sectors two blocks share count for the last
+        reader only (blocks of a grid mostly run on different SMs)."""
+        sectors = pairs & ((1 << 36) - 1)
+        blocks = self.warp_block[pairs >> 36]
+        state = self._l1_state.get(region.name)
+        if state is None:
+            size = region.nbytes // SECTOR + 1
+            state = self._l1_state[region.name] = (np.full(size, -1, np.int64), np.zeros(size, np.int64))
+        last_block, last_clock = state
+        owner = blocks + self.wave.first_block
+        missed = ~((last_block[sectors] == owner) & (self.l1_clock[blocks] - last_clock[sectors] < self.l1_sectors))
+        np.add.at(self.l1_clock, blocks[missed], 1)
+        last_block[sectors] = owner
+        last_clock[sectors] = self.l1_clock[blocks]
+        return missed
 
     def _count_lines(self, name, offsets, size, warps):
         """Distinct 128-byte lines per warp, each once per basic-block execution (the members
@@ -382,11 +495,13 @@ class PerfCounters(Plugin):
             if len(seen) < 2:
                 seen.add(word)
 
-    def _shared_access(self, offsets, size, kind, warps):
-        """Wavefronts = most distinct words in one bank, per warp; atomics also serialise the
-        lanes of a warp on one word. The wavefronts of an access pattern do not change when
-        every lane's address moves by the same amount (banks rotate), so a loop's repeated
-        pattern is counted once and looked up after."""
+    def _shared_access(self, offsets, size, kind, warps, atomic_kind="native"):
+        """Wavefronts = most distinct words in one bank, per warp; atomics also cost what their
+        kind costs (SHARED_ATOMIC_KIND): a warp-aggregated increment nothing more, a native
+        atomic the lanes of a warp on one word one after another, a compare-and-swap loop every
+        lane operation on a word one after another. The wavefronts of an access pattern do not
+        change when every lane's address moves by the same amount (banks rotate), so a loop's
+        repeated pattern is counted once and looked up after."""
         words = offsets // 4
         pattern = ((words - words[0]).tobytes(), (warps - warps[0]).tobytes(), int(warps[0] % self.wpb), size)
         per_block = self._patterns.get(pattern)
@@ -399,18 +514,34 @@ class PerfCounters(Plugin):
             counts = self._wave_blocks[first_block + rel]
             counts.shared_accesses += accesses
             counts.shared_wavefronts += wavefronts
-        if kind in ("atomic", "cas"):
-            keys, per_word = np.unique(warps * (1 << 36) + words, return_counts=True)
-            key_warps = keys >> 36
-            starts = np.unique(key_warps, return_index=True)[1]
-            most = np.maximum.reduceat(per_word, starts)
-            for b, m, kw in zip(self.warp_block[key_warps[starts]].tolist(), most.tolist(), key_warps[starts].tolist()):
-                self._wave_blocks[b].shared_atomic_serial += m
-            for b in np.unique(self.warp_block[key_warps]):
-                sel = self.warp_block[key_warps] == b
-                found = self._wave_blocks[b].shared_atomic_words
-                if len(found) < 4096:
-                    found.update((keys[sel] & ((1 << 36) - 1)).tolist())
+        if kind not in ("atomic", "cas") or atomic_kind == "increment":
+            return
+        if atomic_kind == "cas_loop":
+            self._cas_word_ops(words, warps)
+            return
+        keys, per_word = np.unique(warps * (1 << 36) + words, return_counts=True)
+        key_warps = keys >> 36
+        starts = np.unique(key_warps, return_index=True)[1]
+        most = np.maximum.reduceat(per_word, starts)
+        for b, m in zip(self.warp_block[key_warps[starts]].tolist(), most.tolist()):
+            self._wave_blocks[b].shared_atomic_serial += m
+        for b in np.unique(self.warp_block[key_warps]):
+            sel = self.warp_block[key_warps] == b
+            found = self._wave_blocks[b].shared_atomic_words
+            if len(found) < 4096:
+                found.update((keys[sel] & ((1 << 36) - 1)).tolist())
+
+    def _cas_word_ops(self, words, warps):
+        """Count lane operations per (block, shared word) for compare-and-swap atomics; each
+        block's busiest word so far is its chain (blocks' shared memories are their own)."""
+        keys, per_word = np.unique(self.warp_block[warps] * (1 << 36) + words, return_counts=True)
+        ops = self._cas_ops
+        for key, n in zip(keys.tolist(), per_word.tolist()):
+            total = ops.get(key, 0) + n
+            ops[key] = total
+            counts = self._wave_blocks[key >> 36]
+            if total > counts.shared_atomic_chain:
+                counts.shared_atomic_chain = total
 
     def _bank_wavefronts(self, words, size, warps, first_block):
         """[(block - first_block, warp accesses, wavefronts)] of one shared access."""

@@ -3,7 +3,7 @@ from ..errors import LaunchError, SimcoreError, SimulatorError
 from ..launch import Launch, check_limits, dims, marshal, shared_bytes
 from .counters import estimate_registers
 from .hardware import get_gpu
-from .model import estimate_time
+from .model import estimate_time, l1_sectors_per_block
 from .sampling import run_sample
 
 
@@ -24,8 +24,10 @@ def estimate(kernel, grid, block, args, *, shared_mem=0, gpu="H200", sample_pair
     shared = shared_bytes(kernel.static_shared_bytes, shared_mem, gpu)
     values = marshal(kernel, args)
     launch = Launch(kernel.name, grid, block, int(shared_mem), "sim")
+    registers = estimate_registers(prog)
+    l1 = l1_sectors_per_block(gpu, block[0] * block[1] * block[2], registers, shared, grid[0] * grid[1] * grid[2])
     try:
-        counters = run_sample(prog, launch, values, sample_pairs)
+        counters = run_sample(prog, launch, values, sample_pairs, l1_sectors=l1)
     except SimcoreError as e:
         raise e.with_traceback(None) from None
     except Exception as e:     # a bug in simcore: say so plainly
@@ -37,5 +39,5 @@ def estimate(kernel, grid, block, args, *, shared_mem=0, gpu="H200", sample_pair
             region_bytes[p.name] = v.nbytes
             element_bytes[p.name] = int(p.dtype.itemsize)
     region_bytes.update(counters.region_bytes)
-    return estimate_time(gpu, kernel.name, grid, block, counters, estimate_registers(prog), shared, region_bytes,
+    return estimate_time(gpu, kernel.name, grid, block, counters, registers, shared, region_bytes,
                          element_bytes)

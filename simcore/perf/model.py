@@ -9,10 +9,12 @@ Explainable on purpose (a roofline with occupancy), no fitted fudge factors:
 2. Per resource, the time the whole grid needs from it, from the sampled blocks' counts, each
    weighted by the blocks it stands for (sampling.py):
      issue      warp instructions / (SMs x 4 per cycle)                     (x tail)
-     shared     (wavefronts + shared-atomic cycles) x 128 B / (SMs x shared bytes per cycle) (x tail)
+     shared     (wavefronts + native shared-atomic cycles) x 128 B / (SMs x shared bytes per cycle) (x tail);
+                an integer increment by 1 is one warp-aggregated wavefront (ATOMS.POPC.INC)
      dram       per array: min(its size, sectors x 32 B) / DRAM bandwidth; 0 when the arrays
                 fit in half the L2 (they stay there between launches)
-     l2         all sectors x 32 B / L2 bandwidth
+     l2         all sectors x 32 B / L2 bandwidth (sectors re-read from the block's share of the L1
+                are not L2 traffic: counters.py)
      atomics    L2 atomic operations per 128-byte line, one after another on a line, lines in
                 parallel up to a measured width, from the whole grid (atomic_time); at least
                 the distinct-address rate
@@ -20,8 +22,10 @@ Explainable on purpose (a roofline with occupancy), no fitted fudge factors:
      latency    waves x one block's critical path: per phase (barrier to barrier) the longest
                 warp's instructions at 4 cycles each (a dependent chain), its shuffles at the
                 shared-memory latency, a memory latency per basic block it ran that loads from
-                global memory, each barrier's cost (H200 fit: fixed + per warp + the last
-                warp's lateness), and the warp dispatch of its warps
+                global memory (an L1 latency where all its sectors hit the L1), each barrier's cost (H200 fit: fixed + per warp + the last
+                warp's lateness), the warp dispatch of its warps, and the chain of its
+                compare-and-swap shared atomics (a float atomicAdd: one lane operation on the
+                busiest word after another)
 3. time = launch floor + the largest of them (the bound) + the exposed waits ('overlap'): a
    block alternates between waiting for memory (a latency per phase that reads global memory)
    and computing, barriers and its own end keep its warps together, and only the other
@@ -140,13 +144,22 @@ def _weighted(values, blocks):
 
 
 def shared_atomic_cycles(gpu, counts):
-    """Cycles of the SM's shared-memory unit for one block's shared atomics: the lanes of a
-    warp on one word go one after another, each slower by the other warps of the block that
-    hit the same word at the same time (about (warps - 1) / words the block's atomics use)."""
+    """Cycles of the SM's shared-memory unit for one block's native shared atomics: the lanes
+    of a warp on one word go one after another, each slower by the other warps of the block
+    that hit the same word at the same time (about (warps - 1) / words the block's atomics
+    use). Warp-aggregated increments cost only their wavefronts; compare-and-swap loops are
+    shared_atomic_chain_cycles."""
     if not counts.shared_atomic_serial:
         return 0.0
     others = (counts.warps - 1) / max(1, len(counts.shared_atomic_words))
     return counts.shared_atomic_serial * (gpu.shared_atomic_cycles + gpu.shared_atomic_contention_cycles * others)
+
+
+def shared_atomic_chain_cycles(gpu, counts):
+    """Cycles on one block's critical path for its compare-and-swap shared atomics (a float
+    atomicAdd): every lane operation on the block's busiest word waits for the one before
+    (a load and a compare-and-swap round trip each); other blocks' words are their own."""
+    return counts.shared_atomic_chain * gpu.shared_atomic_cas_cycles
 
 
 def atomic_line_ops(gpu, accesses, one_word):
@@ -189,6 +202,21 @@ def atomic_time(gpu, counters, lane_atomics):
     serial = gpu.atomic_same_address_ns * 1e-9
     return max(busiest * serial, total * serial / min(lines, gpu.atomic_parallel_lines),
                lane_atomics / gpu.atomic_distinct_per_s)
+
+
+def l1_sectors_per_block(gpu, threads, registers, shared_per_block, num_blocks):
+    """32-byte sectors of L1 one block may keep: the SM's unified L1/shared memory less the
+    shared-memory carve-out its resident blocks need (the smallest configuration that holds
+    them), shared equally by the blocks that run on an SM at once (at most the occupancy, and
+    no more than the grid puts there). 0 where the GPU gives no L1 size or no block fits."""
+    total = gpu.l1_shared_bytes_per_sm
+    occ = occupancy(gpu, threads, registers, shared_per_block)
+    if not total or occ.blocks_per_sm == 0:
+        return 0
+    resident = max(1, min(occ.blocks_per_sm, math.ceil(num_blocks / gpu.sms)))
+    need = resident * (shared_per_block + gpu.shared_reserved_per_block) if shared_per_block else 0
+    carveout = min((kb * 1024 for kb in gpu.shared_carveouts_kb if kb * 1024 >= need), default=gpu.shared_per_sm)
+    return max(0, total - carveout) // resident // 32
 
 
 def dram_bandwidth(gpu, element_bytes):
@@ -279,8 +307,11 @@ def estimate_time(gpu, kernel_name, grid, block, counters, registers, shared_per
     # block's warps start one warp dispatch after another
     shuffle_wait = _mean(blocks, "critical_shuffles") * (gpu.shared_latency_cycles - cpi)
     wave_start = occ.warps_per_block * gpu.warp_dispatch_cycles
-    path = (per_block["critical_path_instructions"] * cpi + per_block["read_rounds"] * mem_latency + barrier_cycles
-            + shuffle_wait + wave_start)
+    cas_chain = _weighted([shared_atomic_chain_cycles(gpu, b) for b in blocks], blocks)
+    per_block["l1_rounds"] = _mean(blocks, "l1_rounds")
+    per_block["l1_hit_sectors"] = _mean(blocks, "l1_hit_sectors")
+    path = (per_block["critical_path_instructions"] * cpi + per_block["read_rounds"] * mem_latency
+            + per_block["l1_rounds"] * gpu.l1_latency_cycles + barrier_cycles + shuffle_wait + wave_start + cas_chain)
     per_block["critical_path_cycles"] = path
     per_block["barrier_cycles"] = barrier_cycles
     t["latency"] = full_waves * path / clock

@@ -97,19 +97,21 @@ def _private_copies(prog, values, writable):
     return out
 
 
-def run_sample(prog, launch, values, pairs=None, step_budget=STEP_BUDGET):
+def run_sample(prog, launch, values, pairs=None, step_budget=STEP_BUDGET, l1_sectors=0):
     """Simulate the sampled blocks of `launch` (a module.Launch with grid/block/shared_mem set)
     with `values` (marshalled args). -> the PerfCounters plugin, with the blocks it saw, each
-    with its `weight`. `pairs` is accepted for callers of the earlier first/middle/last sample."""
+    with its `weight`; l1_sectors: each block's share of the L1 (0: none). `pairs` is accepted
+    for callers of the earlier first/middle/last sample."""
+    counters = PerfCounters.with_l1(l1_sectors) if l1_sectors else PerfCounters
     try:
-        return _run(prog, launch, _private_copies(prog, values, writable=False), step_budget)
+        return _run(prog, launch, _private_copies(prog, values, writable=False), step_budget, counters)
     except ReadOnlyWrite:                     # a kernel that writes through a const pointer
-        return _run(prog, launch, _private_copies(prog, values, writable=True), step_budget)
+        return _run(prog, launch, _private_copies(prog, values, writable=True), step_budget, counters)
 
 
-def _run(prog, launch, values, step_budget):
+def _run(prog, launch, values, step_budget, counters_type=PerfCounters):
     options = launch_options(checks=False, max_steps=MAX_STEPS_PER_WAVE)
-    engine = build_engine(prog, launch, values, options, extra_plugins=(PerfCounters,))
+    engine = build_engine(prog, launch, values, options, extra_plugins=(counters_type,))
     plan = sample_plan(launch.num_blocks)
     with recording(engine, launch):
         for k, block_range in enumerate(plan):

@@ -36,3 +36,9 @@ def test_every_held_out_sweep_was_measured_at_every_block_size_with_right_output
 def test_every_measured_sweep_has_its_row_in_the_kernels_table():
     table = {s.name for s in validation_kernels.SWEEPS}
     assert set(_measured()) <= table
+
+
+def test_the_held_out_set_runs_kernels_no_earlier_set_ran():
+    held = validation_kernels.heldout()
+    earlier = {s.kernel for s in validation_kernels.SWEEPS if s.role not in (held[0].role, "microbench")}
+    assert not earlier & {s.kernel for s in held}

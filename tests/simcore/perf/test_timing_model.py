@@ -285,9 +285,90 @@ def test_same_word_shared_atomics_serialise_and_cost_more_with_more_warps():
     """
     k = kernel(src, "same_word")
     n = 1 << 20
-    shared = {b: k.estimate((n // b,), (b,), (np.zeros(1, np.float32), np.int32(n))).breakdown["shared"]
-              for b in (256, 1024)}
-    assert shared[1024] > 2.5 * shared[256]
+    # a float atomicAdd is a compare-and-swap loop: every lane of a block waits on its one word
+    times = {b: k.estimate((n // b,), (b,), (np.zeros(1, np.float32), np.int32(n))).time_ms for b in (256, 1024)}
+    assert times[1024] > 2.5 * times[256]
+
+
+SHARED_WORDS = r"""
+extern "C" __global__ void words(unsigned int *out, float *fout, int n)
+{
+    __shared__ unsigned int w[32];
+    __shared__ float f[32];
+    if (threadIdx.x < 32) {
+        w[threadIdx.x] = 0;
+        f[threadIdx.x] = 0.0f;
+    }
+    __syncthreads();
+    for (int r = 0; r < 16; r++) {
+        if (FLOAT)
+            atomicAdd(&f[threadIdx.x % WORDS], 1.0f);
+        else
+            atomicAdd(&w[threadIdx.x % WORDS], 1u);
+    }
+    __syncthreads();
+    if (threadIdx.x < WORDS) {
+        atomicAdd(&out[threadIdx.x], w[threadIdx.x]);
+        atomicAdd(&fout[threadIdx.x], f[threadIdx.x]);
+    }
+}
+"""
+
+
+def shared_words_time(words, as_float):
+    k = kernel(SHARED_WORDS, "words", options=(f"-DWORDS={words}", f"-DFLOAT={int(as_float)}"))
+    return k.estimate((264,), (256,), (np.zeros(32, np.uint32), np.zeros(32, np.float32), np.int32(0))).time_ms
+
+
+def test_shared_integer_increments_cost_the_same_whatever_the_lanes_on_one_word():
+    # atomicAdd(&int, 1) is one warp-aggregated increment on the GPU (ATOMS.POPC.INC)
+    assert shared_words_time(1, False) == pytest.approx(shared_words_time(32, False), rel=0.05)
+
+
+def test_shared_float_atomics_cost_every_lane_operation_on_the_busiest_word():
+    # a float atomicAdd is a compare-and-swap loop: 32 lanes on one word wait for each other
+    one, spread = shared_words_time(1, True), shared_words_time(32, True)
+    assert one > 10 * spread
+    assert one > 10 * shared_words_time(1, False)
+
+
+ROW_REREAD = r"""
+extern "C" __global__ void reread(const float *in, float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float v = 0.0f;
+    for (int r = 0; r < 64; r++)
+        v += in[i * W + (r * 8) % W];
+    if (i < n)
+        out[i] = v;
+}
+"""
+
+
+def reread_estimate(width, blocks=132):
+    threads = blocks * 256
+    k = kernel(ROW_REREAD, "reread", options=(f"-DW={width}",))
+    return k.estimate((blocks,), (256,), (np.ones(threads * width, np.float32), np.zeros(threads, np.float32),
+                                          np.int32(threads)))
+
+
+def test_a_row_a_thread_reads_again_comes_from_the_l1_not_the_l2():
+    est = reread_estimate(16)
+    # 64 loads, 8 floats apart, of a 64-byte row: each thread's 2 sectors come from the L2 once
+    # (plus the block's 32 sectors of out), then hit the L1
+    assert est.per_block["global_sectors"] == pytest.approx(256 * 2 + 32, rel=0.01)
+    assert est.per_block["l1_hit_sectors"] == pytest.approx(256 * 62, rel=0.01)
+    assert est.per_block["l1_rounds"] == pytest.approx(62, abs=1)
+
+
+def test_rows_larger_than_the_blocks_share_of_the_l1_miss_it():
+    # 256 threads x 1 KB rows, each sector read again 32 loads later: 256 KB per block in
+    # between, beyond its 128 KB share of the L1 (264 blocks: 2 per SM), so the second reads
+    # miss too; with one block per SM the same kernel keeps them
+    assert reread_estimate(256, blocks=132).per_block["l1_rounds"] > 30
+    big = reread_estimate(256, blocks=264)
+    assert big.per_block["l1_rounds"] < 1
+    assert big.per_block["global_sectors"] == pytest.approx(256 * 64 + 32, rel=0.01)
 
 
 def test_every_estimate_gives_its_held_out_error_bar():
