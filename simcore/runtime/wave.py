@@ -113,6 +113,10 @@ class Wave(LaneIndexing):
         self._live_slots = None
         self._live_bits = None
         self.joined = False          # a lane started waiting at a reconvergence point this step
+        # per warp: may one of its reconvergence points have completed since resolve_joins last
+        # looked at it? (A point completes only when a lane of its warp starts waiting there or
+        # stops being one it waits for: mark_joins_changed.)
+        self.joins_changed = np.zeros(self.nwarps, bool)
         self.no_wait = set()         # (warp, reconvergence point) keys lanes no longer wait at
         self.sync_events = 0         # barriers (and bar.arrive) passed: lanes of different warps met
         self.running = None          # the lanes of the step being run (None between steps)
@@ -249,6 +253,7 @@ class Wave(LaneIndexing):
 
     def exit(self, L, line):
         self.st[L] = EXIT
+        self.mark_joins_changed(L)      # warp-mates may no longer wait for these lanes
         self.exit_line[L] = line
         self._live = None
         self._live_slots = None
@@ -276,6 +281,7 @@ class Wave(LaneIndexing):
                 idx = self._go_on(idx)
             self.st[idx] = JOIN
             self.joined = True
+            self.mark_joins_changed(idx)
 
     def check_join_split(self, L, c, t_target, f_target):
         """check_join for the lanes L of a branch: those where c is true went to t_target, the
@@ -296,6 +302,7 @@ class Wave(LaneIndexing):
                 idx = self._go_on(idx)
             self.st[idx] = JOIN
             self.joined = True
+            self.mark_joins_changed(idx)
 
     def diverge(self, idx, c, join, f_lanes):
         """Lanes `idx` of a branch split by condition c: those of a warp that took both sides will
@@ -404,6 +411,29 @@ class Wave(LaneIndexing):
         on_stack = (stacks == join) & (np.arange(stacks.shape[1]) < depth[:, None])
         return np.full(len(waiting), np.count_nonzero(on_stack) == len(waiting))
 
+    def mark_joins_changed(self, L):
+        """The warps of lanes L (a slice or an index array) may have a completed reconvergence
+        point: a lane started waiting at one, exited, or forgot one it recorded."""
+        if isinstance(L, slice):
+            if L.stop > L.start:
+                self.joins_changed[L.start >> WARP_SHIFT:((L.stop - 1) >> WARP_SHIFT) + 1] = True
+        else:
+            self.joins_changed[L >> WARP_SHIFT] = True
+
+    def lanes_waiting_in_changed_warps(self):
+        """The lanes waiting at reconvergence points in the warps marked by mark_joins_changed
+        (sorted; every waiting lane of each such warp), and the marks cleared. Only those warps
+        can hold a point that completed since the last look: the per-warp schedules run one warp
+        a step, so the other warps' waiting lanes need not be looked at again."""
+        changed = np.flatnonzero(self.joins_changed)
+        if len(changed) == 0:
+            return changed
+        self.joins_changed[changed] = False
+        if len(changed) * 4 > self.nwarps:      # many warps: one pass over the wave is cheaper
+            return self.lanes_in_state(JOIN)
+        lanes = (changed[:, None] * WARP + np.arange(WARP)).ravel()
+        return lanes[self.st[lanes] == JOIN]
+
     def lanes_in_state(self, state):
         """Slots in `state` (sorted); no index pass when there are none."""
         in_state = self.st == state
@@ -420,6 +450,7 @@ class Wave(LaneIndexing):
         # warp-mates they would wait for loop until someone else has gone on (the next lock
         # holder of a spin lock, a flag's writer)
         self.no_wait.update(self.join_keys(lanes, self.top[lanes]).tolist())
+        self.mark_joins_changed(lanes)
         while len(lanes):
             self.jdepth[lanes] -= 1
             self.set_top(lanes)
@@ -434,6 +465,7 @@ class Wave(LaneIndexing):
         if not on.any():
             return idx
         go = idx[on]
+        self.mark_joins_changed(go)
         while len(go):
             self.jdepth[go] -= 1
             self.set_top(go)
@@ -446,6 +478,7 @@ class Wave(LaneIndexing):
         self.jdepth[lanes] -= 1
         self.set_top(lanes)
         self.st[lanes] = RUN
+        self.mark_joins_changed(lanes)
         again = self.jtop(lanes) == self.pc[lanes]
         if again.any():
             self.st[lanes[again]] = JOIN

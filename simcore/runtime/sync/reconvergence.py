@@ -12,7 +12,8 @@ def resolve_joins(w):
         return False                  # no warp has diverged in this wave
     progressed = False
     while True:
-        waiting = w.lanes_in_state(JOIN)
+        # (only warps whose lanes changed since the last look can hold a completed point)
+        waiting = w.lanes_waiting_in_changed_warps()
         if len(waiting) == 0:
             return progressed
         done = w.complete_joins(waiting)
