@@ -1,8 +1,8 @@
 """Grade a whole class: ``python3 tasks.py grade ASSIGNMENT [--jobs N]``.
 
 0. Before anything is graded, the gradebook must know the assignment and its notebooks
-   (``nbgrader generate_assignment``, run by ``python3 tasks.py release``); else it stops at
-   once and says what to run (:func:`check_gradebook`).
+   (``nbgrader generate_assignment``, run by ``python3 tasks.py release ASSIGNMENT``); else it
+   stops at once, before any answer is scored, and says what to run (:func:`check_gradebook`).
 1. Every submitted notebook (``submitted/<student>/<assignment>/<notebook>.ipynb``) has its
    answer string(s) read out without running anything; identical answers are graded once.
 2. The answers are graded in parallel, ``--jobs`` at a time, each in its own limited process
@@ -133,11 +133,13 @@ class NotReadyToGrade(SystemExit):
 def check_gradebook(coursedir, assignment: str, notebooks) -> None:
     """Fail at once, naming what to run, when ``nbgrader autograde`` could not record the
     grades: the assignment and each of its notebooks must be in the gradebook, which
-    ``nbgrader generate_assignment`` (``python3 tasks.py release``) writes."""
+    ``nbgrader generate_assignment`` (``python3 tasks.py release ASSIGNMENT``) writes."""
     from nbgrader.api import Gradebook, MissingEntry  # noqa: PLC0415
 
-    fix = (f"Run 'python3 tasks.py release' (or 'nbgrader generate_assignment {assignment}') "
-           "first: it records the assignment in the gradebook, then grade again.")
+    # (not a bare 'nbgrader generate_assignment': with the release folder committed it skips the
+    # assignment and records nothing; tasks.py release regenerates it under the release guard)
+    fix = (f"Run 'python3 tasks.py release {assignment}' first: it records the assignment in "
+           "the gradebook; then grade again.")
     db_url = coursedir.db_url
     path = db_url[len("sqlite:///"):] if db_url.startswith("sqlite:///") else None
     if path is not None and not Path(path).is_file():
@@ -236,7 +238,7 @@ def grade_class(root, assignment: str, *, jobs: int = 1, limits: Limits | None =
             if proc.returncode != 0:
                 sys.stderr.write(log[-4000:])
                 raise SystemExit(f"nbgrader autograde failed ({proc.returncode}); see above. "
-                                 "Was the assignment released (python3 tasks.py release)?")
+                                 f"Was the assignment released (python3 tasks.py release {assignment})?")
 
     grade_ids = {name: [g.grade_id for g in trusted_program(nb).grade_cells] for name, nb in parsed.items()}
     return {"submissions": subs, "grade_ids": grade_ids, "seconds": time.monotonic() - start,
