@@ -6,8 +6,9 @@ For every exercise it grades the solution, some right answers and some wrong ans
 answers of ``tests/exercise_answers.py``'s test modules and ``tests/hostile_submissions.py``),
 the way ``tasks.py grade`` does (a :class:`barrier_course.grading.pool.GradingPool` where the
 tree has one, else :func:`barrier_course.grading.autograde.score_answer` per answer), once with each
-tree in turn, and prints the CPU seconds per submission (the grading process and every
-interpreter under it, from ``os.wait4``), the machine's load, and whether both trees gave
+tree in turn (``--repeat`` times, interleaved), and prints the CPU seconds per submission (the
+grading process and every interpreter under it, from ``os.wait4``; the median of the repeats and
+their range), the machine's load, and whether both trees gave
 the same points per cell. Scores come from simulated state; the CPU figures are the
 benchmark's only use of time.
 """
@@ -18,6 +19,7 @@ import argparse
 import importlib
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -95,6 +97,11 @@ def grade_cpu(tree: Path, exercise: str, sources: list) -> tuple:
         return usage.ru_utime + usage.ru_stime, json.loads(out.read_text())
 
 
+def _spread(seconds: list) -> str:
+    """The median of the repeats and their range, s CPU per submission."""
+    return f"{statistics.median(seconds):6.2f} [{min(seconds):.2f}, {max(seconds):.2f}]".ljust(21)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--base", required=True, type=Path, help="the tree to compare with")
@@ -105,7 +112,8 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     trees = {"before": args.base.resolve(), "after": HERE}
     print(f"load at start: {os.getloadavg()}")
-    print("exercise                     answers  before s/sub  after s/sub  ratio  same points")
+    print("exercise                     answers  before s/sub [range]    after s/sub [range]     "
+          "ratio  same points")
     for exercise in args.only or exercises():
         chosen = answers_of(exercise, args.right, args.wrong)
         sources = [src for _, src in chosen]
@@ -115,9 +123,10 @@ def main(argv=None) -> int:
             for name, tree in trees.items():   # interleaved, tree by tree
                 seconds, points[name] = grade_cpu(tree, exercise, sources)
                 cpu[name].append(seconds / len(sources))
-        before, after = min(cpu["before"]), min(cpu["after"])
-        print(f"{exercise:28s} {len(sources):7d}  {before:12.2f}  {after:11.2f}  "
-              f"{before / after:5.2f}  {points['before'] == points['after']}", flush=True)
+        before, after = statistics.median(cpu["before"]), statistics.median(cpu["after"])
+        print(f"{exercise:28s} {len(sources):7d}  {_spread(cpu['before'])}  {_spread(cpu['after'])}  "
+              f"{before / after:5.2f}  {points['before'] == points['after']}  load {os.getloadavg()[0]:.1f}",
+              flush=True)
     print(f"load at end: {os.getloadavg()}")
     return 0
 
