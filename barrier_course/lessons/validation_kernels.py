@@ -2073,8 +2073,9 @@ def _global_atomic_check(op, n):
         key, words, uwords, fwords = ins[0], outs[1], outs[2], outs[3]
         v = (np.arange(n) & 1023) + 1
         size = words.size
-        if op == "add":
-            _equal(words, np.bincount(key, weights=v, minlength=size), "global_atomic_op add")
+        if op == "add":                 # int32 sums wrap (one word's can pass 2^31)
+            want = np.bincount(key, weights=v, minlength=size).astype(np.int64)
+            _equal(words, (want + (1 << 31)) % (1 << 32) - (1 << 31), "global_atomic_op add")
         elif op in ("add1",):
             _equal(words, np.bincount(key, minlength=size), "global_atomic_op add1")
         elif op == "inc":
@@ -2099,8 +2100,8 @@ def _microbench6_rows(add):
     atomic per thread by operation (integer add of a value and of 1, max, min, atomicInc,
     compare-and-swap, float add) and by contention (the grid on one word, lanes on 2 or 32 words
     of one line, one word per warp, 64 words at random, a word per thread), the old value unused
-    (RED) and, for add, max and float add, used (ATOM); and grid-stride copies of 2^24 floats on
-    1-8 blocks per SM (the bytes in flight that the DRAM needs)."""
+    (RED) and, for add, max and float add, used (ATOM); and grid-stride copies and sums of 2^24
+    floats on 1-8 blocks per SM (the bytes in flight that the DRAM needs, with and without writes)."""
     M = "microbench"
     n = 1 << 22
     for pattern, keys in ATOMIC_PATTERNS.items():
@@ -2121,6 +2122,11 @@ def _microbench6_rows(add):
                   fixed_grid(per_sm * SMS),
                   lambda rng: (_ints(rng, n24), np.zeros(n24, np.float32), np.int32(n24)),
                   lambda ins, outs, b: _equal(outs[1], ins[0], "grid_stride_copy")))
+        # the same loop reading only (DRAM reads without writes to turn around for)
+        add(Sweep(f"mb6/grid_stride_sum/grid{per_sm * SMS}/2^24", M, "grid_stride_sum", SRC["grid_stride_sum"],
+                  fixed_grid(per_sm * SMS),
+                  lambda rng: (_ints(rng, n24, 0, 3), np.zeros(1, np.float32), np.int32(n24)),
+                  lambda ins, outs, b: _sum_check(ins, outs, b, "grid_stride_sum")))
 
 
 def _shared_atomic_words_check(words, lane_spread, reps, grid):
