@@ -64,6 +64,7 @@ class GPU:
     l1_latency_cycles: float = 60.0
     atomic_parallel_lines: float = 84.0
     atomic_sector_ns: float = 2.4
+    atomic_integer_same_address_ns: float = 0.733   # an integer atomic's same-address turnaround (mb6)
     memory_kernel_us: float = 1.3
     launch_overhead_us: float = 5.7
     dram_bytes_per_s_by_width: dict = None     # element bytes -> DRAM bytes/s (None: dram_bytes_per_s for all)

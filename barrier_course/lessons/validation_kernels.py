@@ -19,7 +19,9 @@ launch shape, inputs and a numpy check. `role` splits them:
     errors have been seen, so heldout3 is now a development set too);
   * "heldout5": the fifth held-out set, fixed and committed before it was measured (heldout4's
     errors have been seen, so heldout4 is now a development set too); no rule was changed after
-    its errors were first computed;
+    its errors were first computed (they have been seen since);
+  * "heldout6": the sixth held-out set, fixed and committed before it was measured and before
+    any rule of its round changed;
   * "microbench": microbenchmarks (launch floor, strided global access, bank conflicts, atomics
     spread over k addresses...): where parameters come from.
 
@@ -1028,6 +1030,313 @@ extern "C" __global__ void row_reread(const float *in, float *out, int n)
 """
 
 
+# ---------------------------------------------------------------- sources of heldout6 and mb6
+SRC["count_key_int"] = r"""
+// count[key[i]] += 1 with an integer global atomicAdd per thread (KEYS counters)
+extern "C" __global__ void count_key_int(const int *key, int *count, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        atomicAdd(&count[key[i]], 1);
+}
+"""
+SRC["float_bins_modulo"] = r"""
+// bins[i % BINS] += x[i]: a float global atomicAdd per thread, lane l of a warp on bin l % BINS
+extern "C" __global__ void float_bins_modulo(const float *x, float *bins, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        atomicAdd(&bins[i % BINS], x[i]);
+}
+"""
+SRC["reduce_int_atomic"] = r"""
+// *total += the block's integer sum: a shared-memory tree, then one integer atomicAdd per block
+extern "C" __global__ void reduce_int_atomic(const int *in, int *total, int n)
+{
+    __shared__ int s[BLOCK];
+    int t = threadIdx.x;
+    int i = blockIdx.x * BLOCK + t;
+    s[t] = (i < n) ? in[i] : 0;
+    __syncthreads();
+    for (int k = BLOCK / 2; k > 0; k /= 2) {
+        if (t < k)
+            s[t] += s[t + k];
+        __syncthreads();
+    }
+    if (t == 0)
+        atomicAdd(total, s[0]);
+}
+"""
+SRC["grid_stride_max"] = r"""
+// out[block] = the largest element the block's grid-stride loop visited (a shared tree per block)
+extern "C" __global__ void grid_stride_max(const float *x, float *out, int n)
+{
+    __shared__ float s[BLOCK];
+    float best = -1e30f;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+        best = fmaxf(best, x[i]);
+    s[threadIdx.x] = best;
+    __syncthreads();
+    for (int k = BLOCK / 2; k > 0; k /= 2) {
+        if (threadIdx.x < k)
+            s[threadIdx.x] = fmaxf(s[threadIdx.x], s[threadIdx.x + k]);
+        __syncthreads();
+    }
+    if (threadIdx.x == 0)
+        out[blockIdx.x] = s[0];
+}
+"""
+SRC["grid_stride_mul_add"] = r"""
+// z = x y + a over a grid-stride loop
+extern "C" __global__ void grid_stride_mul_add(const float *x, const float *y, float *z, float a, int n)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+        z[i] = x[i] * y[i] + a;
+}
+"""
+SRC["heat_steps"] = r"""
+// STEPS rounds of a 3-point box sum in each block's tile (zero outside it), ping-ponging
+// between two shared buffers: one barrier per round
+extern "C" __global__ void heat_steps(const float *in, float *out, int n)
+{
+    __shared__ float buf[2][BLOCK + 2];
+    int t = threadIdx.x;
+    int i = blockIdx.x * BLOCK + t;
+    if (t == 0) {
+        buf[0][0] = 0.0f;
+        buf[1][0] = 0.0f;
+        buf[0][BLOCK + 1] = 0.0f;
+        buf[1][BLOCK + 1] = 0.0f;
+    }
+    buf[0][t + 1] = (i < n) ? in[i] : 0.0f;
+    __syncthreads();
+    int src = 0;
+    for (int s = 0; s < STEPS; s++) {
+        buf[1 - src][t + 1] = buf[src][t] + buf[src][t + 1] + buf[src][t + 2];
+        src = 1 - src;
+        __syncthreads();
+    }
+    if (i < n)
+        out[i] = buf[src][t + 1];
+}
+"""
+SRC["warp_max_blocks"] = r"""
+// partial[block] = the block's largest element: xor shuffles in each warp, then warp 0 over
+// the warps' maxima in shared memory
+extern "C" __global__ void warp_max_blocks(const float *in, float *partial, int n)
+{
+    __shared__ float w[32];
+    int t = threadIdx.x;
+    int i = blockIdx.x * BLOCK + t;
+    float v = (i < n) ? in[i] : -1e30f;
+    for (int o = 16; o > 0; o /= 2)
+        v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+    if (t % 32 == 0)
+        w[t / 32] = v;
+    __syncthreads();
+    if (t < 32) {
+        v = (t < BLOCK / 32) ? w[t] : -1e30f;
+        for (int o = 16; o > 0; o /= 2)
+            v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+        if (t == 0)
+            partial[blockIdx.x] = v;
+    }
+}
+"""
+SRC["blelloch_scan"] = r"""
+// exclusive scan of each block's BLOCK elements: Blelloch's up-sweep and down-sweep in shared
+// memory (BLOCK a power of two)
+extern "C" __global__ void blelloch_scan(const float *in, float *out, int n)
+{
+    __shared__ float a[BLOCK];
+    int t = threadIdx.x;
+    int i = blockIdx.x * BLOCK + t;
+    a[t] = (i < n) ? in[i] : 0.0f;
+    __syncthreads();
+    for (int d = 1; d < BLOCK; d *= 2) {
+        int k = (t + 1) * 2 * d - 1;
+        if (k < BLOCK)
+            a[k] += a[k - d];
+        __syncthreads();
+    }
+    if (t == 0)
+        a[BLOCK - 1] = 0.0f;
+    __syncthreads();
+    for (int d = BLOCK / 2; d >= 1; d /= 2) {
+        int k = (t + 1) * 2 * d - 1;
+        if (k < BLOCK) {
+            float left = a[k - d];
+            a[k - d] = a[k];
+            a[k] += left;
+        }
+        __syncthreads();
+    }
+    if (i < n)
+        out[i] = a[t];
+}
+"""
+SRC["transpose_pad_rect"] = r"""
+// out (width x height) = in (height x width)^T of floats: each block of 32 x (BLOCK / 32)
+// threads moves one 32 x 32 tile through a padded shared tile
+#define ROWS (BLOCK / 32)
+extern "C" __global__ void transpose_pad_rect(const float *in, float *out, int width, int height)
+{
+    __shared__ float tile[32][33];
+    int tx = threadIdx.x, ty = threadIdx.y;
+    int x = blockIdx.x * 32 + tx;
+    int y = blockIdx.y * 32 + ty;
+    for (int j = 0; j < 32; j += ROWS)
+        if (x < width && y + j < height)
+            tile[ty + j][tx] = in[(y + j) * width + x];
+    __syncthreads();
+    x = blockIdx.y * 32 + tx;
+    y = blockIdx.x * 32 + ty;
+    for (int j = 0; j < 32; j += ROWS)
+        if (x < height && y + j < width)
+            out[(y + j) * height + x] = tile[tx][ty + j];
+}
+"""
+SRC["matmul_shared_a"] = r"""
+// C = A B (m x m) with only A's TILE x TILE tiles in shared memory; B is read from global
+// memory by each thread (a warp's reads of a B row are coalesced)
+extern "C" __global__ void matmul_shared_a(const float *A, const float *B, float *C, int m)
+{
+    __shared__ float As[TILE][TILE];
+    int tx = threadIdx.x, ty = threadIdx.y;
+    int row = blockIdx.y * TILE + ty;
+    int col = blockIdx.x * TILE + tx;
+    float acc = 0.0f;
+    for (int k0 = 0; k0 < m; k0 += TILE) {
+        As[ty][tx] = A[row * m + k0 + tx];
+        __syncthreads();
+        for (int k = 0; k < TILE; k++)
+            acc += As[ty][k] * B[(k0 + k) * m + col];
+        __syncthreads();
+    }
+    C[row * m + col] = acc;
+}
+"""
+SRC["triple_float4"] = r"""
+// out = 3 in, one float4 load and one float4 store per thread
+extern "C" __global__ void triple_float4(const float4 *in, float4 *out, int n4)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n4) {
+        float4 v = in[i];
+        out[i] = make_float4(3.0f * v.x, 3.0f * v.y, 3.0f * v.z, 3.0f * v.w);
+    }
+}
+"""
+SRC["sum_pairs_float2"] = r"""
+// out[i] = in[2i] + in[2i + 1] through one float2 load per thread
+extern "C" __global__ void sum_pairs_float2(const float2 *in, float *out, int n2)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n2) {
+        float2 v = in[i];
+        out[i] = v.x + v.y;
+    }
+}
+"""
+SRC["upper_half_exit"] = r"""
+// the blocks of the upper half of the grid return at once; the lower half repeat a dependent
+// update 32 times per element
+extern "C" __global__ void upper_half_exit(const float *in, float *out, int n)
+{
+    if (blockIdx.x >= gridDim.x / 2)
+        return;
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        float v = in[i];
+        for (int r = 0; r < 32; r++)
+            v = v * 0.5f + 1.0f;
+        out[i] = v;
+    }
+}
+"""
+SRC["half_warp_exit"] = r"""
+// lanes 16-31 of every warp return at once; lanes 0-15 do their own element and the one 16
+// further on: out = 2 in + 1
+extern "C" __global__ void half_warp_exit(const float *in, float *out, int n)
+{
+    int lane = threadIdx.x % 32;
+    if (lane >= 16)
+        return;
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i] = 2.0f * in[i] + 1.0f;
+    if (i + 16 < n)
+        out[i + 16] = 2.0f * in[i + 16] + 1.0f;
+}
+"""
+SRC["count_positive"] = r"""
+// *count += 1 for every positive element: an integer atomicAdd on one address, only where the
+// test holds
+extern "C" __global__ void count_positive(const float *x, int *count, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n && x[i] > 0.0f)
+        atomicAdd(count, 1);
+}
+"""
+SRC["block_slot_max_int"] = r"""
+// slot[block % SLOTS] = max(slot, x[i]): every thread of a block does an integer atomicMax on
+// its block's slot (SLOTS slots shared by the grid)
+extern "C" __global__ void block_slot_max_int(const int *x, int *slot, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        atomicMax(&slot[blockIdx.x % SLOTS], x[i]);
+}
+"""
+SRC["grid_stride_count_int"] = r"""
+// each thread counts the positive elements of its grid-stride loop, then adds its count to
+// *count with one integer atomicAdd
+extern "C" __global__ void grid_stride_count_int(const float *x, int *count, int n)
+{
+    int c = 0;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+        if (x[i] > 0.0f)
+            c++;
+    atomicAdd(count, c);
+}
+"""
+SRC["global_atomic_op"] = r"""
+// one global atomic per thread on word key[i]: OP 0 an int add of a varying value, 1 an int add
+// of 1, 2 int max, 3 int min, 4 unsigned atomicInc, 5 int compare-and-swap (0 -> value), 6 a
+// float add; KEEP 1 uses the old value (an ATOM that returns, not a RED, in SASS)
+extern "C" __global__ void global_atomic_op(const int *key, int *words, unsigned int *uwords, float *fwords,
+                                            int *sink, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        int k = key[i];
+        int v = (i & 1023) + 1;
+        int old = 0;
+#if OP == 0
+        old = atomicAdd(&words[k], v);
+#elif OP == 1
+        old = atomicAdd(&words[k], 1);
+#elif OP == 2
+        old = atomicMax(&words[k], v);
+#elif OP == 3
+        old = atomicMin(&words[k], -v);
+#elif OP == 4
+        old = (int)atomicInc(&uwords[k], 0x7fffffffu);
+#elif OP == 5
+        old = atomicCAS(&words[k], 0, v);
+#else
+        old = (int)atomicAdd(&fwords[k], 1.0f);
+#endif
+#if KEEP
+        if (old == 0x7fffffff)
+            sink[0] = old;
+#endif
+    }
+}
+"""
+
+
 def _chain_next(n, rng):
     perm = rng.permutation(n).astype(np.int32)
     nxt = np.empty(n, np.int32)
@@ -1155,9 +1464,11 @@ def _build():
     _heldout3_rows(add)
     _heldout4_rows(add)
     _heldout5_rows(add)
+    _heldout6_rows(add)
     _microbench_rows(add)
     _microbench3_rows(add)
     _microbench5_rows(add)
+    _microbench6_rows(add)
     return rows
 
 
@@ -1621,6 +1932,203 @@ def _heldout5_rows(add):
               lambda ins, outs, b: _equal(outs[1], ins[0].reshape(w, w).max(axis=1), "row_max_per_thread")))
 
 
+def _per_block_reference(x, block, reduce):
+    return reduce(x.astype(np.float64).reshape(-1, block), axis=1)
+
+
+def _grid_stride_max_check(grid):
+    def check(ins, outs, b):
+        rows = ins[0].astype(np.float64).reshape(-1, b)          # row r: block r % grid's elements
+        want = [rows[np.arange(rows.shape[0]) % grid == g].max() for g in range(grid)]
+        _equal(outs[1][:grid], want, "grid_stride_max")
+    return check
+
+
+def _heat_steps_reference(x, block, steps):
+    a = x.astype(np.float64).reshape(-1, block)
+    for _ in range(steps):
+        p = np.pad(a, ((0, 0), (1, 1)))
+        a = p[:, :-2] + p[:, 1:-1] + p[:, 2:]
+    return a.ravel()
+
+
+def _exclusive_scan_check(ins, outs, b):
+    rows = ins[0].astype(np.float64).reshape(-1, b)
+    _equal(outs[1], (np.cumsum(rows, axis=1) - rows).ravel(), "blelloch_scan")
+
+
+def _upper_half_exit_check(ins, outs, b):
+    x = ins[0].astype(np.float64)
+    grid = -(-x.size // b)
+    lower = np.arange(x.size) // b < grid // 2
+    _equal(outs[1], np.where(lower, 2.0 + (x - 2.0) / 2.0 ** 32, 0.0), "upper_half_exit")
+
+
+def _block_slot_max_check(slots):
+    def check(ins, outs, b):
+        want = np.full(slots, -1, np.int64)
+        np.maximum.at(want, (np.arange(ins[0].size) // b) % slots, ins[0])
+        _equal(outs[1], want, "block_slot_max_int")
+    return check
+
+
+def _count_check(name):
+    def check(ins, outs, b):
+        _equal(outs[1], [(ins[0] > 0).sum()], name)
+    return check
+
+
+def _heldout6_rows(add):
+    """The sixth held-out set (heldout6): 17 sweeps of kernels no earlier set has (integer global
+    atomics on 1 and 16 counters, predicated on one counter, per block slot and per thread after
+    a grid-stride loop; float atomics on 8 bins by lane; an integer block reduction with one atomic
+    per block; grid-stride max on 4 blocks and a multiply-add on 2112; a 3-point stencil iterated 12 times
+    over two shared buffers; a shuffle max per block; a Blelloch scan; a padded rectangular float
+    transpose; a matmul with only A in shared memory; float4 and float2 loads; the upper half of
+    the grid's blocks and half of every warp exiting early); fixed and committed before they were
+    measured and before any rule of this round changed."""
+    H6 = "heldout6"
+    n20, n21, n22, n24 = 1 << 20, 1 << 21, 1 << 22, 1 << 24
+    for keys, n in ((1, n20), (16, n22)):
+        add(Sweep(f"count_key_int_k{keys}/2^{n.bit_length() - 1}", H6, "count_key_int", SRC["count_key_int"],
+                  one_per_thread(n),
+                  lambda rng, keys=keys, n=n: (rng.integers(0, keys, n).astype(np.int32), np.zeros(keys, np.int32),
+                                               np.int32(n)),
+                  lambda ins, outs, b, keys=keys: _equal(outs[1], np.bincount(ins[0], minlength=keys),
+                                                         "count_key_int")))
+    add(Sweep("float_bins_modulo_b8/2^22", H6, "float_bins_modulo", SRC["float_bins_modulo"], one_per_thread(n22),
+              lambda rng: (_ints(rng, n22, 0, 3), np.zeros(8, np.float32), np.int32(n22)),
+              lambda ins, outs, b: _equal(outs[1], ins[0].astype(np.float64).reshape(-1, 8).sum(axis=0),
+                                          "float_bins_modulo"),
+              macros={"BINS": 8}))
+    add(Sweep("reduce_int_atomic/2^22", H6, "reduce_int_atomic", SRC["reduce_int_atomic"], one_per_thread(n22),
+              lambda rng: (rng.integers(-3, 4, n22).astype(np.int32), np.zeros(1, np.int32), np.int32(n22)),
+              lambda ins, outs, b: _equal(outs[1], [ins[0].astype(np.int64).sum()], "reduce_int_atomic")))
+    add(Sweep("grid_stride_max/grid4/2^20", H6, "grid_stride_max", SRC["grid_stride_max"], fixed_grid(4),
+              lambda rng: (_ints(rng, n20, -1000, 1000), np.zeros(4, np.float32), np.int32(n20)),
+              _grid_stride_max_check(4)))
+    add(Sweep(f"grid_stride_mul_add/grid{16 * SMS}/2^24", H6, "grid_stride_mul_add", SRC["grid_stride_mul_add"],
+              fixed_grid(16 * SMS),
+              lambda rng: (_ints(rng, n24), _ints(rng, n24), np.zeros(n24, np.float32), np.float32(3.0), np.int32(n24)),
+              lambda ins, outs, b: _equal(outs[2], ins[0].astype(np.float64) * ins[1] + 3.0, "grid_stride_mul_add")))
+    add(Sweep("heat_steps_12/2^21", H6, "heat_steps", SRC["heat_steps"], one_per_thread(n21),
+              lambda rng: (_ints(rng, n21, -1, 2), np.zeros(n21, np.float32), np.int32(n21)),
+              lambda ins, outs, b: _equal(outs[1], _heat_steps_reference(ins[0], b, 12), "heat_steps"),
+              macros={"STEPS": 12}))
+    add(Sweep("warp_max_blocks/2^22", H6, "warp_max_blocks", SRC["warp_max_blocks"], one_per_thread(n22),
+              lambda rng: (_ints(rng, n22, -1000, 1000), np.zeros(n22 // 32, np.float32), np.int32(n22)),
+              lambda ins, outs, b: _equal(outs[1][: n22 // b], _per_block_reference(ins[0], b, np.max),
+                                          "warp_max_blocks")))
+    add(Sweep("blelloch_scan/2^20", H6, "blelloch_scan", SRC["blelloch_scan"], one_per_thread(n20),
+              lambda rng: (_ints(rng, n20), np.zeros(n20, np.float32), np.int32(n20)), _exclusive_scan_check))
+    width, height = 4096, 1024
+    add(Sweep(f"transpose_pad_rect/{width}x{height}", H6, "transpose_pad_rect", SRC["transpose_pad_rect"],
+              lambda b: ((width // 32, height // 32), (32, b // 32)),
+              lambda rng: (_ints(rng, width * height), np.zeros(width * height, np.float32), np.int32(width),
+                           np.int32(height)),
+              lambda ins, outs, b: _equal(outs[1], ins[0].reshape(height, width).T.ravel(), "transpose_pad_rect")))
+    m = 512
+    add(Sweep(f"matmul_shared_a/{m}^2", H6, "matmul_shared_a", SRC["matmul_shared_a"],
+              lambda b, m=m: ((m // _tile(b), m // _tile(b)), (_tile(b), _tile(b))),
+              lambda rng: (_ints(rng, m * m, -2, 3), _ints(rng, m * m, -2, 3), np.zeros(m * m, np.float32), np.int32(m)),
+              lambda ins, outs, b: _equal(outs[2], (ins[0].reshape(m, m).astype(np.float64)
+                                                    @ ins[1].reshape(m, m)).ravel(), "matmul_shared_a"),
+              blocks=(64, 256, 1024), macros={"TILE": "TILE_OF_BLOCK"}))
+    add(Sweep("triple_float4/2^24", H6, "triple_float4", SRC["triple_float4"], one_per_thread(n24 // 4),
+              lambda rng: (_ints(rng, n24), np.zeros(n24, np.float32), np.int32(n24 // 4)),
+              lambda ins, outs, b: _equal(outs[1], 3.0 * ins[0].astype(np.float64), "triple_float4")))
+    add(Sweep("sum_pairs_float2/2^23", H6, "sum_pairs_float2", SRC["sum_pairs_float2"], one_per_thread(n22),
+              lambda rng: (_ints(rng, 2 * n22), np.zeros(n22, np.float32), np.int32(n22)),
+              lambda ins, outs, b: _equal(outs[1], ins[0].astype(np.float64).reshape(-1, 2).sum(axis=1),
+                                          "sum_pairs_float2")))
+    add(Sweep("upper_half_exit/2^22", H6, "upper_half_exit", SRC["upper_half_exit"], one_per_thread(n22),
+              lambda rng: (_ints(rng, n22), np.zeros(n22, np.float32), np.int32(n22)), _upper_half_exit_check))
+    add(Sweep("half_warp_exit/2^22", H6, "half_warp_exit", SRC["half_warp_exit"], one_per_thread(n22),
+              lambda rng: (_ints(rng, n22), np.zeros(n22, np.float32), np.int32(n22)),
+              lambda ins, outs, b: _equal(outs[1], 2.0 * ins[0].astype(np.float64) + 1.0, "half_warp_exit")))
+    add(Sweep("count_positive/2^22", H6, "count_positive", SRC["count_positive"], one_per_thread(n22),
+              lambda rng: (_ints(rng, n22), np.zeros(1, np.int32), np.int32(n22)), _count_check("count_positive")))
+    add(Sweep("block_slot_max_int_s64/2^22", H6, "block_slot_max_int", SRC["block_slot_max_int"], one_per_thread(n22),
+              lambda rng: (rng.integers(0, 1 << 30, n22).astype(np.int32), np.full(64, -1, np.int32), np.int32(n22)),
+              _block_slot_max_check(64), macros={"SLOTS": 64}))
+    add(Sweep("grid_stride_count_int/grid16/2^20", H6, "grid_stride_count_int", SRC["grid_stride_count_int"],
+              fixed_grid(16), lambda rng: (_ints(rng, n20), np.zeros(1, np.int32), np.int32(n20)),
+              _count_check("grid_stride_count_int")))
+
+
+# how each mb6 contention pattern picks the word of thread i (n threads)
+ATOMIC_PATTERNS = {
+    "same": lambda rng, n: np.zeros(n, np.int32),                      # one address, the whole grid
+    "mod2": lambda rng, n: (np.arange(n) % 2).astype(np.int32),        # lanes on 2 words of one line
+    "mod32": lambda rng, n: (np.arange(n) % 32).astype(np.int32),      # lanes on 32 words of one line
+    "warp": lambda rng, n: (np.arange(n) // 32).astype(np.int32),      # one word per warp, its own
+    "k64": lambda rng, n: rng.integers(0, 64, n).astype(np.int32),     # 64 words at random
+    "distinct": lambda rng, n: np.arange(n, dtype=np.int32),           # every thread its own word
+}
+ATOMIC_OPS = {"add": 0, "add1": 1, "max": 2, "min": 3, "inc": 4, "cas": 5, "fadd": 6}
+
+
+def _global_atomic_check(op, n):
+    def check(ins, outs, b):
+        key, words, uwords, fwords = ins[0], outs[1], outs[2], outs[3]
+        v = (np.arange(n) & 1023) + 1
+        size = words.size
+        if op == "add":                 # int32 sums wrap (one word's can pass 2^31)
+            want = np.bincount(key, weights=v, minlength=size).astype(np.int64)
+            _equal(words, (want + (1 << 31)) % (1 << 32) - (1 << 31), "global_atomic_op add")
+        elif op in ("add1",):
+            _equal(words, np.bincount(key, minlength=size), "global_atomic_op add1")
+        elif op == "inc":
+            _equal(uwords, np.bincount(key, minlength=size), "global_atomic_op inc")
+        elif op == "fadd":
+            _equal(fwords, np.bincount(key, minlength=size), "global_atomic_op fadd")
+        elif op in ("max", "min"):
+            want = np.zeros(size, np.int64)
+            (np.maximum if op == "max" else np.minimum).at(want, key, v if op == "max" else -v)
+            _equal(words, want, f"global_atomic_op {op}")
+        else:                           # compare-and-swap from 0: each word holds the value of one of its threads
+            hit = np.flatnonzero(np.bincount(key, minlength=size))
+            pairs = np.unique(key.astype(np.int64) * 2048 + v)
+            held = hit.astype(np.int64) * 2048 + words[hit]
+            if not np.isin(held, pairs).all() or np.delete(words, hit).any():
+                raise AssertionError("global_atomic_op cas: a word holds no value of its threads")
+    return check
+
+
+def _microbench6_rows(add):
+    """Microbenchmarks for this round's rules (role "microbench", names starting "mb6/"): one global
+    atomic per thread by operation (integer add of a value and of 1, max, min, atomicInc,
+    compare-and-swap, float add) and by contention (the grid on one word, lanes on 2 or 32 words
+    of one line, one word per warp, 64 words at random, a word per thread), the old value unused
+    (RED) and, for add, max and float add, used (ATOM); and grid-stride copies and sums of 2^24
+    floats on 1-8 blocks per SM (the bytes in flight that the DRAM needs, with and without writes)."""
+    M = "microbench"
+    n = 1 << 22
+    for pattern, keys in ATOMIC_PATTERNS.items():
+        words = n if pattern == "distinct" else n // 32 if pattern == "warp" else 64
+        for op, code in ATOMIC_OPS.items():
+            for keep in ((0, 1) if op in ("add", "max", "fadd") else (0,)):
+                add(Sweep(f"mb6/global_atomic/{op}{'_ret' if keep else ''}/{pattern}", M, "global_atomic_op",
+                          SRC["global_atomic_op"], one_per_thread(n),
+                          lambda rng, keys=keys, words=words: (keys(rng, n), np.zeros(words, np.int32),
+                                                               np.zeros(words, np.uint32), np.zeros(words, np.float32),
+                                                               np.zeros(1, np.int32), np.int32(n)),
+                          _global_atomic_check(op, n),
+                          blocks=(32, 256, 1024) if pattern == "same" else (256,),
+                          macros={"OP": code, "KEEP": keep}))
+    n24 = 1 << 24
+    for per_sm in (1, 2, 4, 8):
+        add(Sweep(f"mb6/grid_stride_copy/grid{per_sm * SMS}/2^24", M, "grid_stride_copy", SRC["grid_stride_copy"],
+                  fixed_grid(per_sm * SMS),
+                  lambda rng: (_ints(rng, n24), np.zeros(n24, np.float32), np.int32(n24)),
+                  lambda ins, outs, b: _equal(outs[1], ins[0], "grid_stride_copy")))
+        # the same loop reading only (DRAM reads without writes to turn around for)
+        add(Sweep(f"mb6/grid_stride_sum/grid{per_sm * SMS}/2^24", M, "grid_stride_sum", SRC["grid_stride_sum"],
+                  fixed_grid(per_sm * SMS),
+                  lambda rng: (_ints(rng, n24, 0, 3), np.zeros(1, np.float32), np.int32(n24)),
+                  lambda ins, outs, b: _sum_check(ins, outs, b, "grid_stride_sum")))
+
+
 def _shared_atomic_words_check(words, lane_spread, reps, grid):
     def check(ins, outs, b):
         t = np.arange(b)
@@ -1789,8 +2297,8 @@ def sweep_options(sweep, block):
 
 
 def heldout():
-    """The held-out set that no rule was changed after seeing (heldout5)."""
-    return [s for s in SWEEPS if s.role == "heldout5"]
+    """The held-out set that no rule was changed after seeing (heldout6)."""
+    return [s for s in SWEEPS if s.role == "heldout6"]
 
 
 def training():

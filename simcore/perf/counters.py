@@ -155,12 +155,20 @@ SHARED_ATOMIC_KIND = (
     (lambda op, dtype, value: True, "native"),
 )
 
+# How the H200's L2 runs a global atomic, by element type (course/data/h200-timing-sweeps6.md,
+# SASS and the mb6 microbenchmarks): every integer operation (add, max, min, inc, CAS; RED or
+# ATOM, none warp-aggregated) turns around on one address in the same time, a float add takes
+# 2.4x as long.
+GLOBAL_ATOMIC_KIND = (
+    (lambda op, dtype, value: dtype in ("F4", "F8"), "float"),
+    (lambda op, dtype, value: True, "integer"),
+)
 
-def atomic_site_kinds(program):
-    """Site id -> how the GPU runs that atomic in shared memory (SHARED_ATOMIC_KIND), from the
-    lowered calls `X.atomic(op, address, value, dtype, L, site, compare)`."""
+
+def _atomic_calls(program):
+    """(site id, op, dtype name, constant value or None) of every lowered atomic call
+    `X.atomic(op, address, value, dtype, L, site, compare)`."""
     constants = _constants(program)
-    kinds = {}
     for block in program.blocks:
         for line in block.code:
             if "X.atomic(" not in line:
@@ -175,8 +183,14 @@ def atomic_site_kinds(program):
                 value = (value.value if isinstance(value, ast.Constant)
                          else constants.get(value.id) if isinstance(value, ast.Name) else None)
                 dtype = dtype.id if isinstance(dtype, ast.Name) else None
-                kinds[site.value] = next(kind for rule, kind in SHARED_ATOMIC_KIND if rule(op.value, dtype, value))
-    return kinds
+                yield site.value, op.value, dtype, value
+
+
+def atomic_site_kinds(program, table=SHARED_ATOMIC_KIND):
+    """Site id -> how the GPU runs that atomic (the first rule of `table` that holds: in shared
+    memory SHARED_ATOMIC_KIND, in global memory GLOBAL_ATOMIC_KIND)."""
+    return {site: next(kind for rule, kind in table if rule(op, dtype, value))
+            for site, op, dtype, value in _atomic_calls(program)}
 
 
 def estimate_registers(program):
@@ -241,7 +255,7 @@ class PerfCounters(Plugin):
     l1_sectors = 0              # the L1 sectors one block may keep (0: no L1); see with_l1
     """Counts per block; results in `self.blocks` (block number -> BlockCounts) and
     `self.atomic_lines` ({(region name, 128-byte line): {block: {(sectors, most lanes on one
-    address): warp accesses}}}) and `self.atomic_line_words` (the first two words of each such
+    address, GLOBAL_ATOMIC_KIND): warp accesses}}}) and `self.atomic_line_words` (the first two words of each such
     line that atomics hit: a line with one word is one counter).
 
     Global sectors are counted once per warp and basic-block execution: the member loads of a
@@ -271,6 +285,7 @@ class PerfCounters(Plugin):
         self._step = 0
         self._patterns = {}         # shared access pattern -> its wavefronts (see _shared_access)
         self.atomic_kinds = atomic_site_kinds(program)
+        self.global_atomic_kinds = atomic_site_kinds(program, GLOBAL_ATOMIC_KIND)
 
     # ------------------------------------------------------------------ waves
     def on_wave_start(self, wave):
@@ -360,11 +375,11 @@ class PerfCounters(Plugin):
             return
         warps = np.asarray(self.wave.slot_warp[lanes], np.int64)
         if region.kind == "global":
-            self._global_access(region, offsets, size, kind, warps)
+            self._global_access(region, offsets, size, kind, warps, self.global_atomic_kinds.get(site, "float"))
         else:
             self._shared_access(offsets, size, kind, warps, self.atomic_kinds.get(site, "native"))
 
-    def _global_access(self, region, offsets, size, kind, warps):
+    def _global_access(self, region, offsets, size, kind, warps, atomic_kind="float"):
         self.region_bytes[region.name] = region.nbytes
         first = offsets // SECTOR
         last = (offsets + size - 1) // SECTOR
@@ -399,7 +414,7 @@ class PerfCounters(Plugin):
             if direction == "read":
                 self.phase_reads[b] = True
         if kind in ("atomic", "cas"):
-            self._global_atomic(region, offsets, warps)
+            self._global_atomic(region, offsets, warps, atomic_kind)
 
     def _count_rounds(self, access_warps, missing_warps):
         """One round trip per basic block that loads, per warp: an L1 round when every sector
@@ -470,14 +485,14 @@ class PerfCounters(Plugin):
                     found[name] = found.get(name, 0) + c
         self._step_written = {}
 
-    def _global_atomic(self, region, offsets, warps):
+    def _global_atomic(self, region, offsets, warps, atomic_kind):
         lane_blocks = self.warp_block[warps]
         for b in np.unique(lane_blocks):
             counts = self._wave_blocks[b]
             counts.atomics += int((lane_blocks == b).sum())
             counts.atomic_warp_ops += int(len(np.unique(warps[lane_blocks == b])))
         # L2 operations: per (warp, 128-byte line), the distinct sectors it hits and the most
-        # lanes on one address (model.atomic_line_ops prices the pair)
+        # lanes on one address (model.atomic_line_ns prices them, by the atomic's kind)
         addr, per_addr = np.unique(warps * (1 << 36) + offsets, return_counts=True)
         offset = addr & ((1 << 36) - 1)
         line_key, starts = np.unique((addr >> 36) * (1 << 36) + offset // 128, return_index=True)
@@ -489,7 +504,8 @@ class PerfCounters(Plugin):
         blocks = self.warp_block[line_key >> 36] + self.wave.first_block
         for line, n, m, b in zip(lines.tolist(), sectors.tolist(), most.tolist(), blocks.tolist()):
             entry = self.atomic_lines.setdefault((region.name, line), {}).setdefault(b, {})
-            entry[(n, m)] = entry.get((n, m), 0) + 1
+            key = (n, m, atomic_kind)
+            entry[key] = entry.get(key, 0) + 1
         for line, word in zip(((offset // 128)).tolist(), (offset // 4).tolist()):
             seen = self.atomic_line_words.setdefault((region.name, line), set())
             if len(seen) < 2:

@@ -16,8 +16,9 @@ Explainable on purpose (a roofline with occupancy), no fitted fudge factors:
      l2         all sectors x 32 B / L2 bandwidth (sectors re-read from the block's share of the L1
                 are not L2 traffic: counters.py)
      atomics    L2 atomic operations per 128-byte line, one after another on a line, lines in
-                parallel up to a measured width, from the whole grid (atomic_time); at least
-                the distinct-address rate
+                parallel up to a measured width, from the whole grid (atomic_time); an integer
+                atomic turns around on its address faster than a float add; at least the
+                distinct-address rate
      dispatch   blocks per SM x the cost of starting a block (microbenchmark)
      latency    waves x one block's critical path: per phase (barrier to barrier) the longest
                 warp's instructions at 4 cycles each (a dependent chain), its shuffles at the
@@ -162,25 +163,31 @@ def shared_atomic_chain_cycles(gpu, counts):
     return counts.shared_atomic_chain * gpu.shared_atomic_cas_cycles
 
 
-def atomic_line_ops(gpu, accesses, one_word):
-    """Same-address-atomic times (atomic_same_address_ns each) that a line's warp accesses
-    {(sectors, most lanes on one address): count} keep the L2's atomic unit busy. On a line
-    whose atomics all hit one word (one counter), its lanes go one after another; on a line of
-    several counters, so do the distinct sectors of one warp access (atomic_sector_ns each),
-    whichever takes longer."""
+def atomic_same_address_ns(gpu, kind):
+    """Nanoseconds the L2 takes between two atomics on one address, by GLOBAL_ATOMIC_KIND
+    (counters.py): integer operations turn around faster than float adds."""
+    return gpu.atomic_integer_same_address_ns if kind == "integer" else gpu.atomic_same_address_ns
+
+
+def atomic_line_ns(gpu, accesses, one_word):
+    """Nanoseconds that a line's warp accesses {(sectors, most lanes on one address, kind):
+    count} keep the L2's atomic unit busy. On a line whose atomics all hit one word (one
+    counter), its lanes go one after another, at the same-address turnaround of their kind. On
+    a line of several counters, so do the lanes of one warp access on its busiest address, or
+    its distinct sectors (atomic_sector_ns each, whatever the kind: mb6's 64 random words take
+    as long in int as in float), whichever takes longer."""
     if one_word:
-        return sum(count * most for (_, most), count in accesses.items())
-    ratio = gpu.atomic_sector_ns / gpu.atomic_same_address_ns
-    return sum(count * max(sectors * ratio, most) for (sectors, most), count in accesses.items())
+        return sum(count * most * atomic_same_address_ns(gpu, kind) for (_, most, kind), count in accesses.items())
+    return sum(count * max(sectors * gpu.atomic_sector_ns, most * atomic_same_address_ns(gpu, kind))
+               for (sectors, most, kind), count in accesses.items())
 
 
 def atomic_time(gpu, counters, lane_atomics):
     """Seconds of the L2's atomic units for the whole grid. A warp's atomics on a 128-byte
-    line (atomic_line_ops) wait for the earlier ones on that line; different lines proceed in
+    line (atomic_line_ns) wait for the earlier ones on that line; different lines proceed in
     parallel, up to `atomic_parallel_lines` at once. A line that sampled blocks far apart hit
-    is hit by the whole grid: its operations are each sampled block's times the blocks it
-    stands for. A line only one block (or two neighbours) hit stands for one such line per
-    block."""
+    is hit by the whole grid: its time is each sampled block's times the blocks it stands
+    for. A line only one block (or two neighbours) hit stands for one such line per block."""
     if not counters.atomic_lines:
         return 0.0
     blocks = counters.blocks
@@ -188,19 +195,18 @@ def atomic_time(gpu, counters, lane_atomics):
     for key, per_block in counters.atomic_lines.items():
         hit = list(per_block)
         one_word = len(counters.atomic_line_words.get(key, ())) == 1
-        ops_of = {b: atomic_line_ops(gpu, accesses, one_word) for b, accesses in per_block.items()}
+        ns_of = {b: atomic_line_ns(gpu, accesses, one_word) for b, accesses in per_block.items()}
         if max(hit) - min(hit) > 1:          # grid-wide
-            ops = sum(n * blocks[b].weight for b, n in ops_of.items())
-            busiest = max(busiest, ops)
-            total += ops
+            ns = sum(n * blocks[b].weight for b, n in ns_of.items())
+            busiest = max(busiest, ns)
+            total += ns
             lines += 1
         else:
             weight = max(blocks[b].weight for b in hit)
-            busiest = max(busiest, sum(ops_of.values()))
-            total += sum(ops_of.values()) * weight
+            busiest = max(busiest, sum(ns_of.values()))
+            total += sum(ns_of.values()) * weight
             lines += weight
-    serial = gpu.atomic_same_address_ns * 1e-9
-    return max(busiest * serial, total * serial / min(lines, gpu.atomic_parallel_lines),
+    return max(busiest * 1e-9, total * 1e-9 / min(lines, gpu.atomic_parallel_lines),
                lane_atomics / gpu.atomic_distinct_per_s)
 
 

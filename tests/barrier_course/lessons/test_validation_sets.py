@@ -42,3 +42,21 @@ def test_the_held_out_set_runs_kernels_no_earlier_set_ran():
     held = validation_kernels.heldout()
     earlier = {s.kernel for s in validation_kernels.SWEEPS if s.role not in (held[0].role, "microbench")}
     assert not earlier & {s.kernel for s in held}
+
+
+def test_no_other_sweep_microbenchmarks_included_runs_a_held_out_kernel_or_its_source():
+    """A rule's parameters come from microbenchmarks: one that ran a held-out kernel (under its
+    own name or another) would have shown that kernel's times before the rules were frozen."""
+    held = validation_kernels.heldout()
+    others = [s for s in validation_kernels.SWEEPS if s.role != held[0].role]
+    assert not {s.kernel for s in others} & {s.kernel for s in held}
+    assert not {s.source for s in others} & {s.source for s in held}
+
+
+def test_the_held_out_set_is_the_sixth_and_covers_the_shapes_the_course_uses():
+    held = validation_kernels.heldout()
+    assert {s.role for s in held} == {"heldout6"}
+    sources = " ".join(s.source for s in held)
+    for construct in ("atomicAdd", "atomicMax", "__syncthreads", "__shfl_xor_sync", "float4", "float2", "return;",
+                      "gridDim.x"):
+        assert construct in sources, construct

@@ -496,3 +496,37 @@ def test_sweep_plot_draws_model_and_measured():
     sweep = simcore.tune(lambda b: copy_case(b)[0], lambda b: copy_case(b)[1], blocks=(64, 256), progress=False)
     ax = sweep.plot(measured={64: 0.02, 256: 0.01})
     assert len(ax.get_lines()) == 2 and "model" in ax.get_title()
+
+
+# ---------------------------------------------------------------- global atomics by kind (mb6)
+ONE_WORD_ATOMIC = r"""
+extern "C" __global__ void one_word(const int *v, TYPE *word, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        OP(word, (TYPE)v[i]);
+}
+"""
+MB6 = json.loads((ROOT / "course/data/h200-microbench6.json").read_text())
+
+
+def _mb6_ms(name, block=256):
+    sweep = next(s for s in MB6["sweeps"] if s["name"] == name)
+    return next(r["median_ms"] for r in sweep["runs"] if r["block"] == block)
+
+
+@pytest.mark.parametrize("ctype, op, measured", [
+    ("int", "atomicMax", "mb6/global_atomic/max/same"),
+    ("int", "atomicAdd", "mb6/global_atomic/add/same"),
+    ("unsigned int", "atomicMin", "mb6/global_atomic/min/same"),
+    ("float", "atomicAdd", "mb6/global_atomic/fadd/same"),
+])
+def test_one_address_global_atomics_are_priced_by_their_kind_as_the_h200_runs_them(ctype, op, measured):
+    """The whole grid on one word: 2^22 integer atomics (any operation) take the H200 3.08 ms,
+    float adds 7.38 ms (course/data/h200-microbench6.json); the estimate follows the kind."""
+    n = 1 << 22
+    k = kernel(ONE_WORD_ATOMIC, "one_word", (f"-DTYPE={ctype}", f"-DOP={op}"))
+    word = np.zeros(1, np.float32 if ctype == "float" else np.int32 if ctype == "int" else np.uint32)
+    est = k.estimate((n // 256,), (256,), (np.ones(n, np.int32), word, np.int32(n)))
+    assert est.bound == "atomics"
+    assert est.time_ms == pytest.approx(_mb6_ms(measured), rel=0.1)
