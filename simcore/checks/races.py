@@ -118,6 +118,8 @@ class RaceDetector(Plugin):
         self.sync = None
         self.volatile = np.array([program.sites[i].volatile for i in self.memory_sites], bool)
         self.polls = np.array([program.sites[i].polls for i in self.memory_sites], bool)
+        # atomicAdd_block and its kin: strong only among the threads of one block
+        self.block_scoped = np.array([program.sites[i].scope == "block" for i in self.memory_sites], bool)
         self.untracked_threads = 0      # a launch too large for the clocks: its thread count
         self.fenced_any = False
 
@@ -378,6 +380,8 @@ class RaceDetector(Plugin):
             # loop's first guess
             if (code & 1) == 0 if atomic else (code & 2) == 0:
                 return False
+            if atomic and is_global and (self.block_scoped[number] or self.block_scoped[code >> 2]):
+                return False        # a _block atomic: whether its scope holds both threads is _check's
         if kind == "read":
             old = int(sh.readers()[key])
             sh.read(key, race_rule.folded_reader(lay, old, me, is_global, spb), number * 4)
@@ -483,7 +487,8 @@ class RaceDetector(Plugin):
         if w_conf.any():
             codes = sh.w_codes(key, w)
             if acc.atomic:
-                w_conf &= (codes & 1) == 0       # atomic against atomic is fine
+                # atomic against atomic is fine, when each one's scope holds both threads
+                w_conf &= ((codes & 1) == 0) | self._scopes_apart(acc, w, codes)
             else:
                 # A plain read of what an atomicCAS writes is the CAS loop's first guess (the CAS
                 # checks it): the Programming Guide's own idiom, not a race.
@@ -508,14 +513,15 @@ class RaceDetector(Plugin):
             ws = int(codes[k])
             plain_flag = self.sync is not None and kind == "read" and not acc.strong and bool(sh.w_release[key[k]])
             self._report("RAW" if kind == "read" else "WAW", acc, k, self._thread(w, st, L, k),
-                         self.memory_sites[ws >> 2], "atomic" if ws & 1 else "write", plain_flag=plain_flag)
+                         self.memory_sites[ws >> 2], "atomic" if ws & 1 else "write", plain_flag=plain_flag,
+                         block_scope=acc.atomic and bool(ws & 1))
         if kind == "read":
             self._record_read(acc, repeats, shared_reads)
         else:
             self._keep_setters(acc, w, rewrites)
             self._record_write(acc)
         if self.sync is not None:
-            self._hand_off(sh, key, L, kind, acc.strong)
+            self._hand_off(sh, key, L, kind, acc.strong, acc.number)
         elif self.untracked_threads and self.fenced_any and acc.strong and kind != "read":
             self._warn_untracked()
 
@@ -641,6 +647,16 @@ class RaceDetector(Plugin):
             "sanitizer's racecheck reports nothing), but C++ calls unordered writes a data race; "
             "__syncthreads_or()/__syncthreads_count() or an atomic says the same without one"))
 
+    def _scopes_apart(self, acc, other, codes):
+        """Per lane of the atomic `acc`: whether it and the atomic recorded as `other` (its site
+        codes `codes`) are not morally strong (PTX, memory consistency model): one of them is a
+        _block atomic, and the two threads are of different blocks. Shared memory is one block's."""
+        block = self.block_scoped[codes.astype(np.int64) >> 2] | self.block_scoped[acc.number]
+        if not acc.is_global or not block.any():
+            return np.zeros(len(codes), bool)
+        lay = acc.st.lay
+        return block & (other >= 0) & (block_of(lay, lay.field(other), self.wave.spb) != acc.st.block[acc.L])
+
     def _warn_untracked(self):
         """A strong write after a fence (a release, maybe) in a launch too large for the clocks:
         races reported from here on may be between a hand-off's two sides. Said once."""
@@ -694,13 +710,13 @@ class RaceDetector(Plugin):
             sh.r_sync[k] = before[several]
             np.maximum.at(sh.r_sync, k, own[several])
 
-    def _hand_off(self, sh, key, L, kind, strong):
+    def _hand_off(self, sh, key, L, kind, strong, number):
         """What an access does to the release/acquire state: a strong read observes what a release
         published to its location, a strong write publishes (after a fence) or ends it, an atomic
         does both in lane order, a plain write ends it."""
         threads = self.wave.lane_index(L) + self.wave.gslot_base
         if kind in ("atomic", "cas"):
-            self.sync.atomic(sh.flags, key, threads, ticket=kind == "atomic")
+            self.sync.atomic(sh.flags, key, threads, ticket=kind == "atomic", block_only=bool(self.block_scoped[number]))
         elif kind == "read":
             if strong and sh.flags:
                 self.sync.strong_read(sh.flags, key, threads)
@@ -802,10 +818,18 @@ class RaceDetector(Plugin):
             if clash.any():
                 k = int(np.flatnonzero(clash)[0])
                 self._report("WAW", acc, k, self._thread(back, st, L, k), site, "write")
+        elif len(key) > 1 and atomic and is_global and self.block_scoped[number]:
+            # lanes of two blocks in this one _block atomic on one location (lockstep runs blocks
+            # side by side): not atomic with each other
+            back = sh.w[key]
+            clash = block_of(st.lay, st.lay.field(back), e.spb) != st.block[L]
+            if clash.any():
+                k = int(np.flatnonzero(clash)[0])
+                self._report("WAW", acc, k, self._thread(back, st, L, k), site, "atomic", block_scope=True)
         if is_global and self.fences is not None:
             g = st.lay.field(cur).astype(np.int64)     # launch-wide thread numbers, for the clocks
             sh.fence_counts()[key] = self.fences[g]
-            if atomic:
+            if atomic and not self.block_scoped[number]:      # (a _block atomic is no ticket between blocks)
                 # the lanes of one atomic instruction apply in lane order: a finer clock
                 clock = (e.steps << 27) + g + 1
                 self.atomic_clock[g] = clock
@@ -1032,9 +1056,11 @@ class RaceDetector(Plugin):
         """Bytes the shadows of the current wave hold (global memory's and this wave's shared)."""
         return sum(sh.nbytes for table in (self.global_shadows, self.shared_shadows) for sh in table.values())
 
-    def _report(self, hazard, acc, k, other_tid, other_site, other_kind, cross=None, plain_flag=False):
+    def _report(self, hazard, acc, k, other_tid, other_site, other_kind, cross=None, plain_flag=False,
+                block_scope=False):
         """Report the race of lane k of the access `acc` with the recorded access of thread
-        `other_tid` (-1: one of several readers) at `other_site`."""
+        `other_tid` (-1: one of several readers) at `other_site`. block_scope: two atomics of
+        different blocks, one of them a _block atomic (atomic only inside its block)."""
         e, region = self.wave, acc.region
         tid, site, kind = self._thread(acc.cur, acc.st, acc.L, k), acc.site, "atomic" if acc.atomic else acc.kind
         elem = int(acc.gran[k]) * acc.granule // max(1, region.dtype.itemsize)
@@ -1054,6 +1080,8 @@ class RaceDetector(Plugin):
                 base = 0 if region.kind == "global" else e.gslot_base    # launch-wide thread numbers
                 if self.sync.saw_unacquired_release(tid + base, other_tid + base):
                     hand_off = "no_acquire_fence"
+        if block_scope:
+            hand_off = "block_scope"
         self.report.race(hazard, region, elem, first, second, cross_block=cross, partial_warp_sync=partial,
                          hand_off=hand_off)
 

@@ -67,12 +67,13 @@ class Builder:
     def source_line(self, line):
         return self.pre.lines[line - 1] if line and 0 < line <= len(self.pre.lines) else None
 
-    def site(self, node, what="", note=True, memory=False, volatile=False, polls=False):
+    def site(self, node, what="", note=True, memory=False, volatile=False, polls=False, scope="device"):
         """A new report site; memory: it is a load, store or atomic (memory.py's hooks see it);
-        volatile: a load or store through a volatile pointer; polls: an atomic that only reads."""
+        volatile: a load or store through a volatile pointer; polls: an atomic that only reads;
+        scope: an atomic's ("block" for atomicAdd_block and its kin)."""
         line = node.coord.line if node is not None and node.coord else 0
         col = node.coord.column if node is not None and node.coord else 0
-        self.sites.append(Site(line, col, self.source_line(line) or "", what, memory, volatile, polls))
+        self.sites.append(Site(line, col, self.source_line(line) or "", what, memory, volatile, polls, scope))
         if note:
             self.note_line(node)
         return len(self.sites) - 1
