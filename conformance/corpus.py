@@ -3127,6 +3127,13 @@ entry("hunt_cas_float_max_block", grid=(3,), block=(96,),
       reference=lambda a: {1: a[0].reshape(3, 96).max(axis=1)}, expect="ok",
       why="a float atomicMax on shared memory as a template helper with an early exit (atomicCAS loop that stops when the stored value is already larger); barriers before and after")
 
+entry("hunt_cas_float_max_block_nosync", grid=(3,), block=(96,),
+      make_args=lambda: (f32(288, seed=302), zeros(3, np.float32)),
+      expect="race",
+      why="hunt_cas_float_max_block without the barrier after the atomicCAS loops: thread 0's read of the "
+          "result is no CAS loop's guess (no atomicCAS compares with its value), and the other threads' "
+          "CASes may still be running (simcore used to excuse every plain read of a CAS's location)")
+
 entry("hunt_ticket_lock", grid=(6,), block=(32,),
       make_args=lambda: (i32(6, seed=303), zeros(1), zeros(1), zeros(1)),
       reference=lambda a: {3: np.array([a[0].sum()], np.int32)}, expect="ok",

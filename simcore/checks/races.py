@@ -120,6 +120,8 @@ class RaceDetector(Plugin):
         self.polls = np.array([program.sites[i].polls for i in self.memory_sites], bool)
         # atomicAdd_block and its kin: strong only among the threads of one block
         self.block_scoped = np.array([program.sites[i].scope == "block" for i in self.memory_sites], bool)
+        # plain loads whose value an atomicCAS compares with: a CAS loop's guess, which the CAS checks
+        self.cas_guess = np.array([program.sites[i].cas_guess for i in self.memory_sites], bool)
         self.untracked_threads = 0      # a launch too large for the clocks: its thread count
         self.fenced_any = False
 
@@ -376,9 +378,9 @@ class RaceDetector(Plugin):
         w = int(sh.w[key])
         if race_rule.unordered(lay, w, me, is_global, spb):
             code = int(sh.w_codes(key, w))
-            # atomic against atomic is fine; a plain read of what an atomicCAS wrote is the CAS
-            # loop's first guess
-            if (code & 1) == 0 if atomic else (code & 2) == 0:
+            # atomic against atomic is fine; a plain read of what an atomicCAS wrote, whose value
+            # a CAS compares with, is the CAS loop's guess
+            if (code & 1) == 0 if atomic else ((code & 2) == 0 or not self.cas_guess[number]):
                 return False
             if atomic and is_global and (self.block_scoped[number] or self.block_scoped[code >> 2]):
                 return False        # a _block atomic: whether its scope holds both threads is _check's
@@ -386,8 +388,8 @@ class RaceDetector(Plugin):
             old = int(sh.readers()[key])
             sh.read(key, race_rule.folded_reader(lay, old, me, is_global, spb), number * 4)
             return True
-        if sh.r is not None and kind != "cas" and race_rule.unordered(lay, int(sh.r[key]), me, is_global, spb):
-            return False
+        if sh.r is not None and race_rule.unordered(lay, int(sh.r[key]), me, is_global, spb):
+            return False            # (a CAS after guesses of its loop: _record_write's to decide)
         sh.write(key, me.stamp, number * 4 + (1 if atomic else 0) + (2 if kind == "cas" else 0))
         if sh.w_set is not None:
             sh.w_set[key] = NONE        # this write set the value (a rewrite of it goes the vectorised way)
@@ -416,8 +418,9 @@ class RaceDetector(Plugin):
         epoch_only = not is_global and me.lag is None       # same interval <=> same barrier epoch
         w = int(sh.w[key])
         if w >= 0 and not (epoch_only and (w >> lay.BAR_SHIFT) != me.bar):
-            # a plain read of what an atomicCAS wrote is the CAS loop's first guess
-            if race_rule.unordered(lay, w, me, is_global, self.wave.spb) and (int(sh.w_codes(key, w)) & 2) == 0:
+            # a plain read of what an atomicCAS wrote is the CAS loop's guess if a CAS compares with it
+            if race_rule.unordered(lay, w, me, is_global, self.wave.spb) and \
+                    ((int(sh.w_codes(key, w)) & 2) == 0 or not self.cas_guess[number]):
                 return False
         r = sh.r if sh.r is not None else sh.readers()
         old = int(r[key])
@@ -489,9 +492,11 @@ class RaceDetector(Plugin):
             if acc.atomic:
                 # atomic against atomic is fine, when each one's scope holds both threads
                 w_conf &= ((codes & 1) == 0) | self._scopes_apart(acc, w, codes)
-            else:
-                # A plain read of what an atomicCAS writes is the CAS loop's first guess (the CAS
-                # checks it): the Programming Guide's own idiom, not a race.
+            elif self.cas_guess[acc.number]:
+                # A plain read of what an atomicCAS writes, whose value a CAS compares with, is the
+                # CAS loop's guess (the CAS checks it): the Programming Guide's own idiom, not a
+                # race. A read whose value is only used otherwise (the result, read before the
+                # CASes are over) and a plain write are races.
                 w_conf &= (codes & 2) == 0
             if acc.strong and self.sync is not None:
                 # a strong read (volatile, atomic) of a release's flag is the hand-off itself
@@ -780,15 +785,18 @@ class RaceDetector(Plugin):
         sh, key, st, L, kind = acc.sh, acc.key, acc.st, acc.L, acc.kind
         region, gran, granule, site, number = acc.region, acc.gran, acc.granule, acc.site, acc.number
         cur, atomic, is_global = acc.cur, acc.atomic, acc.is_global
-        if sh.r is None or kind == "cas":         # nobody read this region yet; a CAS checks what it read
+        if sh.r is None:         # nobody read this region yet
             r_conf = None
         else:
             r = sh.r[key]
             r_conf = self._unordered(acc, r, "read")
+            codes = (r & st.lay.SITE_MASK if st.lay.packed_sites else sh.r_site[key]) if r_conf.any() else None
+            if kind == "cas" and codes is not None:
+                # a CAS after a CAS loop's guess of another thread: that thread's CAS checks it
+                r_conf &= ~self.cas_guess[codes.astype(np.int64) >> 2]
             if self.sync is not None and r_conf.any() and acc.strong:
                 # a release's strong write after strong reads of its flag (waiters that read it
                 # before it was set): the hand-off itself
-                codes = r & st.lay.SITE_MASK if st.lay.packed_sites else sh.r_site[key]
                 releases = self.sync.releases(e.lane_index(L) + e.gslot_base)
                 r_conf &= ~(releases & self.volatile[codes.astype(np.int64) >> 2])
             if kind == "write" and not atomic and r_conf.any():

@@ -162,7 +162,10 @@ class Atomic:
         s = low.site(node, name, memory=True, polls=_leaves_memory(op, args), scope=self.scope)
         (low.shared_sizes if p.space == "shared" else low.global_sizes).add(elem.size)
         out = low.fresh("_t")
+        low.loaded_by[out] = s      # its value is memory's, not its operands'
         compare = rest[0].code if op == "cas" else "None"
+        if op == "cas":
+            low.cas_compares.append(compare)    # the reads whose value it checks (dataflow.guess_sites)
         low.emit(f"{out} = X.atomic('{op}', {p.code}, {rest[-1].code}, {DT[elem]}, L, {s}, {compare})",
                  reads=regs_of(p, *rest))
         return Val(out, elem)

@@ -105,6 +105,7 @@ class Site:
     volatile: bool = False  # a load or store through a volatile pointer (strong, as PTX's ld/st.volatile)
     polls: bool = False   # an atomic that leaves memory as it is (atomicAdd(p, 0), atomicOr(p, 0)): a strong read
     scope: str = "device"   # an atomic's scope: "block" (atomicAdd_block, ...) is strong only inside its block
+    cas_guess: bool = False   # a plain load whose value an atomicCAS compares with (a CAS loop's guess)
 
 
 @dataclass
