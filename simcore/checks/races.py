@@ -122,6 +122,8 @@ class RaceDetector(Plugin):
         self.block_scoped = np.array([program.sites[i].scope == "block" for i in self.memory_sites], bool)
         # plain loads whose value an atomicCAS compares with: a CAS loop's guess, which the CAS checks
         self.cas_guess = np.array([program.sites[i].cas_guess for i in self.memory_sites], bool)
+        # loads and atomics whose value decides whether a loop goes on: a wait's poll, where strong
+        self.waits = np.array([program.sites[i].waits for i in self.memory_sites], bool)
         self.untracked_threads = 0      # a launch too large for the clocks: its thread count
         self.fenced_any = False
 
@@ -501,6 +503,16 @@ class RaceDetector(Plugin):
             if acc.strong and self.sync is not None:
                 # a strong read (volatile, atomic) of a release's flag is the hand-off itself
                 w_conf &= ~sh.w_release[key]
+            if acc.strong and self.waits[acc.number]:
+                # a wait's poll (a volatile load, or an atomic, whose value decides whether its loop
+                # goes on) of a flag another thread wrote with a strong write, fence or none: the
+                # two are morally strong (PTX), so no data race, and the loop reads again until it
+                # sees the value. (What the writer wrote before it is ordered only by a fence.)
+                w_conf &= ~(((codes & 1) != 0) | self.volatile[codes.astype(np.int64) >> 2])
+            if kind == "write" and acc.strong and w_conf.any():
+                # a strong write of a flag after another thread's atomic wait on it (it polled
+                # before the flag was set): morally strong, as above
+                w_conf &= ~(((codes & 1) != 0) & self.waits[codes.astype(np.int64) >> 2])
             if kind == "write" and acc.strong and self.sync is not None and w_conf.any():
                 # a release's strong write after another thread's atomic that only read the flag
                 # (a waiter polling with atomicAdd(&f, 0) before it was set): the hand-off, as
@@ -794,6 +806,11 @@ class RaceDetector(Plugin):
             if kind == "cas" and codes is not None:
                 # a CAS after a CAS loop's guess of another thread: that thread's CAS checks it
                 r_conf &= ~self.cas_guess[codes.astype(np.int64) >> 2]
+            if acc.strong and codes is not None:
+                # a strong write of a flag after other threads' volatile waits on it (they read it
+                # before it was set): morally strong (PTX), no data race
+                site = codes.astype(np.int64) >> 2
+                r_conf &= ~(self.waits[site] & self.volatile[site])
             if self.sync is not None and r_conf.any() and acc.strong:
                 # a release's strong write after strong reads of its flag (waiters that read it
                 # before it was set): the hand-off itself

@@ -63,10 +63,12 @@ class Builder:
         self.alignment_flows = []
         # ... and of values: register or temporary -> the names its value is computed from, the
         # temporary of each load's (and atomic's) value -> its site, and what each atomicCAS
-        # compares with (dataflow.guess_sites)
+        # compares with, and the conditions that may end a loop (dataflow.sites_feeding)
         self.value_flows = {}
         self.loaded_by = {}
         self.cas_compares = []
+        self.loop_exits = []
+        self.loop_asts = []              # the loops being lowered, innermost last (c_ast nodes)
         self.cur = self.new_block()
 
     # ----------------------------------------------------------------- errors and sites
@@ -142,7 +144,7 @@ class Builder:
 
     def note_value_flow(self, parts):
         """An assignment's flow of values (`_t5 = v_old_2 + 1`: _t5 from v_old_2), for
-        dataflow.guess_sites. A load's value comes from its site alone (not from its address), and an
+        dataflow.sites_feeding. A load's value comes from its site alone (not from its address), and an
         atomic's from memory (not from its operands)."""
         m = ASSIGNMENT.match("".join(p for p in parts if isinstance(p, str)))
         if m is not None and m.group(1).startswith(("v_", "_t")) and m.group(1) not in self.loaded_by:

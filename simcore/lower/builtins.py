@@ -165,7 +165,7 @@ class Atomic:
         low.loaded_by[out] = s      # its value is memory's, not its operands'
         compare = rest[0].code if op == "cas" else "None"
         if op == "cas":
-            low.cas_compares.append(compare)    # the reads whose value it checks (dataflow.guess_sites)
+            low.cas_compares.append(compare)    # the reads whose value it checks (dataflow.sites_feeding)
         low.emit(f"{out} = X.atomic('{op}', {p.code}, {rest[-1].code}, {DT[elem]}, L, {s}, {compare})",
                  reads=regs_of(p, *rest))
         return Val(out, elem)

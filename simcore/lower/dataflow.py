@@ -37,16 +37,17 @@ def misaligned_registers(alignment_flows):
     return _reached_from(misaligned, by_source)
 
 
-def guess_sites(value_flows, loaded_by, cas_compares):
-    """-> the sites of the loads whose value may flow into what an atomicCAS compares with: the
-    CAS loop's first read (`old = *p; do { assumed = old; old = atomicCAS(p, assumed, ...) } ...`),
-    a guess the CAS checks. value_flows: name -> names its value is computed from (registers v_...,
-    temporaries _t...); loaded_by: a load's temporary -> its site; cas_compares: the compare
-    operands' code. Backwards from the compares, through every assignment (the loop's back edge
+def sites_feeding(value_flows, loaded_by, codes):
+    """-> the sites of the loads (and atomics) whose value may flow into any of `codes` (pieces of
+    generated code): into what an atomicCAS compares with, the reads a CAS loop guesses with
+    (`old = *p; do { assumed = old; old = atomicCAS(p, assumed, ...) } ...`); into a condition
+    that may end a loop, the reads a wait loop polls. value_flows: name -> names its value is
+    computed from (registers v_..., temporaries _t...); loaded_by: a load's or atomic's temporary
+    -> its site. Backwards from the codes, through every assignment (a loop's back edge
     included: the closure is taken once the whole kernel is lowered)."""
-    seeds = {name for code in cas_compares for name in VALUE_NAME.findall(code)}
+    seeds = {name for code in codes for name in VALUE_NAME.findall(code)}
     reached = _reached_from(seeds, value_flows)
-    return {loaded_by[name] for name in reached if name in loaded_by}   # (atomics' sites too: harmless)
+    return {loaded_by[name] for name in reached if name in loaded_by}
 
 
 def _reached_from(seeds, by_source):

@@ -106,6 +106,7 @@ class Site:
     polls: bool = False   # an atomic that leaves memory as it is (atomicAdd(p, 0), atomicOr(p, 0)): a strong read
     scope: str = "device"   # an atomic's scope: "block" (atomicAdd_block, ...) is strong only inside its block
     cas_guess: bool = False   # a plain load whose value an atomicCAS compares with (a CAS loop's guess)
+    waits: bool = False   # a load or atomic whose value decides whether a loop goes on (a wait's poll)
 
 
 @dataclass
