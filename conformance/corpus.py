@@ -3416,6 +3416,13 @@ entry("hunt3_shfl_fullmask_divergent_exit_src", grid=(2,), block=(64,),
       why="the same exit, but lanes 0-15 read lane + 16, which has exited: the shuffled value is "
           "undefined (PTX shfl.sync: an inactive source lane), and it is stored")
 
+entry("hunt3_arrivals_volatile_wait", grid=(3,), block=(32,),
+      make_args=lambda: (zeros(1), zeros(3)),
+      reference=lambda a: {1: np.full(3, 3, np.int32)}, expect="ok",
+      why="blocks count in with atomicAdd and wait with volatile reads for the count to reach gridDim.x, "
+          "no fence: an atomic against volatile waits is morally strong, and nothing else crosses "
+          "blocks (simcore used to call the count a race); " + _PROGRESS_WHY + NO_REFEREE)
+
 entry("hunt3_last_block_max", grid=(5,), block=(64,),
       make_args=lambda: (i32(320, seed=406), zeros(5), zeros(1)),
       reference=lambda a: {2: np.array([a[0].max()], np.int32)}, expect="ok",
