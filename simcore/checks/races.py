@@ -503,16 +503,18 @@ class RaceDetector(Plugin):
             if acc.strong and self.sync is not None:
                 # a strong read (volatile, atomic) of a release's flag is the hand-off itself
                 w_conf &= ~sh.w_release[key]
-            if acc.strong and self.waits[acc.number]:
+            if acc.strong and self.waits[acc.number] and w_conf.any():
                 # a wait's poll (a volatile load, or an atomic, whose value decides whether its loop
                 # goes on) of a flag another thread wrote with a strong write, fence or none: the
                 # two are morally strong (PTX), so no data race, and the loop reads again until it
                 # sees the value. (What the writer wrote before it is ordered only by a fence.)
-                w_conf &= ~(((codes & 1) != 0) | self.volatile[codes.astype(np.int64) >> 2])
+                k = np.flatnonzero(w_conf)
+                w_conf[k] = ~self._strong_writes(codes[k])
             if kind == "write" and acc.strong and w_conf.any():
                 # a strong write of a flag after another thread's atomic wait on it (it polled
                 # before the flag was set): morally strong, as above
-                w_conf &= ~(((codes & 1) != 0) & self.waits[codes.astype(np.int64) >> 2])
+                k = np.flatnonzero(w_conf)
+                w_conf[k] = ~(self._strong_writes(codes[k]) & self.waits[codes[k].astype(np.int64) >> 2])
             if kind == "write" and acc.strong and self.sync is not None and w_conf.any():
                 # a release's strong write after another thread's atomic that only read the flag
                 # (a waiter polling with atomicAdd(&f, 0) before it was set): the hand-off, as
@@ -664,6 +666,11 @@ class RaceDetector(Plugin):
             "sanitizer's racecheck reports nothing), but C++ calls unordered writes a data race; "
             "__syncthreads_or()/__syncthreads_count() or an atomic says the same without one"))
 
+    def _strong_writes(self, codes):
+        """Which writers' site codes (of records that hold a writer) are strong: an atomic, or a
+        volatile store."""
+        return ((codes & 1) != 0) | self.volatile[codes.astype(np.int64) >> 2]
+
     def _scopes_apart(self, acc, other, codes):
         """Per lane of the atomic `acc`: whether it and the atomic recorded as `other` (its site
         codes `codes`) are not morally strong (PTX, memory consistency model): one of them is a
@@ -803,14 +810,16 @@ class RaceDetector(Plugin):
             r = sh.r[key]
             r_conf = self._unordered(acc, r, "read")
             codes = (r & st.lay.SITE_MASK if st.lay.packed_sites else sh.r_site[key]) if r_conf.any() else None
-            if kind == "cas" and codes is not None:
-                # a CAS after a CAS loop's guess of another thread: that thread's CAS checks it
-                r_conf &= ~self.cas_guess[codes.astype(np.int64) >> 2]
-            if acc.strong and codes is not None:
-                # a strong write of a flag after other threads' volatile waits on it (they read it
-                # before it was set): morally strong (PTX), no data race
-                site = codes.astype(np.int64) >> 2
-                r_conf &= ~(self.waits[site] & self.volatile[site])
+            if codes is not None and (kind == "cas" or acc.strong):
+                k = np.flatnonzero(r_conf)          # lanes whose record holds readers
+                site = codes[k].astype(np.int64) >> 2
+                if kind == "cas":
+                    # a CAS after a CAS loop's guess of another thread: that thread's CAS checks it
+                    r_conf[k] &= ~self.cas_guess[site]
+                if acc.strong:
+                    # a strong write of a flag after other threads' volatile waits on it (they read
+                    # it before it was set): morally strong (PTX), no data race
+                    r_conf[k] &= ~(self.waits[site] & self.volatile[site])
             if self.sync is not None and r_conf.any() and acc.strong:
                 # a release's strong write after strong reads of its flag (waiters that read it
                 # before it was set): the hand-off itself
