@@ -509,12 +509,13 @@ class RaceDetector(Plugin):
                 # two are morally strong (PTX), so no data race, and the loop reads again until it
                 # sees the value. (What the writer wrote before it is ordered only by a fence.)
                 k = np.flatnonzero(w_conf)
-                w_conf[k] = ~self._strong_writes(codes[k])
+                w_conf[k] = ~self._strong_writes(codes[k]) | self._scopes_apart(acc, w, codes)[k]
             if kind == "write" and acc.strong and w_conf.any():
                 # a strong write of a flag after another thread's atomic wait on it (it polled
                 # before the flag was set): morally strong, as above
                 k = np.flatnonzero(w_conf)
-                w_conf[k] = ~(self._strong_writes(codes[k]) & self.waits[codes[k].astype(np.int64) >> 2])
+                w_conf[k] = ~(self._strong_writes(codes[k]) & self.waits[codes[k].astype(np.int64) >> 2]) | \
+                    self._scopes_apart(acc, w, codes)[k]
             if kind == "write" and acc.strong and self.sync is not None and w_conf.any():
                 # a release's strong write after another thread's atomic that only read the flag
                 # (a waiter polling with atomicAdd(&f, 0) before it was set): the hand-off, as
@@ -533,7 +534,8 @@ class RaceDetector(Plugin):
             plain_flag = self.sync is not None and kind == "read" and not acc.strong and bool(sh.w_release[key[k]])
             self._report("RAW" if kind == "read" else "WAW", acc, k, self._thread(w, st, L, k),
                          self.memory_sites[ws >> 2], "atomic" if ws & 1 else "write", plain_flag=plain_flag,
-                         block_scope=acc.atomic and bool(ws & 1))
+                         block_scope=acc.strong and bool(self._strong_writes(codes[k:k + 1])[0])
+                         and bool(self._scopes_apart(acc, w, codes)[k]))
         if kind == "read":
             self._record_read(acc, repeats, shared_reads)
         else:
@@ -675,11 +677,14 @@ class RaceDetector(Plugin):
         """Per lane of the atomic `acc`: whether it and the atomic recorded as `other` (its site
         codes `codes`) are not morally strong (PTX, memory consistency model): one of them is a
         _block atomic, and the two threads are of different blocks. Shared memory is one block's."""
-        block = self.block_scoped[codes.astype(np.int64) >> 2] | self.block_scoped[acc.number]
-        if not acc.is_global or not block.any():
-            return np.zeros(len(codes), bool)
+        held = other >= 0                   # (the codes of a lane with no record mean nothing)
+        block = np.zeros(len(codes), bool)
+        if acc.is_global:
+            block[held] = self.block_scoped[codes[held].astype(np.int64) >> 2] | self.block_scoped[acc.number]
+        if not block.any():
+            return block
         lay = acc.st.lay
-        return block & (other >= 0) & (block_of(lay, lay.field(other), self.wave.spb) != acc.st.block[acc.L])
+        return block & (block_of(lay, lay.field(other), self.wave.spb) != acc.st.block[acc.L])
 
     def _warn_untracked(self):
         """A strong write after a fence (a release, maybe) in a launch too large for the clocks:

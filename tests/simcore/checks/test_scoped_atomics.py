@@ -108,3 +108,35 @@ def test_every_atomic_has_its_scoped_spellings():
         ref &= 1; ref |= 1; ref ^= 1; ref = 1 if ref == 0 else ref
     assert p[0] == ref
     assert q[0] == 0        # inc then dec, twice
+
+
+FLAG = r"""
+extern "C" __global__ void k(int* flag, int* out)
+{
+    if (threadIdx.x == 0) {
+        if (blockIdx.x == 0) { SET; out[0] = 1; }
+        else { while (POLL == 0) { } out[1] = 1; }
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("set_, poll", [("atomicExch_block(flag, 1)", "*(volatile int*)flag"),
+                                        ("*(volatile int*)flag = 1", "atomicAdd_block(flag, 0)"),
+                                        ("atomicExch_block(flag, 1)", "atomicCAS_block(flag, 1, 1)")])
+@pytest.mark.parametrize("cfg", CONFIGS[:4], ids=IDS)
+def test_a_flag_between_blocks_through_a_block_atomic_is_no_wait_but_a_race(set_, poll, cfg):
+    # a wait is no race only where its read and the flag's write are morally strong: a _block
+    # atomic is strong for its own block only
+    src = FLAG.replace("SET", set_).replace("POLL", poll)
+    with pytest.raises(simcore.DataRace) as info:
+        simcore.RawModule(code=src).get_function("k")((2,), (32,), (np.zeros(1, np.int32), np.zeros(2, np.int32)), **cfg)
+    assert "atomic only inside its block" in str(info.value)
+
+
+@pytest.mark.parametrize("cfg", CONFIGS[:4], ids=IDS)
+def test_the_same_flag_through_device_atomics_is_a_wait(cfg):
+    out = np.zeros(2, np.int32)
+    src = FLAG.replace("SET", "atomicExch(flag, 1)").replace("POLL", "*(volatile int*)flag")
+    simcore.RawModule(code=src).get_function("k")((2,), (32,), (np.zeros(1, np.int32), out), **cfg)
+    assert list(out) == [1, 1]
