@@ -390,8 +390,9 @@ class RaceDetector(Plugin):
             old = int(sh.readers()[key])
             sh.read(key, race_rule.folded_reader(lay, old, me, is_global, spb), number * 4)
             return True
-        if sh.r is not None and race_rule.unordered(lay, int(sh.r[key]), me, is_global, spb):
-            return False            # (a CAS after guesses of its loop: _record_write's to decide)
+        if sh.r is not None and race_rule.unordered(lay, int(sh.r[key]), me, is_global, spb) and \
+                not (kind == "cas" and self.cas_guess[sh.r_code(key) >> 2]):
+            return False            # (a CAS after a guess of another thread's loop: that CAS checks it)
         sh.write(key, me.stamp, number * 4 + (1 if atomic else 0) + (2 if kind == "cas" else 0))
         if sh.w_set is not None:
             sh.w_set[key] = NONE        # this write set the value (a rewrite of it goes the vectorised way)
@@ -668,6 +669,13 @@ class RaceDetector(Plugin):
             "sanitizer's racecheck reports nothing), but C++ calls unordered writes a data race; "
             "__syncthreads_or()/__syncthreads_count() or an atomic says the same without one"))
 
+    def _only_guesses(self, sh, key):
+        """Whether every readers' record of granules `key` is a CAS loop's guess, or none."""
+        r = sh.r[key]
+        held = r >= 0
+        codes = (r[held] & sh.lay.SITE_MASK) if sh.lay.packed_sites else sh.r_site[key][held]
+        return bool(self.cas_guess[codes.astype(np.int64) >> 2].all())
+
     def _strong_writes(self, codes):
         """Which writers' site codes (of records that hold a writer) are strong: an atomic, or a
         volatile store."""
@@ -809,8 +817,8 @@ class RaceDetector(Plugin):
         sh, key, st, L, kind = acc.sh, acc.key, acc.st, acc.L, acc.kind
         region, gran, granule, site, number = acc.region, acc.gran, acc.granule, acc.site, acc.number
         cur, atomic, is_global = acc.cur, acc.atomic, acc.is_global
-        if sh.r is None:         # nobody read this region yet
-            r_conf = None
+        if sh.r is None or (kind == "cas" and self._only_guesses(sh, key)):
+            r_conf = None        # nobody read this region yet; a CAS after CAS loops' guesses (they check them)
         else:
             r = sh.r[key]
             r_conf = self._unordered(acc, r, "read")
