@@ -3127,6 +3127,13 @@ entry("hunt_cas_float_max_block", grid=(3,), block=(96,),
       reference=lambda a: {1: a[0].reshape(3, 96).max(axis=1)}, expect="ok",
       why="a float atomicMax on shared memory as a template helper with an early exit (atomicCAS loop that stops when the stored value is already larger); barriers before and after")
 
+entry("hunt_cas_float_max_block_nosync", grid=(3,), block=(96,),
+      make_args=lambda: (f32(288, seed=302), zeros(3, np.float32)),
+      expect="race",
+      why="hunt_cas_float_max_block without the barrier after the atomicCAS loops: thread 0's read of the "
+          "result is no CAS loop's guess (no atomicCAS compares with its value), and the other threads' "
+          "CASes may still be running (simcore used to excuse every plain read of a CAS's location)")
+
 entry("hunt_ticket_lock", grid=(6,), block=(32,),
       make_args=lambda: (i32(6, seed=303), zeros(1), zeros(1), zeros(1)),
       reference=lambda a: {3: np.array([a[0].sum()], np.int32)}, expect="ok",
@@ -3330,6 +3337,104 @@ entry("hunt_chain_atomic_poll", grid=(4,), block=(32,),
       why="hunt_chain_between_blocks with the waiters polling atomicAdd(&flag, 0): an atomic that leaves "
           "memory as it is reads the flag, so the release's volatile store after it is the hand-off "
           "(simcore used to call it a write-after-write race)" + NO_REFEREE)
+
+# ---- hunt3 (issue 18): strong flags without fences, CAS guesses, scoped atomics, exited lanes
+_GATE_IN = lambda: i32(4 * 64, seed=401)       # noqa: E731
+
+
+def _hunt3_hist_ref(a):
+    return {1: np.bincount(a[0][:a[2]] & 7, minlength=8).astype(np.int32)}
+
+
+def _hunt3_shfl_ref(a):
+    v = a[0].astype(np.int64)
+    lane = np.arange(len(v)) & 31
+    partner = np.arange(len(v)) ^ 1
+    return {1: np.where(lane < 16, v + v[partner] + 1, -v).astype(np.int32)}
+
+
+def _hunt3_lock_ref(a):
+    return {1: a[0].reshape(2, 128).sum(axis=1).astype(np.int32)}
+
+
+entry("hunt3_gate_volatile_nofence", grid=(4,), block=(64,),
+      make_args=lambda: (_GATE_IN(), zeros(256), zeros(1)),
+      reference=lambda a: {1: 2 * a[0]}, expect="ok",
+      why="a start gate opened with a volatile store and no fence, waited for with volatile loads by the "
+          "other blocks' thread 0: the flag's two sides are morally strong (PTX: no data race), the loop "
+          "reads until it sees the value, and no data crosses blocks (simcore used to call the flag a "
+          "race); " + _PROGRESS_WHY + NO_REFEREE)
+
+entry("hunt3_gate_volatile_nofence_data", grid=(4,), block=(64,),
+      make_args=lambda: (_GATE_IN(), zeros(256), zeros(1), zeros(64)),
+      expect="race",
+      why="the gate with a table that block 0 fills before opening it without __threadfence(): the readers' "
+          "fence alone orders nothing, so the table (not the flag) races between blocks" + NO_REFEREE)
+
+entry("hunt3_consume_flag_cas", grid=(2,), block=(64,),
+      make_args=lambda: (i32(128, seed=402), zeros(128)),
+      reference=lambda a: {1: a[0]}, expect="ok",
+      why="a shared flag raised with a volatile store and no fence, consumed by another warp's "
+          "atomicCAS(flag, 1, 0) wait loop: morally strong, and nothing else is handed over" + NO_REFEREE)
+
+entry("hunt3_consume_flag_cas_data", grid=(2,), block=(64,),
+      make_args=lambda: (i32(128, seed=402), zeros(128)),
+      expect="race",
+      why="the consumed flag with a value written before it and no __threadfence_block() before the "
+          "volatile store: the waiter's read of the value races with its write" + NO_REFEREE)
+
+entry("hunt3_block_atomic_shared_hist", grid=(4,), block=(64,),
+      make_args=lambda: (i32(256, lo=0, hi=1000, seed=403), zeros(8), np.int32(250)),
+      reference=_hunt3_hist_ref, expect="ok",
+      why="atomicAdd_block on a per-block shared histogram (block scope holds every thread that touches "
+          "it), merged with device-scope atomicAdd")
+
+entry("hunt3_block_atomic_global_count", grid=(4,), block=(64,),
+      make_args=lambda: (i32(256, lo=0, hi=1000, seed=403), zeros(1), np.int32(250)),
+      expect="race",
+      why="atomicAdd_block from several blocks on one global word: a block-scoped atomic is atomic only "
+          "among its own block's threads (PTX: the blocks' atomics are not morally strong), so "
+          "increments may be lost; on one GPU the count may still come out right, which is no evidence")
+
+entry("hunt3_block_lock_shared", grid=(2,), block=(128,),
+      make_args=lambda: (i32(256, seed=404), zeros(2)),
+      reference=_hunt3_lock_ref, expect="ok",
+      why="a shared-memory lock taken by each warp's lane 0 with atomicCAS_block, released with "
+          "atomicExch_block, __threadfence_block() on both sides: block scope holds every contender; "
+          + _PROGRESS_WHY + NO_REFEREE)
+
+entry("hunt3_shfl_fullmask_divergent_exit", grid=(2,), block=(64,),
+      make_args=lambda: (i32(128, seed=405), zeros(128)),
+      reference=_hunt3_shfl_ref, expect="ok",
+      why="lanes 16-31 write and return in the else branch while lanes 0-15 shuffle with the full mask "
+          "and read only each other: the Guide asks that every non-exited lane the mask names reach the "
+          "shuffle, and exited lanes are not waited for (PTX shfl.sync)")
+
+entry("hunt3_shfl_fullmask_divergent_exit_src", grid=(2,), block=(64,),
+      make_args=lambda: (i32(128, seed=405), zeros(128)),
+      expect="undefined_value",
+      why="the same exit, but lanes 0-15 read lane + 16, which has exited: the shuffled value is "
+          "undefined (PTX shfl.sync: an inactive source lane), and it is stored")
+
+entry("hunt3_arrivals_volatile_wait", grid=(3,), block=(32,),
+      make_args=lambda: (zeros(1), zeros(3)),
+      reference=lambda a: {1: np.full(3, 3, np.int32)}, expect="ok",
+      why="blocks count in with atomicAdd and wait with volatile reads for the count to reach gridDim.x, "
+          "no fence: an atomic against volatile waits is morally strong, and nothing else crosses "
+          "blocks (simcore used to call the count a race); " + _PROGRESS_WHY + NO_REFEREE)
+
+entry("hunt3_last_block_max", grid=(5,), block=(64,),
+      make_args=lambda: (i32(320, seed=406), zeros(5), zeros(1)),
+      reference=lambda a: {2: np.array([a[0].max()], np.int32)}, expect="ok",
+      why="the last block (an atomicAdd ticket after __threadfence()) reads the volatile partial maxima "
+          "in a loop that compares them: the Guide's threadFenceReduction shape")
+
+entry("hunt3_last_block_max_nofence", grid=(5,), block=(64,),
+      make_args=lambda: (i32(320, seed=406), zeros(5), zeros(1)),
+      expect="race",
+      why="without the fence before the ticket: the last block's volatile reads of the partials race with "
+          "their writes. Both are strong (PTX: morally strong, no data race in its sense), but each is "
+          "read once, not waited for: it may see the old value, so the result depends on timing")
 
 # every entry is defined above this line
 BY_NAME = {e.name: e for e in ENTRIES}

@@ -118,6 +118,12 @@ class RaceDetector(Plugin):
         self.sync = None
         self.volatile = np.array([program.sites[i].volatile for i in self.memory_sites], bool)
         self.polls = np.array([program.sites[i].polls for i in self.memory_sites], bool)
+        # atomicAdd_block and its kin: strong only among the threads of one block
+        self.block_scoped = np.array([program.sites[i].scope == "block" for i in self.memory_sites], bool)
+        # plain loads whose value an atomicCAS compares with: a CAS loop's guess, which the CAS checks
+        self.cas_guess = np.array([program.sites[i].cas_guess for i in self.memory_sites], bool)
+        # loads and atomics whose value decides whether a loop goes on: a wait's poll, where strong
+        self.waits = np.array([program.sites[i].waits for i in self.memory_sites], bool)
         self.untracked_threads = 0      # a launch too large for the clocks: its thread count
         self.fenced_any = False
 
@@ -374,16 +380,19 @@ class RaceDetector(Plugin):
         w = int(sh.w[key])
         if race_rule.unordered(lay, w, me, is_global, spb):
             code = int(sh.w_codes(key, w))
-            # atomic against atomic is fine; a plain read of what an atomicCAS wrote is the CAS
-            # loop's first guess
-            if (code & 1) == 0 if atomic else (code & 2) == 0:
+            # atomic against atomic is fine; a plain read of what an atomicCAS wrote, whose value
+            # a CAS compares with, is the CAS loop's guess
+            if (code & 1) == 0 if atomic else ((code & 2) == 0 or not self.cas_guess[number]):
                 return False
+            if atomic and is_global and (self.block_scoped[number] or self.block_scoped[code >> 2]):
+                return False        # a _block atomic: whether its scope holds both threads is _check's
         if kind == "read":
             old = int(sh.readers()[key])
             sh.read(key, race_rule.folded_reader(lay, old, me, is_global, spb), number * 4)
             return True
-        if sh.r is not None and kind != "cas" and race_rule.unordered(lay, int(sh.r[key]), me, is_global, spb):
-            return False
+        if sh.r is not None and race_rule.unordered(lay, int(sh.r[key]), me, is_global, spb) and \
+                not (kind == "cas" and self.cas_guess[sh.r_code(key) >> 2]):
+            return False            # (a CAS after a guess of another thread's loop: that CAS checks it)
         sh.write(key, me.stamp, number * 4 + (1 if atomic else 0) + (2 if kind == "cas" else 0))
         if sh.w_set is not None:
             sh.w_set[key] = NONE        # this write set the value (a rewrite of it goes the vectorised way)
@@ -412,8 +421,9 @@ class RaceDetector(Plugin):
         epoch_only = not is_global and me.lag is None       # same interval <=> same barrier epoch
         w = int(sh.w[key])
         if w >= 0 and not (epoch_only and (w >> lay.BAR_SHIFT) != me.bar):
-            # a plain read of what an atomicCAS wrote is the CAS loop's first guess
-            if race_rule.unordered(lay, w, me, is_global, self.wave.spb) and (int(sh.w_codes(key, w)) & 2) == 0:
+            # a plain read of what an atomicCAS wrote is the CAS loop's guess if a CAS compares with it
+            if race_rule.unordered(lay, w, me, is_global, self.wave.spb) and \
+                    ((int(sh.w_codes(key, w)) & 2) == 0 or not self.cas_guess[number]):
                 return False
         r = sh.r if sh.r is not None else sh.readers()
         old = int(r[key])
@@ -483,14 +493,30 @@ class RaceDetector(Plugin):
         if w_conf.any():
             codes = sh.w_codes(key, w)
             if acc.atomic:
-                w_conf &= (codes & 1) == 0       # atomic against atomic is fine
-            else:
-                # A plain read of what an atomicCAS writes is the CAS loop's first guess (the CAS
-                # checks it): the Programming Guide's own idiom, not a race.
+                # atomic against atomic is fine, when each one's scope holds both threads
+                w_conf &= ((codes & 1) == 0) | self._scopes_apart(acc, w, codes)
+            elif self.cas_guess[acc.number]:
+                # A plain read of what an atomicCAS writes, whose value a CAS compares with, is the
+                # CAS loop's guess (the CAS checks it): the Programming Guide's own idiom, not a
+                # race. A read whose value is only used otherwise (the result, read before the
+                # CASes are over) and a plain write are races.
                 w_conf &= (codes & 2) == 0
             if acc.strong and self.sync is not None:
                 # a strong read (volatile, atomic) of a release's flag is the hand-off itself
                 w_conf &= ~sh.w_release[key]
+            if acc.strong and self.waits[acc.number] and w_conf.any():
+                # a wait's poll (a volatile load, or an atomic, whose value decides whether its loop
+                # goes on) of a flag another thread wrote with a strong write, fence or none: the
+                # two are morally strong (PTX), so no data race, and the loop reads again until it
+                # sees the value. (What the writer wrote before it is ordered only by a fence.)
+                k = np.flatnonzero(w_conf)
+                w_conf[k] = ~self._strong_writes(codes[k]) | self._scopes_apart(acc, w, codes)[k]
+            if kind == "write" and acc.strong and w_conf.any():
+                # a strong write of a flag after another thread's atomic wait on it (it polled
+                # before the flag was set): morally strong, as above
+                k = np.flatnonzero(w_conf)
+                w_conf[k] = ~(self._strong_writes(codes[k]) & self.waits[codes[k].astype(np.int64) >> 2]) | \
+                    self._scopes_apart(acc, w, codes)[k]
             if kind == "write" and acc.strong and self.sync is not None and w_conf.any():
                 # a release's strong write after another thread's atomic that only read the flag
                 # (a waiter polling with atomicAdd(&f, 0) before it was set): the hand-off, as
@@ -508,14 +534,16 @@ class RaceDetector(Plugin):
             ws = int(codes[k])
             plain_flag = self.sync is not None and kind == "read" and not acc.strong and bool(sh.w_release[key[k]])
             self._report("RAW" if kind == "read" else "WAW", acc, k, self._thread(w, st, L, k),
-                         self.memory_sites[ws >> 2], "atomic" if ws & 1 else "write", plain_flag=plain_flag)
+                         self.memory_sites[ws >> 2], "atomic" if ws & 1 else "write", plain_flag=plain_flag,
+                         block_scope=acc.strong and bool(self._strong_writes(codes[k:k + 1])[0])
+                         and bool(self._scopes_apart(acc, w, codes)[k]))
         if kind == "read":
             self._record_read(acc, repeats, shared_reads)
         else:
             self._keep_setters(acc, w, rewrites)
             self._record_write(acc)
         if self.sync is not None:
-            self._hand_off(sh, key, L, kind, acc.strong)
+            self._hand_off(sh, key, L, kind, acc.strong, acc.number)
         elif self.untracked_threads and self.fenced_any and acc.strong and kind != "read":
             self._warn_untracked()
 
@@ -641,6 +669,31 @@ class RaceDetector(Plugin):
             "sanitizer's racecheck reports nothing), but C++ calls unordered writes a data race; "
             "__syncthreads_or()/__syncthreads_count() or an atomic says the same without one"))
 
+    def _only_guesses(self, sh, key):
+        """Whether every readers' record of granules `key` is a CAS loop's guess, or none."""
+        r = sh.r[key]
+        held = r >= 0
+        codes = (r[held] & sh.lay.SITE_MASK) if sh.lay.packed_sites else sh.r_site[key][held]
+        return bool(self.cas_guess[codes.astype(np.int64) >> 2].all())
+
+    def _strong_writes(self, codes):
+        """Which writers' site codes (of records that hold a writer) are strong: an atomic, or a
+        volatile store."""
+        return ((codes & 1) != 0) | self.volatile[codes.astype(np.int64) >> 2]
+
+    def _scopes_apart(self, acc, other, codes):
+        """Per lane of the atomic `acc`: whether it and the atomic recorded as `other` (its site
+        codes `codes`) are not morally strong (PTX, memory consistency model): one of them is a
+        _block atomic, and the two threads are of different blocks. Shared memory is one block's."""
+        held = other >= 0                   # (the codes of a lane with no record mean nothing)
+        block = np.zeros(len(codes), bool)
+        if acc.is_global:
+            block[held] = self.block_scoped[codes[held].astype(np.int64) >> 2] | self.block_scoped[acc.number]
+        if not block.any():
+            return block
+        lay = acc.st.lay
+        return block & (block_of(lay, lay.field(other), self.wave.spb) != acc.st.block[acc.L])
+
     def _warn_untracked(self):
         """A strong write after a fence (a release, maybe) in a launch too large for the clocks:
         races reported from here on may be between a hand-off's two sides. Said once."""
@@ -694,13 +747,13 @@ class RaceDetector(Plugin):
             sh.r_sync[k] = before[several]
             np.maximum.at(sh.r_sync, k, own[several])
 
-    def _hand_off(self, sh, key, L, kind, strong):
+    def _hand_off(self, sh, key, L, kind, strong, number):
         """What an access does to the release/acquire state: a strong read observes what a release
         published to its location, a strong write publishes (after a fence) or ends it, an atomic
         does both in lane order, a plain write ends it."""
         threads = self.wave.lane_index(L) + self.wave.gslot_base
         if kind in ("atomic", "cas"):
-            self.sync.atomic(sh.flags, key, threads, ticket=kind == "atomic")
+            self.sync.atomic(sh.flags, key, threads, ticket=kind == "atomic", block_only=bool(self.block_scoped[number]))
         elif kind == "read":
             if strong and sh.flags:
                 self.sync.strong_read(sh.flags, key, threads)
@@ -764,15 +817,25 @@ class RaceDetector(Plugin):
         sh, key, st, L, kind = acc.sh, acc.key, acc.st, acc.L, acc.kind
         region, gran, granule, site, number = acc.region, acc.gran, acc.granule, acc.site, acc.number
         cur, atomic, is_global = acc.cur, acc.atomic, acc.is_global
-        if sh.r is None or kind == "cas":         # nobody read this region yet; a CAS checks what it read
-            r_conf = None
+        if sh.r is None or (kind == "cas" and self._only_guesses(sh, key)):
+            r_conf = None        # nobody read this region yet; a CAS after CAS loops' guesses (they check them)
         else:
             r = sh.r[key]
             r_conf = self._unordered(acc, r, "read")
+            codes = (r & st.lay.SITE_MASK if st.lay.packed_sites else sh.r_site[key]) if r_conf.any() else None
+            if codes is not None and (kind == "cas" or acc.strong):
+                k = np.flatnonzero(r_conf)          # lanes whose record holds readers
+                site = codes[k].astype(np.int64) >> 2
+                if kind == "cas":
+                    # a CAS after a CAS loop's guess of another thread: that thread's CAS checks it
+                    r_conf[k] &= ~self.cas_guess[site]
+                if acc.strong:
+                    # a strong write of a flag after other threads' volatile waits on it (they read
+                    # it before it was set): morally strong (PTX), no data race
+                    r_conf[k] &= ~(self.waits[site] & self.volatile[site])
             if self.sync is not None and r_conf.any() and acc.strong:
                 # a release's strong write after strong reads of its flag (waiters that read it
                 # before it was set): the hand-off itself
-                codes = r & st.lay.SITE_MASK if st.lay.packed_sites else sh.r_site[key]
                 releases = self.sync.releases(e.lane_index(L) + e.gslot_base)
                 r_conf &= ~(releases & self.volatile[codes.astype(np.int64) >> 2])
             if kind == "write" and not atomic and r_conf.any():
@@ -802,10 +865,18 @@ class RaceDetector(Plugin):
             if clash.any():
                 k = int(np.flatnonzero(clash)[0])
                 self._report("WAW", acc, k, self._thread(back, st, L, k), site, "write")
+        elif len(key) > 1 and atomic and is_global and self.block_scoped[number]:
+            # lanes of two blocks in this one _block atomic on one location (lockstep runs blocks
+            # side by side): not atomic with each other
+            back = sh.w[key]
+            clash = block_of(st.lay, st.lay.field(back), e.spb) != st.block[L]
+            if clash.any():
+                k = int(np.flatnonzero(clash)[0])
+                self._report("WAW", acc, k, self._thread(back, st, L, k), site, "atomic", block_scope=True)
         if is_global and self.fences is not None:
             g = st.lay.field(cur).astype(np.int64)     # launch-wide thread numbers, for the clocks
             sh.fence_counts()[key] = self.fences[g]
-            if atomic:
+            if atomic and not self.block_scoped[number]:      # (a _block atomic is no ticket between blocks)
                 # the lanes of one atomic instruction apply in lane order: a finer clock
                 clock = (e.steps << 27) + g + 1
                 self.atomic_clock[g] = clock
@@ -1032,9 +1103,11 @@ class RaceDetector(Plugin):
         """Bytes the shadows of the current wave hold (global memory's and this wave's shared)."""
         return sum(sh.nbytes for table in (self.global_shadows, self.shared_shadows) for sh in table.values())
 
-    def _report(self, hazard, acc, k, other_tid, other_site, other_kind, cross=None, plain_flag=False):
+    def _report(self, hazard, acc, k, other_tid, other_site, other_kind, cross=None, plain_flag=False,
+                block_scope=False):
         """Report the race of lane k of the access `acc` with the recorded access of thread
-        `other_tid` (-1: one of several readers) at `other_site`."""
+        `other_tid` (-1: one of several readers) at `other_site`. block_scope: two atomics of
+        different blocks, one of them a _block atomic (atomic only inside its block)."""
         e, region = self.wave, acc.region
         tid, site, kind = self._thread(acc.cur, acc.st, acc.L, k), acc.site, "atomic" if acc.atomic else acc.kind
         elem = int(acc.gran[k]) * acc.granule // max(1, region.dtype.itemsize)
@@ -1054,6 +1127,8 @@ class RaceDetector(Plugin):
                 base = 0 if region.kind == "global" else e.gslot_base    # launch-wide thread numbers
                 if self.sync.saw_unacquired_release(tid + base, other_tid + base):
                     hand_off = "no_acquire_fence"
+        if block_scope:
+            hand_off = "block_scope"
         self.report.race(hazard, region, elem, first, second, cross_block=cross, partial_warp_sync=partial,
                          hand_off=hand_off)
 

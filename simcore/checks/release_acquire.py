@@ -142,17 +142,19 @@ class ReleaseAcquire:
         """Which of `threads` a strong write now makes a release (they fenced before it)."""
         return self.fenced[threads] > 0
 
-    def strong_write(self, flags, key, threads, rmw):
+    def strong_write(self, flags, key, threads, rmw, block_only=False):
         """A strong write to granules `key` (flags: the shadow's table of published rows). A release
         publishes the row of its thread's last fence; an atomic read-modify-write keeps what the
-        granule already published (a release sequence), any other write ends it."""
+        granule already published (a release sequence), any other write ends it. block_only: a
+        _block atomic, strong for its own block's threads alone, publishes to them only."""
         for k, g in zip(key.tolist(), threads.tolist()):
             entry = flags.get(k) if rmw else None
             block = g // self.spb
             if self.fenced[g]:
                 if entry is None:
                     entry = flags[k] = [None, {}]
-                entry[0] = _join(entry[0], self.released[DEVICE].get(g))
+                if not block_only:
+                    entry[0] = _join(entry[0], self.released[DEVICE].get(g))
                 entry[1][block] = _join(entry[1].get(block), self.released[BLOCK].get(g))
             elif not rmw:
                 flags.pop(k, None)
@@ -168,18 +170,19 @@ class ReleaseAcquire:
         for k, g in zip(key[hit].tolist(), threads[hit].tolist()):
             self._observe(flags.get(k), g)
 
-    def atomic(self, flags, key, threads, ticket):
+    def atomic(self, flags, key, threads, ticket, block_only=False):
         """An atomic read-modify-write per lane, in lane order (each reads what the lanes before it
         in the instruction wrote): a strong read, then a strong write. ticket (an atomic other
         than atomicCAS): the read acquires what it saw at once, as if a fence followed, because
         the Guide's own threadFenceReduction example (the last block's atomicInc, a barrier, then
         its reads of every block's partial sum) has no fence after the ticket. (A lock's
-        atomicCAS still needs its fence.)"""
+        atomicCAS still needs its fence.) block_only: a _block atomic, which reads and publishes
+        for its own block's threads alone."""
         for k, g in zip(key.tolist(), threads.tolist()):
-            self._observe(flags.get(k), g)
+            self._observe(flags.get(k), g, block_only)
             if ticket:
-                self._acquire(g, True)
-            self.strong_write(flags, np.array([k]), np.array([g]), rmw=True)
+                self._acquire(g, not block_only)
+            self.strong_write(flags, np.array([k]), np.array([g]), rmw=True, block_only=block_only)
 
     def _acquire(self, g, device_wide):
         """Thread g acquires what its strong reads observed (a block-scope fence: only what its
@@ -190,9 +193,10 @@ class ReleaseAcquire:
                 if row is not None:
                     np.maximum(self.clock[g], row, out=self.clock[g])
 
-    def _observe(self, entry, g):
+    def _observe(self, entry, g, block_only=False):
         if entry is None:
             return
         seen = self.observed.setdefault(g, [None, None])
-        seen[0] = _join(seen[0], entry[0])
+        if not block_only:
+            seen[0] = _join(seen[0], entry[0])
         seen[1] = _join(seen[1], entry[1].get(g // self.spb))

@@ -635,13 +635,27 @@ class Reporter:
         name only part of it (a mask, a tile's sync()), the wave slot of the second: the fix then
         says what such a sync orders. hand_off: in a kernel that fences, "fences" (the text says
         what a release/acquire hand-off needs) or "plain_flag" (the second access is a plain load
-        of a flag that a release wrote: no acquire, and it may be hoisted out of its loop)."""
+        of a flag that a release wrote: no acquire, and it may be hoisted out of its loop) or
+        "block_scope" (two atomics of different blocks, one of them a _block atomic)."""
         names = {"RAW": "read-after-write", "WAR": "write-after-read", "WAW": "write-after-write"}
         space = "shared memory" if region.kind == "shared" else "global memory"
         l1 = self.prog.sites[first["site"]].line
         l2 = self.prog.sites[second["site"]].line
         locs = [self.site_loc(first["site"], f"{first['kind']} by {first['who']}"),
                 self.site_loc(second["site"], f"{second['kind']} by {second['who']}")]
+        if hand_off == "block_scope":
+            self.raise_("race", f"Data race between blocks ({names[hazard]} hazard) on {region.name}[{elem}]: "
+                        "a _block atomic is atomic only inside its block",
+                        f"{first['who']} {_past(first['kind'])} {region.name}[{elem}] at line {l1}, and "
+                        f"{second['who']} {_past(second['kind'])} it at line {l2}, and at least one of the two is a "
+                        "block-scoped atomic (atomicAdd_block, atomicCAS_block, ...). Such an atomic is atomic, and "
+                        "strong, only for the threads of its own block; two blocks' accesses to one location are "
+                        "then not atomic with each other (PTX: not morally strong), so updates can be lost.",
+                        "use the device-scoped atomic (atomicAdd, atomicCAS, ...) for a location that several "
+                        "blocks update, or keep the _block atomic on a location of the block's own (shared "
+                        "memory, or a per-block slot of global memory).",
+                        locs, second["who"], hazard=hazard, array=region.name, index=elem, cross_block=True,
+                        at_line=l2)
         if hand_off == "plain_flag":
             between = " between blocks" if cross_block else ""
             self.raise_("race", f"Data race{between} ({names[hazard]} hazard) on the flag {region.name}[{elem}]",

@@ -125,6 +125,7 @@ class AccessLowering:
         s = self.site(node, "read", memory=True, volatile=is_volatile(addr))
         self.note_access_size(space, elem.size)
         name = self.fresh("_t")
+        self.loaded_by[name] = s
         misaligned = MisalignedHole(addr.aligned)
         if space in ("global", "constant"):
             self.emit(f"{name} = X.ld({addr.code}, {memory_dtype(elem)}, L, {s}, ", misaligned, ")", reads=addr.regs)

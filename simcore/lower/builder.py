@@ -1,9 +1,16 @@
 """The lowering's workbench: basic blocks under construction, registers, constants, scopes,
 report sites, and the facts the dataflow pass needs (which values flow into which register)."""
+import re
+
 from ..errors import CompileError
 from .program import Block, Goto, Site, Var
+from .dataflow import VALUE_NAME
 from .code import MISALIGNED, NO_READS, Alignment, Stmt, Taint, TaintHole, TaintTerm, add_lines
 from .values import Val, convert_const, struct_value
+
+
+# a statement of the generated code that assigns a register or temporary (`_t5, u_t5 = ...`)
+ASSIGNMENT = re.compile(r"\s*([A-Za-z_]\w*)(?:\s*,\s*[A-Za-z_]\w*)*\s*=(?!=)(.*)", re.S)
 
 
 class EscapingLocal(Exception):
@@ -54,6 +61,14 @@ class Builder:
         # for the dataflow pass: (register, Taint written to it) and (register, Alignment)
         self.taint_flows = []
         self.alignment_flows = []
+        # ... and of values: register or temporary -> the names its value is computed from, the
+        # temporary of each load's (and atomic's) value -> its site, and what each atomicCAS
+        # compares with, and the conditions that may end a loop (dataflow.sites_feeding)
+        self.value_flows = {}
+        self.loaded_by = {}
+        self.cas_compares = []
+        self.loop_exits = []
+        self.loop_asts = []              # the loops being lowered, innermost last (c_ast nodes)
         self.cur = self.new_block()
 
     # ----------------------------------------------------------------- errors and sites
@@ -67,12 +82,13 @@ class Builder:
     def source_line(self, line):
         return self.pre.lines[line - 1] if line and 0 < line <= len(self.pre.lines) else None
 
-    def site(self, node, what="", note=True, memory=False, volatile=False, polls=False):
+    def site(self, node, what="", note=True, memory=False, volatile=False, polls=False, scope="device"):
         """A new report site; memory: it is a load, store or atomic (memory.py's hooks see it);
-        volatile: a load or store through a volatile pointer; polls: an atomic that only reads."""
+        volatile: a load or store through a volatile pointer; polls: an atomic that only reads;
+        scope: an atomic's ("block" for atomicAdd_block and its kin)."""
         line = node.coord.line if node is not None and node.coord else 0
         col = node.coord.column if node is not None and node.coord else 0
-        self.sites.append(Site(line, col, self.source_line(line) or "", what, memory, volatile, polls))
+        self.sites.append(Site(line, col, self.source_line(line) or "", what, memory, volatile, polls, scope))
         if note:
             self.note_line(node)
         return len(self.sites) - 1
@@ -121,9 +137,18 @@ class Builder:
             # e.g. the rest of a statement after a sync point: it belongs to that statement's line
             lines = (self.stmt_line,)
         stmt = Stmt(parts, reads, assigns, when_tracked, when_tainted, lines)
+        self.note_value_flow(parts)
         if when_tainted is None:
             add_lines(self.cur, lines)
         self.stmts[self.cur.id].append(stmt)
+
+    def note_value_flow(self, parts):
+        """An assignment's flow of values (`_t5 = v_old_2 + 1`: _t5 from v_old_2), for
+        dataflow.sites_feeding. A load's value comes from its site alone (not from its address), and an
+        atomic's from memory (not from its operands)."""
+        m = ASSIGNMENT.match("".join(p for p in parts if isinstance(p, str)))
+        if m is not None and m.group(1).startswith(("v_", "_t")) and m.group(1) not in self.loaded_by:
+            self.value_flows.setdefault(m.group(1), set()).update(VALUE_NAME.findall(m.group(2)))
 
     def use_check(self, taint, node, what, reason):
         """Fault the lanes where a tainted value is used where it must be defined."""

@@ -136,7 +136,8 @@ ATOMIC_TYPES = (T.INT, T.UINT, T.ULLONG, T.LLONG, T.FLOAT, T.DOUBLE)
 @dataclass(frozen=True)
 class Atomic:
     op: str              # memory.py's name: add, sub, min, max, exch, and, or, xor, inc, dec, cas
-    pure = False
+    scope: str = "device"   # atomicAdd_block: "block" (strong only among its block's threads);
+    pure = False            # the plain and _system spellings hold every thread of the launch
 
     def lower(self, low, name, args, node):
         op = self.op
@@ -158,10 +159,13 @@ class Atomic:
             if v.taint.possible:
                 low.use_check(v.taint, node, f"an operand of {name}", f"is stored by {name}")
         low.address_check(p, node)
-        s = low.site(node, name, memory=True, polls=_leaves_memory(op, args))
+        s = low.site(node, name, memory=True, polls=_leaves_memory(op, args), scope=self.scope)
         (low.shared_sizes if p.space == "shared" else low.global_sizes).add(elem.size)
         out = low.fresh("_t")
+        low.loaded_by[out] = s      # its value is memory's, not its operands'
         compare = rest[0].code if op == "cas" else "None"
+        if op == "cas":
+            low.cas_compares.append(compare)    # the reads whose value it checks (dataflow.sites_feeding)
         low.emit(f"{out} = X.atomic('{op}', {p.code}, {rest[-1].code}, {DT[elem]}, L, {s}, {compare})",
                  reads=regs_of(p, *rest))
         return Val(out, elem)
@@ -506,9 +510,11 @@ BUILTINS = {
     "__threadfence_block": Fence(device_wide=False),
     "__threadfence": Fence(device_wide=True),
     "__threadfence_system": Fence(device_wide=True),
-    **{name: Atomic(op) for name, op in {
+    # every atomic also comes scoped (Guide, "Atomic Functions"): name_block, name_system
+    **{name + suffix: Atomic(op, scope) for name, op in {
         "atomicAdd": "add", "atomicSub": "sub", "atomicMin": "min", "atomicMax": "max", "atomicExch": "exch",
         "atomicAnd": "and", "atomicOr": "or", "atomicXor": "xor", "atomicInc": "inc", "atomicDec": "dec",
-        "atomicCAS": "cas"}.items()},
+        "atomicCAS": "cas"}.items()
+       for suffix, scope in (("", "device"), ("_block", "block"), ("_system", "device"))},
     "printf": Printf(),
 }

@@ -63,6 +63,8 @@ class ControlFlowLowering:
 
     def visit_If(self, node):
         cond = self.condition(node.cond)
+        if self.loop_asts and may_end_loop(node, self.loop_asts):
+            self.loop_exits.append(cond.code)
         then_b, else_b, join = self.new_block(), self.new_block(), self.new_block()
         self.branch(cond, then_b, else_b if node.iffalse is not None else join, node)
         self.start(then_b)
@@ -81,7 +83,7 @@ class ControlFlowLowering:
         head, body, done = self.new_block(), self.new_block(), self.new_block()
         self.goto(head)
         self.start(head)
-        self.branch(self.condition(node.cond), body, done, node)
+        self.branch(self.loop_condition(node.cond), body, done, node)
         self.loop_body(node, body, done, head)
         self.goto(head)
         self.start(done)
@@ -92,7 +94,7 @@ class ControlFlowLowering:
         self.loop_body(node, body, done, test)
         self.goto(test)
         self.start(test)
-        self.branch(self.condition(node.cond), body, done, node)
+        self.branch(self.loop_condition(node.cond), body, done, node)
         self.start(done)
 
     def visit_For(self, node):
@@ -105,7 +107,7 @@ class ControlFlowLowering:
         self.goto(head)
         self.start(head)
         if node.cond is not None:
-            self.branch(self.condition(node.cond), body, done, node)
+            self.branch(self.loop_condition(node.cond), body, done, node)
         else:
             self.goto(body)
         self.loop_body(node, body, done, step)
@@ -117,11 +119,19 @@ class ControlFlowLowering:
         self.start(done)
         self.pop()
 
+    def loop_condition(self, node):
+        """A loop's condition: what a wait loop's poll decides (dataflow.sites_feeding)."""
+        cond = self.condition(node)
+        self.loop_exits.append(cond.code)
+        return cond
+
     def loop_body(self, node, body, break_to, continue_to):
         self.loops.append((break_to, continue_to))
+        self.loop_asts.append(node)
         self.start(body)
         self.stmt(node.stmt)
         self.loops.pop()
+        self.loop_asts.pop()
         if not body.lines:      # an empty body `while (n > 0) { }`: its steps are the loop's line
             add_lines(body, (node.coord.line,))
 
@@ -212,3 +222,53 @@ class ControlFlowLowering:
 
     def visit_Typedef(self, node):
         raise self.error(node, "typedef inside a kernel is not in simcore's subset", construct="typedef")
+
+
+class _LoopEnd(c_ast.NodeVisitor):
+    """Whether a statement may end a loop: a break of it (not of an inner loop or switch), a
+    return or goto, or an assignment to a variable that an enclosing loop's condition names (the
+    `while (!done) { if (atomicCAS(&lock, 0, 1) == 0) { ...; done = true; } }` of a lock)."""
+
+    def __init__(self, names):
+        self.names, self.found, self.depth = names, False, 0
+
+    def visit_Break(self, node):
+        self.found |= self.depth == 0
+
+    def visit_Return(self, node):
+        self.found = True
+
+    visit_Goto = visit_Return
+
+    def _inner(self, node):
+        self.depth += 1
+        self.generic_visit(node)
+        self.depth -= 1
+
+    visit_While = visit_DoWhile = visit_For = visit_Switch = _inner
+
+    def visit_Assignment(self, node):
+        self.found |= isinstance(node.lvalue, c_ast.ID) and node.lvalue.name in self.names
+        self.generic_visit(node)
+
+    def visit_UnaryOp(self, node):
+        self.found |= node.op in ("++", "p++", "--", "p--") and isinstance(node.expr, c_ast.ID) \
+            and node.expr.name in self.names
+        self.generic_visit(node)
+
+
+def may_end_loop(if_node, loops):
+    """Whether an if statement inside `loops` (c_ast loops, innermost last) may end one of them."""
+    names = {n.name for loop in loops if loop.cond is not None for n in _ids(loop.cond)}
+    finder = _LoopEnd(names)
+    for branch in (if_node.iftrue, if_node.iffalse):
+        if branch is not None:
+            finder.visit(branch)
+    return finder.found
+
+
+def _ids(node):
+    if isinstance(node, c_ast.ID):
+        yield node
+    for _, child in node.children():
+        yield from _ids(child)

@@ -5,7 +5,7 @@ from pycparser import c_ast
 from ..frontend import ctype as T
 from .program import Exit, Param, Program
 from .code import resolve
-from .dataflow import misaligned_registers, tracked_registers
+from .dataflow import misaligned_registers, sites_feeding, tracked_registers
 from .reconvergence import number_blocks
 from .values import Sym
 
@@ -30,6 +30,10 @@ def lower_kernel(lowerer, pre, fdef, global_decls):
     low.close(Exit())
     tracked = tracked_registers(low.taint_flows)
     unaligned = misaligned_registers(low.alignment_flows)
+    for site in sites_feeding(low.value_flows, low.loaded_by, low.cas_compares):
+        low.sites[site].cas_guess = True
+    for site in sites_feeding(low.value_flows, low.loaded_by, low.loop_exits):
+        low.sites[site].waits = True
     for name in tracked:
         low.vars[name].tracked = True
     for b in low.blocks:

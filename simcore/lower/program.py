@@ -104,6 +104,9 @@ class Site:
     memory: bool = False  # a memory access (load, store, atomic): the race shadow numbers these densely
     volatile: bool = False  # a load or store through a volatile pointer (strong, as PTX's ld/st.volatile)
     polls: bool = False   # an atomic that leaves memory as it is (atomicAdd(p, 0), atomicOr(p, 0)): a strong read
+    scope: str = "device"   # an atomic's scope: "block" (atomicAdd_block, ...) is strong only inside its block
+    cas_guess: bool = False   # a plain load whose value an atomicCAS compares with (a CAS loop's guess)
+    waits: bool = False   # a load or atomic whose value decides whether a loop goes on (a wait's poll)
 
 
 @dataclass
