@@ -309,27 +309,30 @@ class RaceDetector(Plugin):
         """One lane's access: on_memory_access's early outs, then the fast path per granule where
         barrier and warp epochs decide (else, or where it may race, the vectorised check). A read
         of one granule (the serial loop's loads) goes to _read_lane, which decides it in one call
-        (a call costs as much as the rule: _epochs_decide's test is written out here too). A
-        read where the lane's read plan for its site and epoch holds (_read_plan: made only where
+        (a call costs as much as the rule: _epochs_decide's test is written out here). A read
+        where the lane's read plan for its site and epoch holds (_read_plan: made only where
         the check is on) is decided first, in a few integer steps."""
-        plan = self._lane_reads.get(site) if kind == "read" else None
-        if plan is not None and plan[0] is region and plan[1] == slot and size <= plan[3] and \
-                plan[2] is self._stamps.get(region.kind) and not self.lane_clocks and self.sync is None and \
-                self.fences is None and not (self.untracked_threads and self.fenced_any):   # = self._epochs_decide()
-            # _read_lane's answer where the granule's records are of other epochs (the loop's
-            # usual case); anything else goes the way below
-            _, _, _, granule, base, w_rec, r_rec, bar_shift, bar, record, r_site, code = plan
-            key = base + offset // granule
-            w = w_rec.item(key)
-            if w < 0 or (w >> bar_shift) != bar:
-                old = r_rec.item(key)
-                if old < 0 or (old >> bar_shift) != bar:
-                    if r_site is None:
-                        r_rec[key] = record | code
-                    else:
-                        r_rec[key] = record
-                        r_site[key] = code
-                    return
+        fast = not self.lane_clocks and self.sync is None and self.fences is None and \
+            not (self.untracked_threads and self.fenced_any)        # = self._epochs_decide()
+        if fast and kind == "read":
+            plan = self._lane_reads.get(site)
+            if plan is not None and plan[0] is region and plan[1] == slot and size <= plan[3] and \
+                    plan[2] is self._stamps.get(region.kind):
+                # _read_lane's answer where the writer's record is of another epoch and the
+                # readers' record is of another epoch or this lane's own (a loop that reads a
+                # word again): the usual cases; anything else goes the way below
+                _, _, _, granule, base, w_rec, r_rec, bar_shift, bar, record, r_site, code, tid_shift, tid_mask, tid = plan
+                key = base + offset // granule
+                w = w_rec.item(key)
+                if w < 0 or (w >> bar_shift) != bar:
+                    old = r_rec.item(key)
+                    if old < 0 or (old >> bar_shift) != bar or ((old >> tid_shift) & tid_mask) == tid:
+                        if r_site is None:
+                            r_rec[key] = record | code
+                        else:
+                            r_rec[key] = record
+                            r_site[key] = code
+                        return
         if region.kind == "shared":
             if not self.check_shared:
                 return
@@ -341,8 +344,6 @@ class RaceDetector(Plugin):
             if kind == "read" and region.id not in self.global_shadows and (region.readonly or region.const):
                 return
         g0 = offset // granule
-        fast = not self.lane_clocks and self.sync is None and self.fences is None and \
-            not (self.untracked_threads and self.fenced_any)        # = self._epochs_decide()
         if fast and kind == "read" and size <= granule:
             if not self._read_lane(region, g0, granule, slot, site):
                 self._check(region, np.array([g0], np.int64), granule, kind, L, site)
@@ -438,8 +439,10 @@ class RaceDetector(Plugin):
         in the way. Valid while the epoch's stamps (`st`, made anew at every barrier and wave) are
         the current ones; the shadow's arrays are never replaced while they are."""
         lay = sh.lay
+        # a readers' record of this epoch whose thread is this lane's folds to this lane's stamp
+        # (race_rule.folded_reader: program order), as one of another epoch does
         return (region, slot, st, granule, base, sh.w, sh.r, lay.BAR_SHIFT, me.bar, me.stamp,
-                None if lay.packed_sites else sh.r_site, number * 4)
+                None if lay.packed_sites else sh.r_site, number * 4, lay.TID_SHIFT, lay.TID_MASK, me.tid)
 
     def _shadow(self, region, granule):
         e = self.wave

@@ -96,6 +96,15 @@ class StructArgument:
         return out
 
 
+def wrap_int64(a):
+    """A Python int as int64 arithmetic leaves it (two's complement, modulo 2**64)."""
+    return a if -INT64_HALF <= a < INT64_HALF else ((a + INT64_HALF) & INT64_MASK) - INT64_HALF
+
+
+INT64_HALF = 1 << 63
+INT64_MASK = (1 << 64) - 1
+
+
 def region_base(region):
     return (region << REGION_SHIFT) + HALF
 
@@ -335,8 +344,9 @@ class Memory:
         its value (and definedness) as numpy scalars. The common access, inside one global or
         shared array and aligned, takes _lone_access's and _lone_load's steps here in one call
         (the same hooks, value and taint); everything else (local memory, a bad address, which
-        faults) goes the general way."""
-        a = int(addr[0]) if isinstance(addr, np.ndarray) and addr.ndim else int(addr)     # as _lone_access
+        faults) goes the general way. `addr`: a numpy integer, or a Python int congruent to it
+        modulo 2**64 (solo.py address_on_ints), wrapped (wrap_int64) past the plan's test."""
+        a = addr if type(addr) is int else int(addr[0]) if isinstance(addr, np.ndarray) and addr.ndim else int(addr)
         plan = self._lane_loads.get(site)
         if plan is not None and plan[0] == slot and plan[1] is dtype and plan[2] <= a < plan[3] \
                 and (a - plan[2]) & plan[4] == 0:
@@ -355,6 +365,9 @@ class Memory:
                 if not (row_init[g] if n <= 1 else row_init[g:g + n].all()):
                     return value, np.uint8(UNDEF_SHARED)
             return value, DEFINED
+        if type(addr) is int:
+            a = wrap_int64(a)
+            addr = np.int64(a)          # what the numpy expression gave
         rid = a >> REGION_SHIFT
         region = self.regions.get(rid)
         size = dtype.itemsize
@@ -400,8 +413,13 @@ class Memory:
         """store() for the lone lane `slot` of the generated serial loop (value and taint numpy
         scalars): a defined value stored inside one writable global or shared array, aligned,
         takes _lone_access's and _lone_store's steps here in one call; everything else (local
-        memory, a read-only array, an undefined value, a bad address) goes the general way."""
-        a = int(addr[0]) if isinstance(addr, np.ndarray) and addr.ndim else int(addr)     # as _lone_access
+        memory, a read-only array, an undefined value, a bad address) goes the general way.
+        `addr`: as load_lane's."""
+        if type(addr) is int:
+            a = wrap_int64(addr)
+            addr = np.int64(a)          # what the numpy expression gave
+        else:
+            a = int(addr[0]) if isinstance(addr, np.ndarray) and addr.ndim else int(addr)     # as _lone_access
         rid = a >> REGION_SHIFT
         region = self.regions.get(rid)
         size = dtype.itemsize
