@@ -164,6 +164,26 @@ __global__ void k(int *out, int n)
     if (t == 9) s[3] = 1u;
     if (t == 0) out[0] = total;
 }""", (1,), (64,), lambda: [np.zeros(1, np.int32), np.int32(3)]),
+    # a lane's read plan takes its own re-read of a word in an interval, never one whose readers'
+    # record another lane shares (thread 32 read it in between: the record names both warps)
+    "lone loops of two warps read shared memory in one interval, the first again, then a writer": (r"""
+__global__ void k(int *out, int n)
+{
+    __shared__ unsigned s[64];
+    int t = threadIdx.x;
+    s[t] = t;
+    __syncthreads();
+    unsigned total = 0;
+    if (t == 0)
+        for (int i = 0; i < 64; i++) total += s[i];
+    if (t == 32)
+        for (int i = 0; i < 64; i += 2) total += s[i];
+    if (t == 0)
+        for (int r = 0; r < n; r++)
+            for (int i = 0; i < 64; i++) total += s[i];
+    if (t == 9) s[4] = 1u;
+    if (t < 33) out[t] = total;
+}""", (1,), (64,), lambda: [np.zeros(33, np.int32), np.int32(2)]),
 }
 
 
