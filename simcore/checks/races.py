@@ -144,6 +144,7 @@ class RaceDetector(Plugin):
     def on_block_fence(self, lanes):
         """__threadfence_block(): one side of a release/acquire hand-off inside a block."""
         self.fenced_any = True
+        self._drop_read_plans()
         if self.sync is not None:
             self.sync.fence(lanes + self.wave.gslot_base, False)
 
@@ -154,6 +155,7 @@ class RaceDetector(Plugin):
         one side of a release/acquire hand-off (release_acquire.py)."""
         e = self.wave
         self.fenced_any = True
+        self._drop_read_plans()
         if self.sync is not None:
             self.sync.fence(lanes + e.gslot_base, True)
         if self.fences is None:
@@ -173,6 +175,13 @@ class RaceDetector(Plugin):
         flagged = self.atomic_clock[writer] > self.fence_clock[writer]
         seen = self.block_atomic_clock[reader // spb] > self.atomic_clock[writer]
         return fenced & flagged & seen
+
+    def _drop_read_plans(self):
+        """A fence may end _epochs_decide() (fences, fenced_any; lane_clocks and sync are fixed
+        from the first wave on, untracked_threads only drops to 0): the serial loop's read
+        plans, made where it held, go, and on_lane_access need not test it for them."""
+        if self._lane_reads:
+            self._lane_reads = {}
 
     def on_barrier(self, sync, lanes):
         self._stamps = {}        # epochs changed: recompute the stamps
@@ -311,17 +320,17 @@ class RaceDetector(Plugin):
         of one granule (the serial loop's loads) goes to _read_lane, which decides it in one call
         (a call costs as much as the rule: _epochs_decide's test is written out here). A read
         where the lane's read plan for its site and epoch holds (_read_plan: made only where
-        the check is on) is decided first, in a few integer steps."""
-        fast = not self.lane_clocks and self.sync is None and self.fences is None and \
-            not (self.untracked_threads and self.fenced_any)        # = self._epochs_decide()
-        if fast and kind == "read":
-            plan = self._lane_reads.get(site)
-            if plan is not None and plan[0] is region and plan[1] == slot and size <= plan[3] and \
-                    plan[2] is self._stamps.get(region.kind):
+        the check is on) is decided first, in a few integer steps: a plan is made only where
+        _epochs_decide() holds, and a fence, the only thing that can end that, drops the plans
+        (_drop_read_plans), so the test is not made again for it."""
+        plan = self._lane_reads.get(site) if kind == "read" else None
+        if plan is not None:
+            p_region, p_slot, st, granule, base, w_rec, r_rec, bar_shift, bar, record, r_site, code, tid_shift, \
+                tid_mask, tid = plan
+            if p_region is region and p_slot == slot and size <= granule and st is self._stamps.get(region.kind):
                 # _read_lane's answer where the writer's record is of another epoch and the
                 # readers' record is of another epoch or this lane's own (a loop that reads a
                 # word again): the usual cases; anything else goes the way below
-                _, _, _, granule, base, w_rec, r_rec, bar_shift, bar, record, r_site, code, tid_shift, tid_mask, tid = plan
                 key = base + offset // granule
                 w = w_rec.item(key)
                 if w < 0 or (w >> bar_shift) != bar:
@@ -344,6 +353,8 @@ class RaceDetector(Plugin):
             if kind == "read" and region.id not in self.global_shadows and (region.readonly or region.const):
                 return
         g0 = offset // granule
+        fast = not self.lane_clocks and self.sync is None and self.fences is None and \
+            not (self.untracked_threads and self.fenced_any)        # = self._epochs_decide()
         if fast and kind == "read" and size <= granule:
             if not self._read_lane(region, g0, granule, slot, site):
                 self._check(region, np.array([g0], np.int64), granule, kind, L, site)

@@ -348,23 +348,22 @@ class Memory:
         modulo 2**64 (solo.py address_on_ints), wrapped (wrap_int64) past the plan's test."""
         a = addr if type(addr) is int else int(addr[0]) if isinstance(addr, np.ndarray) and addr.ndim else int(addr)
         plan = self._lane_loads.get(site)
-        if plan is not None and plan[0] == slot and plan[1] is dtype and plan[2] <= a < plan[3] \
-                and (a - plan[2]) & plan[4] == 0:
-            # the checks below passed for this lane, site and type before, and hold for this
-            # address (inside the same array, aligned): their outcome without the look-ups
-            _, _, base, _, _, region, size, row_view, row_init, granule = plan
-            off = a - base
-            for hook in self.plugins.lane_access:
-                hook(region, off, size, "read", L, slot, site)
-            value = row_view[off // size]
-            if not want_taint:
-                return value
-            if row_init is not None:
-                g = off // granule
-                n = size // granule
-                if not (row_init[g] if n <= 1 else row_init[g:g + n].all()):
-                    return value, np.uint8(UNDEF_SHARED)
-            return value, DEFINED
+        if plan is not None:
+            p_slot, p_dtype, base, end, align, region, size, row_view, row_init, granule, granules, hooks = plan
+            if p_slot == slot and p_dtype is dtype and base <= a < end and (a - base) & align == 0:
+                # the checks below passed for this lane, site and type before, and hold for this
+                # address (inside the same array, aligned): their outcome without the look-ups
+                off = a - base
+                for hook in hooks:
+                    hook(region, off, size, "read", L, slot, site)
+                value = row_view[off // size]
+                if not want_taint:
+                    return value
+                if row_init is not None:
+                    g = off // granule
+                    if not (row_init[g] if granules <= 1 else row_init[g:g + granules].all()):
+                        return value, np.uint8(UNDEF_SHARED)
+                return value, DEFINED
         if type(addr) is int:
             a = wrap_int64(a)
             addr = np.int64(a)          # what the numpy expression gave
@@ -403,11 +402,13 @@ class Memory:
     def _lane_load_plan(self, region, rid, dtype, slot, view, row):
         """What load_lane found for a lane's read of shared array `region` as `dtype`: every
         address from the array's base to its last whole element that is a multiple of the size
-        from the base passes its checks (inside, aligned), and reads the lane's block's row."""
+        from the base passes its checks (inside, aligned), and reads the lane's block's row; the
+        plugins' one-lane hooks (fixed for the launch) come with it."""
         size = dtype.itemsize
         base = (rid << REGION_SHIFT) + HALF
         return (slot, dtype, base, base + region.nbytes - size + 1, size - 1, region, size, view[row],
-                None if region.init is None else region.init[row], self.granule)
+                None if region.init is None else region.init[row], self.granule, size // self.granule,
+                tuple(self.plugins.lane_access))
 
     def store_lane(self, addr, value, dtype, L, slot, site, taint, check_align=True):
         """store() for the lone lane `slot` of the generated serial loop (value and taint numpy

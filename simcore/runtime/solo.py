@@ -170,7 +170,8 @@ class _ScalarHelperCalls(ast.NodeTransformer):
     SCALAR_HELPERS call: the scalar versions above, given the context and the lane's slice
     (only the code of blocks inlined with their helpers calls them: a called block's code is
     its own function). A load, `X.ldu(addr, T, L, site, ...)` (Context.ldu: Memory.load with
-    the definedness), becomes `_s_mem.load_lane(addr, T, _s_LS, L, site, True, ...)`: the
+    the definedness), becomes `_s_load_lane(addr, T, _s_LS, L, site, True, ...)` (the loop's
+    `_s_mem.load_lane`, bound once a call): the
     memory's one-lane load, values as scalars, in one call; its address (and a store's) on
     Python ints where address_on_ints can (`int64_names`: the int64 registers and constants)."""
 
@@ -188,14 +189,14 @@ class _ScalarHelperCalls(ast.NodeTransformer):
             addr, dtype, lane, site = node.args[:4]
             args = [_address_arg(addr, self.int64_names), dtype, ast.Name("_s_LS", ast.Load()), lane, site,
                     ast.Constant(f.attr == "ldu")] + node.args[4:]
-            call = ast.Call(ast.Attribute(ast.Name("_s_mem", ast.Load()), "load_lane", ast.Load()), args, node.keywords)
+            call = ast.Call(ast.Name("_s_load_lane", ast.Load()), args, node.keywords)     # _s_mem.load_lane
             return ast.copy_location(call, node)
         if f.attr == "st":
             if len(node.args) < 6:
                 raise ValueError(f"a store written {ast.unparse(node)}: no serial loop")
             addr, value, dtype, lane = node.args[:4]
             args = [_address_arg(addr, self.int64_names), value, dtype, ast.Name("_s_LS", ast.Load()), lane] + node.args[4:]
-            call = ast.Call(ast.Attribute(ast.Name("_s_mem", ast.Load()), "store_lane", ast.Load()), args, node.keywords)
+            call = ast.Call(ast.Name("_s_store_lane", ast.Load()), args, node.keywords)    # _s_mem.store_lane
             return ast.copy_location(call, node)
         if f.attr in SCALAR_HELPERS:
             args = [ast.Name("X", ast.Load()), ast.Name("_s_LS", ast.Load())] + node.args
@@ -312,6 +313,7 @@ def _build(prog, scalar_ok):
            "    _s_wpc = _s_w.pc",
            "    _s_ins = 0",
            "    _s_mem = X.memory",
+           "    _s_load_lane, _s_store_lane = _s_mem.load_lane, _s_mem.store_lane",
            "    if _s_ran is None:",
            "        _s_ran = {}"]
     prologue_at = len(out)
