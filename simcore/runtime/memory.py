@@ -364,9 +364,8 @@ class Memory:
                     if not (row_init[g] if granules <= 1 else row_init[g:g + granules].all()):
                         return value, np.uint8(UNDEF_SHARED)
                 return value, DEFINED
-        if type(addr) is int:
-            a = wrap_int64(a)
-            addr = np.int64(a)          # what the numpy expression gave
+        if not -INT64_HALF <= a < INT64_HALF and type(addr) is int:
+            a = wrap_int64(a)           # what the numpy expression gave
         rid = a >> REGION_SHIFT
         region = self.regions.get(rid)
         size = dtype.itemsize
@@ -393,7 +392,7 @@ class Memory:
                     if not (init[row, g] if n <= 1 else init[row, g:g + n].all()):
                         return value, np.uint8(UNDEF_SHARED)
                 return value, DEFINED
-        got = self.load(addr, dtype, L, site, want_taint, check_align)
+        got = self.load(np.int64(a) if type(addr) is int else addr, dtype, L, site, want_taint, check_align)
         if not want_taint:
             return got[0]
         vals, taint = got
@@ -417,8 +416,7 @@ class Memory:
         memory, a read-only array, an undefined value, a bad address) goes the general way.
         `addr`: as load_lane's."""
         if type(addr) is int:
-            a = wrap_int64(addr)
-            addr = np.int64(a)          # what the numpy expression gave
+            a = addr if -INT64_HALF <= addr < INT64_HALF else wrap_int64(addr)   # what the numpy expression gave
         else:
             a = int(addr[0]) if isinstance(addr, np.ndarray) and addr.ndim else int(addr)     # as _lone_access
         rid = a >> REGION_SHIFT
@@ -451,7 +449,7 @@ class Memory:
                     g = off // self.granule
                     region.init[row, g:g + size // self.granule] = True      # as store's (none if narrower)
                 return
-        self.store(addr, value, dtype, L, site, taint, check_align)
+        self.store(np.int64(a) if type(addr) is int else addr, value, dtype, L, site, taint, check_align)
 
     # ---- loads and stores (called from generated code through Context)
     def load(self, addr, dtype, L, site, want_taint, check_align=True):
