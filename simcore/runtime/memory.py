@@ -361,7 +361,7 @@ class Memory:
                     return value
                 if row_init is not None:
                     g = off // granule
-                    if not (row_init[g] if granules <= 1 else row_init[g:g + granules].all()):
+                    if not (row_init.item(g) if granules <= 1 else row_init[g:g + granules].all()):
                         return value, np.uint8(UNDEF_SHARED)
                 return value, DEFINED
         if not -INT64_HALF <= a < INT64_HALF and type(addr) is int:
