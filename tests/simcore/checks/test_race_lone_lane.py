@@ -184,6 +184,24 @@ __global__ void k(int *out, int n)
     if (t == 9) s[4] = 1u;
     if (t < 33) out[t] = total;
 }""", (1,), (64,), lambda: [np.zeros(33, np.int32), np.int32(2)]),
+    # a launch too large for the release/acquire clocks (over 2048 threads): the epochs-only rule
+    # holds until the first fence, which ends it; the loop's read plans must go with it
+    "a lone loop reads shared memory around a fence in a launch of 4096 threads, then a writer": (r"""
+__global__ void k(int *out, int n)
+{
+    __shared__ int s[64];
+    if (threadIdx.x < 64) s[threadIdx.x] = threadIdx.x;
+    __syncthreads();
+    int total = 0;
+    if (blockIdx.x == 0 && threadIdx.x == 0)
+        for (int r = 0; r < n; r++) {
+            for (int i = 0; i < 64; i++) total += s[i];
+            __threadfence();
+            atomicAdd(&out[1], 1);
+        }
+    if (blockIdx.x == 0 && threadIdx.x == 7) s[3] = 1;
+    if (blockIdx.x == 0 && threadIdx.x == 0) out[0] = total;
+}""", (16,), (256,), lambda: [np.zeros(2, np.int32), np.int32(3)]),
 }
 
 
