@@ -150,6 +150,7 @@ class RaceDetector(Plugin):
     def on_block_fence(self, lanes):
         """__threadfence_block(): one side of a release/acquire hand-off inside a block."""
         self.fenced_any = True
+        self._drop_read_plans()
         if self.sync is not None:
             self.sync.fence(lanes + self.wave.gslot_base, False)
 
@@ -160,6 +161,7 @@ class RaceDetector(Plugin):
         one side of a release/acquire hand-off (release_acquire.py)."""
         e = self.wave
         self.fenced_any = True
+        self._drop_read_plans()
         if self.sync is not None:
             self.sync.fence(lanes + e.gslot_base, True)
         if self.fences is None:
@@ -179,6 +181,13 @@ class RaceDetector(Plugin):
         flagged = self.atomic_clock[writer] > self.fence_clock[writer]
         seen = self.block_atomic_clock[reader // spb] > self.atomic_clock[writer]
         return fenced & flagged & seen
+
+    def _drop_read_plans(self):
+        """A fence may end _epochs_decide() (fences, fenced_any; lane_clocks and sync are fixed
+        from the first wave on, untracked_threads only drops to 0): the serial loop's read
+        plans, made where it held, go, and on_lane_access need not test it for them."""
+        if self._lane_reads:
+            self._lane_reads = {}
 
     def on_barrier(self, sync, lanes):
         self._stamps = {}        # epochs changed: recompute the stamps
@@ -315,27 +324,30 @@ class RaceDetector(Plugin):
         """One lane's access: on_memory_access's early outs, then the fast path per granule where
         barrier and warp epochs decide (else, or where it may race, the vectorised check). A read
         of one granule (the serial loop's loads) goes to _read_lane, which decides it in one call
-        (a call costs as much as the rule: _epochs_decide's test is written out here too). A
-        read where the lane's read plan for its site and epoch holds (_read_plan: made only where
-        the check is on) is decided first, in a few integer steps."""
+        (a call costs as much as the rule: _epochs_decide's test is written out here). A read
+        where the lane's read plan for its site and epoch holds (_read_plan: made only where
+        the check is on) is decided first, in a few integer steps: a plan is made only where
+        _epochs_decide() holds, and a fence, the only thing that can end that, drops the plans
+        (_drop_read_plans), so the test is not made again for it."""
         plan = self._lane_reads.get(site) if kind == "read" else None
-        if plan is not None and plan[0] is region and plan[1] == slot and size <= plan[3] and \
-                plan[2] is self._stamps.get(region.kind) and not self.lane_clocks and self.sync is None and \
-                self.fences is None and not (self.untracked_threads and self.fenced_any):   # = self._epochs_decide()
-            # _read_lane's answer where the granule's records are of other epochs (the loop's
-            # usual case); anything else goes the way below
-            _, _, _, granule, base, w_rec, r_rec, bar_shift, bar, record, r_site, code = plan
-            key = base + offset // granule
-            w = w_rec.item(key)
-            if w < 0 or (w >> bar_shift) != bar:
-                old = r_rec.item(key)
-                if old < 0 or (old >> bar_shift) != bar:
-                    if r_site is None:
-                        r_rec[key] = record | code
-                    else:
-                        r_rec[key] = record
-                        r_site[key] = code
-                    return
+        if plan is not None:
+            p_region, p_slot, st, granule, base, w_rec, r_rec, bar_shift, bar, record, r_site, code, tid_shift, \
+                tid_mask, tid = plan
+            if p_region is region and p_slot == slot and size <= granule and st is self._stamps.get(region.kind):
+                # _read_lane's answer where the writer's record is of another epoch and the
+                # readers' record is of another epoch or this lane's own (a loop that reads a
+                # word again): the usual cases; anything else goes the way below
+                key = base + offset // granule
+                w = w_rec.item(key)
+                if w < 0 or (w >> bar_shift) != bar:
+                    old = r_rec.item(key)
+                    if old < 0 or (old >> bar_shift) != bar or ((old >> tid_shift) & tid_mask) == tid:
+                        if r_site is None:
+                            r_rec[key] = record | code
+                        else:
+                            r_rec[key] = record
+                            r_site[key] = code
+                        return
         if region.kind == "shared":
             if not self.check_shared:
                 return
@@ -448,8 +460,10 @@ class RaceDetector(Plugin):
         in the way. Valid while the epoch's stamps (`st`, made anew at every barrier and wave) are
         the current ones; the shadow's arrays are never replaced while they are."""
         lay = sh.lay
+        # a readers' record of this epoch whose thread is this lane's folds to this lane's stamp
+        # (race_rule.folded_reader: program order), as one of another epoch does
         return (region, slot, st, granule, base, sh.w, sh.r, lay.BAR_SHIFT, me.bar, me.stamp,
-                None if lay.packed_sites else sh.r_site, number * 4)
+                None if lay.packed_sites else sh.r_site, number * 4, lay.TID_SHIFT, lay.TID_MASK, me.tid)
 
     def _shadow(self, region, granule):
         e = self.wave

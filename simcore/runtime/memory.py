@@ -96,6 +96,15 @@ class StructArgument:
         return out
 
 
+def wrap_int64(a):
+    """A Python int as int64 arithmetic leaves it (two's complement, modulo 2**64)."""
+    return a if -INT64_HALF <= a < INT64_HALF else ((a + INT64_HALF) & INT64_MASK) - INT64_HALF
+
+
+INT64_HALF = 1 << 63
+INT64_MASK = (1 << 64) - 1
+
+
 def region_base(region):
     return (region << REGION_SHIFT) + HALF
 
@@ -335,26 +344,28 @@ class Memory:
         its value (and definedness) as numpy scalars. The common access, inside one global or
         shared array and aligned, takes _lone_access's and _lone_load's steps here in one call
         (the same hooks, value and taint); everything else (local memory, a bad address, which
-        faults) goes the general way."""
-        a = int(addr[0]) if isinstance(addr, np.ndarray) and addr.ndim else int(addr)     # as _lone_access
+        faults) goes the general way. `addr`: a numpy integer, or a Python int congruent to it
+        modulo 2**64 (solo.py address_on_ints), wrapped (wrap_int64) past the plan's test."""
+        a = addr if type(addr) is int else int(addr[0]) if isinstance(addr, np.ndarray) and addr.ndim else int(addr)
         plan = self._lane_loads.get(site)
-        if plan is not None and plan[0] == slot and plan[1] is dtype and plan[2] <= a < plan[3] \
-                and (a - plan[2]) & plan[4] == 0:
-            # the checks below passed for this lane, site and type before, and hold for this
-            # address (inside the same array, aligned): their outcome without the look-ups
-            _, _, base, _, _, region, size, row_view, row_init, granule = plan
-            off = a - base
-            for hook in self.plugins.lane_access:
-                hook(region, off, size, "read", L, slot, site)
-            value = row_view[off // size]
-            if not want_taint:
-                return value
-            if row_init is not None:
-                g = off // granule
-                n = size // granule
-                if not (row_init[g] if n <= 1 else row_init[g:g + n].all()):
-                    return value, np.uint8(UNDEF_SHARED)
-            return value, DEFINED
+        if plan is not None:
+            p_slot, p_dtype, base, end, align, region, size, row_view, row_init, granule, granules, hooks = plan
+            if p_slot == slot and p_dtype is dtype and base <= a < end and (a - base) & align == 0:
+                # the checks below passed for this lane, site and type before, and hold for this
+                # address (inside the same array, aligned): their outcome without the look-ups
+                off = a - base
+                for hook in hooks:
+                    hook(region, off, size, "read", L, slot, site)
+                value = row_view[off // size]
+                if not want_taint:
+                    return value
+                if row_init is not None:
+                    g = off // granule
+                    if not (row_init.item(g) if granules <= 1 else row_init[g:g + granules].all()):
+                        return value, np.uint8(UNDEF_SHARED)
+                return value, DEFINED
+        if not -INT64_HALF <= a < INT64_HALF and type(addr) is int:
+            a = wrap_int64(a)           # what the numpy expression gave
         rid = a >> REGION_SHIFT
         region = self.regions.get(rid)
         size = dtype.itemsize
@@ -381,7 +392,7 @@ class Memory:
                     if not (init[row, g] if n <= 1 else init[row, g:g + n].all()):
                         return value, np.uint8(UNDEF_SHARED)
                 return value, DEFINED
-        got = self.load(addr, dtype, L, site, want_taint, check_align)
+        got = self.load(np.int64(a) if type(addr) is int else addr, dtype, L, site, want_taint, check_align)
         if not want_taint:
             return got[0]
         vals, taint = got
@@ -390,18 +401,24 @@ class Memory:
     def _lane_load_plan(self, region, rid, dtype, slot, view, row):
         """What load_lane found for a lane's read of shared array `region` as `dtype`: every
         address from the array's base to its last whole element that is a multiple of the size
-        from the base passes its checks (inside, aligned), and reads the lane's block's row."""
+        from the base passes its checks (inside, aligned), and reads the lane's block's row; the
+        plugins' one-lane hooks (fixed for the launch) come with it."""
         size = dtype.itemsize
         base = (rid << REGION_SHIFT) + HALF
         return (slot, dtype, base, base + region.nbytes - size + 1, size - 1, region, size, view[row],
-                None if region.init is None else region.init[row], self.granule)
+                None if region.init is None else region.init[row], self.granule, size // self.granule,
+                tuple(self.plugins.lane_access))
 
     def store_lane(self, addr, value, dtype, L, slot, site, taint, check_align=True):
         """store() for the lone lane `slot` of the generated serial loop (value and taint numpy
         scalars): a defined value stored inside one writable global or shared array, aligned,
         takes _lone_access's and _lone_store's steps here in one call; everything else (local
-        memory, a read-only array, an undefined value, a bad address) goes the general way."""
-        a = int(addr[0]) if isinstance(addr, np.ndarray) and addr.ndim else int(addr)     # as _lone_access
+        memory, a read-only array, an undefined value, a bad address) goes the general way.
+        `addr`: as load_lane's."""
+        if type(addr) is int:
+            a = addr if -INT64_HALF <= addr < INT64_HALF else wrap_int64(addr)   # what the numpy expression gave
+        else:
+            a = int(addr[0]) if isinstance(addr, np.ndarray) and addr.ndim else int(addr)     # as _lone_access
         rid = a >> REGION_SHIFT
         region = self.regions.get(rid)
         size = dtype.itemsize
@@ -432,7 +449,7 @@ class Memory:
                     g = off // self.granule
                     region.init[row, g:g + size // self.granule] = True      # as store's (none if narrower)
                 return
-        self.store(addr, value, dtype, L, site, taint, check_align)
+        self.store(np.int64(a) if type(addr) is int else addr, value, dtype, L, site, taint, check_align)
 
     # ---- loads and stores (called from generated code through Context)
     def load(self, addr, dtype, L, site, want_taint, check_align=True):

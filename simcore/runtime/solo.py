@@ -126,13 +126,57 @@ def accesses_only(facts):
     return not facts.touches_arrays and facts.context - LANE_FREE_CONTEXT <= SCALAR_HELPERS | SCALAR_ACCESSES
 
 
+def address_on_ints(node, int64_names):
+    """An address expression of the generated code (lower/access.py pointer_add: `(p + (i).astype(I8)
+    * 4)`, `(K1 - K2)`, nested) on Python ints, or None where it is not of that form. Why: each
+    numpy scalar operation costs ~80 ns and the cast ~250 ns, a Python int's ~20 ns; the
+    serial loop's loads spend more on their address than on the rest of their arithmetic.
+
+    Exact: the numpy expression is int64 throughout (every leaf is an int64: a name in
+    `int64_names`, a register (-> None) or constant (-> its value) of that dtype, or a cast `.astype(I8)`, whose operand
+    lowering makes an integer, a bool or a pointer, never a float (a float goes through X.f2i);
+    a multiplier is a Python int), and int64 +, - and * wrap modulo 2**64, so the Python int is
+    congruent to numpy's value: Memory.load_lane / store_lane wrap it back (wrap_int64) before
+    anything but their in-bounds test reads it (numpy's wrap-around is silent under the engine's
+    errstate). `int(x)` of an integer numpy scalar is its exact value."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+        left, right = address_on_ints(node.left, int64_names), address_on_ints(node.right, int64_names)
+        return None if left is None or right is None else ast.BinOp(left, node.op, right)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult) and isinstance(node.right, ast.Constant) \
+            and type(node.right.value) is int:
+        left = address_on_ints(node.left, int64_names)
+        return None if left is None else ast.BinOp(left, ast.Mult(), node.right)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "astype" \
+            and len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.Name) \
+            and node.args[0].id == "I8":
+        return ast.Call(ast.Name("int", ast.Load()), [node.func.value], [])
+    if isinstance(node, ast.Name) and node.id in int64_names:
+        constant = int64_names[node.id]
+        return ast.Call(ast.Name("int", ast.Load()), [node], []) if constant is None else ast.Constant(constant)
+    return None
+
+
+def _address_arg(addr, int64_names):
+    """The serial loop's address argument: on Python ints where address_on_ints can (an
+    arithmetic expression; a lone name stays as it is, nothing to save)."""
+    if not isinstance(addr, ast.BinOp):
+        return addr
+    on_ints = address_on_ints(addr, int64_names)
+    return addr if on_ints is None else on_ints
+
+
 class _ScalarHelperCalls(ast.NodeTransformer):
     """`X.idiv(a, b, L, site)` -> `_s_idiv(X, _s_LS, a, b, L, site)`, and so for every
     SCALAR_HELPERS call: the scalar versions above, given the context and the lane's slice
     (only the code of blocks inlined with their helpers calls them: a called block's code is
     its own function). A load, `X.ldu(addr, T, L, site, ...)` (Context.ldu: Memory.load with
-    the definedness), becomes `_s_mem.load_lane(addr, T, _s_LS, L, site, True, ...)`: the
-    memory's one-lane load, values as scalars, in one call."""
+    the definedness), becomes `_s_load_lane(addr, T, _s_LS, L, site, True, ...)` (the loop's
+    `_s_mem.load_lane`, bound once a call): the
+    memory's one-lane load, values as scalars, in one call; its address (and a store's) on
+    Python ints where address_on_ints can (`int64_names`: the int64 registers and constants)."""
+
+    def __init__(self, int64_names=None):
+        self.int64_names = int64_names or {}
 
     def visit_Call(self, node):
         self.generic_visit(node)
@@ -143,16 +187,16 @@ class _ScalarHelperCalls(ast.NodeTransformer):
             if len(node.args) < 4:
                 raise ValueError(f"a load written {ast.unparse(node)}: no serial loop")
             addr, dtype, lane, site = node.args[:4]
-            args = [addr, dtype, ast.Name("_s_LS", ast.Load()), lane, site,
+            args = [_address_arg(addr, self.int64_names), dtype, ast.Name("_s_LS", ast.Load()), lane, site,
                     ast.Constant(f.attr == "ldu")] + node.args[4:]
-            call = ast.Call(ast.Attribute(ast.Name("_s_mem", ast.Load()), "load_lane", ast.Load()), args, node.keywords)
+            call = ast.Call(ast.Name("_s_load_lane", ast.Load()), args, node.keywords)     # _s_mem.load_lane
             return ast.copy_location(call, node)
         if f.attr == "st":
             if len(node.args) < 6:
                 raise ValueError(f"a store written {ast.unparse(node)}: no serial loop")
             addr, value, dtype, lane = node.args[:4]
-            args = [addr, value, dtype, ast.Name("_s_LS", ast.Load()), lane] + node.args[4:]
-            call = ast.Call(ast.Attribute(ast.Name("_s_mem", ast.Load()), "store_lane", ast.Load()), args, node.keywords)
+            args = [_address_arg(addr, self.int64_names), value, dtype, ast.Name("_s_LS", ast.Load()), lane] + node.args[4:]
+            call = ast.Call(ast.Name("_s_store_lane", ast.Load()), args, node.keywords)    # _s_mem.store_lane
             return ast.copy_location(call, node)
         if f.attr in SCALAR_HELPERS:
             args = [ast.Name("X", ast.Load()), ast.Name("_s_LS", ast.Load())] + node.args
@@ -269,6 +313,7 @@ def _build(prog, scalar_ok):
            "    _s_wpc = _s_w.pc",
            "    _s_ins = 0",
            "    _s_mem = X.memory",
+           "    _s_load_lane, _s_store_lane = _s_mem.load_lane, _s_mem.store_lane",
            "    if _s_ran is None:",
            "        _s_ran = {}"]
     prologue_at = len(out)
@@ -405,7 +450,7 @@ def _build(prog, scalar_ok):
 def _compiled(prog, source, namespace):
     """The serial loop's source -> its function, with the scalar helpers and cheaper casts."""
     tree_ = ast.parse(source)
-    tree_ = _ScalarHelperCalls().visit(tree_)
+    tree_ = _ScalarHelperCalls(_int64_names(prog, namespace)).visit(tree_)
     casts = _CheaperScalarOps()
     tree_ = ast.fix_missing_locations(casts.visit(tree_))
     fn_def = tree_.body[0]
@@ -418,6 +463,17 @@ def _compiled(prog, source, namespace):
     ns["_s_shl"], ns["_s_shr"], ns["_s_smul"] = scalar_shl, scalar_shr, scalar_smul
     exec(compile(tree_, f"<simcore serial loop of {prog.name}>", "exec"), ns)
     return ns["solo_loop"]
+
+
+def _int64_names(prog, namespace):
+    """The names of the serial loop whose values are int64 numpy scalars -> None for the unshaped
+    int64 registers (pointers among them; the loop holds them as `v_<name>`), the value for the
+    generated code's int64 constants (K<n>, numpy scalars in the blocks' namespace)."""
+    int64 = np.dtype(np.int64)
+    names = {f"v_{name}": None for name, var in prog.vars.items() if not var.shape and var.ctype.dtype == int64}
+    names.update((name, int(value)) for name, value in namespace.items()
+                 if name[:1] == "K" and name[1:].isdigit() and isinstance(value, np.generic) and value.dtype == int64)
+    return names
 
 
 def _targets(b):

@@ -11,6 +11,16 @@ from simcore.runtime.memory import Memory
 import simcore.runtime.runner
 from simcore.checks import REGISTERED, Plugin, RaceDetector
 
+# the start of the lone loops over shared memory below: 64 words, each thread's written, a barrier
+SHARED_64_FILLED = r"""
+__global__ void k(int *out, int n)
+{
+    __shared__ unsigned s[64];
+    int t = threadIdx.x;
+    s[t] = t;
+    __syncthreads();
+    unsigned total = 0;"""
+
 # Each kernel: (source, kernel name, grid, block, argument maker). Lone lanes (a thread alone in
 # its branch, or a block of one thread) read and write shared and global memory.
 KERNELS = {
@@ -150,20 +160,46 @@ __global__ void k(int *out)
     }
     if (t == 0) out[0] = total;
 }""", (1,), (64,), lambda: [np.zeros(1, np.int32)]),
-    "a lone loop reads shared memory twice in one interval, then another thread writes it (legal, then a race)": (r"""
-__global__ void k(int *out, int n)
-{
-    __shared__ unsigned s[64];
-    int t = threadIdx.x;
-    s[t] = t;
-    __syncthreads();
-    unsigned total = 0;
+    "a lone loop reads shared memory twice in one interval, then another thread writes it (legal, then a race)": (
+        SHARED_64_FILLED + r"""
     if (t == 0)
         for (int r = 0; r < n; r++)
             for (int i = 0; i < 64; i++) total += s[i];
     if (t == 9) s[3] = 1u;
     if (t == 0) out[0] = total;
 }""", (1,), (64,), lambda: [np.zeros(1, np.int32), np.int32(3)]),
+    # a lane's read plan takes its own re-read of a word in an interval, never one whose readers'
+    # record another lane shares (thread 32 read it in between: the record names both warps)
+    "lone loops of two warps read shared memory in one interval, the first again, then a writer": (
+        SHARED_64_FILLED + r"""
+    if (t == 0)
+        for (int i = 0; i < 64; i++) total += s[i];
+    if (t == 32)
+        for (int i = 0; i < 64; i += 2) total += s[i];
+    if (t == 0)
+        for (int r = 0; r < n; r++)
+            for (int i = 0; i < 64; i++) total += s[i];
+    if (t == 9) s[4] = 1u;
+    if (t < 33) out[t] = total;
+}""", (1,), (64,), lambda: [np.zeros(33, np.int32), np.int32(2)]),
+    # a launch too large for the release/acquire clocks (over 2048 threads): the epochs-only rule
+    # holds until the first fence, which ends it; the loop's read plans must go with it
+    "a lone loop reads shared memory around a fence in a launch of 4096 threads, then a writer": (r"""
+__global__ void k(int *out, int n)
+{
+    __shared__ int s[64];
+    if (threadIdx.x < 64) s[threadIdx.x] = threadIdx.x;
+    __syncthreads();
+    int total = 0;
+    if (blockIdx.x == 0 && threadIdx.x == 0)
+        for (int r = 0; r < n; r++) {
+            for (int i = 0; i < 64; i++) total += s[i];
+            __threadfence();
+            atomicAdd(&out[1], 1);
+        }
+    if (blockIdx.x == 0 && threadIdx.x == 7) s[3] = 1;
+    if (blockIdx.x == 0 && threadIdx.x == 0) out[0] = total;
+}""", (16,), (256,), lambda: [np.zeros(2, np.int32), np.int32(3)]),
 }
 
 

@@ -162,6 +162,44 @@ def test_a_loop_whose_values_keep_changing_stops_at_the_time_limit_with_an_hones
     assert "still running" in capsys.readouterr().err           # the progress note
 
 
+def test_the_time_limit_counts_the_whole_launch_and_says_how_far_it_got(monkeypatch):
+    """Issue 18 item 4: the limit is per launch, not per wave (a launch of many waves once ran
+    91 s under a 60 s limit), and its report says how far the kernel got. The clock is a
+    counter here (each look at it advances it by 1 us), so where it stops depends on the
+    simulated steps only, never on the machine's speed."""
+    import simcore.launch as launch_module
+    import simcore.runtime.engine as engine_module
+    import simcore.runtime.watchdog as watchdog
+    looks = []
+
+    def counting_clock():
+        looks.append(1)
+        return len(looks) * 1e-6
+    monkeypatch.setattr(watchdog, "launch_clock", counting_clock)
+    monkeypatch.setattr(engine_module, "launch_clock", counting_clock)
+    monkeypatch.setattr(launch_module.Options, "blocks_per_wave", lambda self, *args, **kwargs: 1)   # a wave a block
+    src = """extern "C" __global__ void k(int *o, int n)
+    {
+        int x = 0;
+        for (int i = 0; i < n; ++i) x += i ^ threadIdx.x;
+        o[blockIdx.x * blockDim.x + threadIdx.x] = x;
+    }"""
+    k = simcore.RawKernel(src, "k")
+    out = np.zeros(4 * 64, np.int32)
+    k((1,), (64,), (out, np.int32(3000)))          # one block, one wave: how many looks it takes
+    one_wave_looks, one_wave_steps = len(looks), k.last_launch.steps
+    looks.clear()
+    with pytest.raises(simcore.TimeLimit) as info:
+        # each wave alone stays under the limit; the launch (4 waves) does not
+        k((4,), (64,), (out, np.int32(3000)), time_limit=1.5 * one_wave_looks * 1e-6)
+    text = str(info.value)
+    assert info.value.kind == "time_limit" and "Endless" not in text and "no verdict on the kernel" in text
+    assert "1 of 4 blocks finished, block 1 running" in text
+    steps = int(text.split(" steps, ")[0].rsplit(" ", 1)[-1].replace(",", ""))
+    assert one_wave_steps < steps < 2 * one_wave_steps
+    assert "thread-instructions" in text
+
+
 def test_an_explicit_max_steps_still_stops_a_launch():
     src = 'extern "C" __global__ void k(int *o) { int i = 0; while (o[0] == 0) i++; o[1] = i; }'
     with pytest.raises(simcore.StepLimit) as info:

@@ -219,6 +219,29 @@ SERIAL_KERNELS = {
         for (int j = 0; j < 3; ++j) s += j * (int)threadIdx.x;
         if (threadIdx.x < 8) out[threadIdx.x] = s;
     }""", np.int32),
+    # the loop's addresses on Python ints (solo.address_on_ints): every kind of index and
+    # pointer arithmetic C allows, each wrapping where numpy's int64 does
+    "addresses of every index kind": (r"""
+    __global__ void k(int *out, int n)
+    {
+        __shared__ int tile[4][8];
+        if (threadIdx.x < 32) tile[threadIdx.x / 8][threadIdx.x % 8] = threadIdx.x;
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            int *end = out + 8;
+            const size_t minus_one = (size_t)0 - 1;          // an unsigned 64-bit index that wraps
+            const long long quarter = 1ll << 62;            // * 4 bytes: 2**64, wraps to 0
+            unsigned u = 0xFFFFFFFFu;
+            for (int i = 0; i < n; ++i) {
+                out[(i % 3) + minus_one + 1] += 1;
+                end[-1 - (i % 4)] += i;                      // a negative index
+                *(end - 2 - (i & 1)) -= 1;                   // pointer minus an int
+                out[quarter + (i & 3)] ^= i;                 // int64 wrap-around of the byte offset
+                out[(unsigned)(u + 1u + (unsigned)(i & 1))] += tile[i & 3][(i * 3) & 7];   // 32-bit wrap
+                out[(short)(i & 3) + (char)1] += (long long)i * 2 > 10;
+            }
+        }
+    }""", np.int32),
     # warp 0 keeps only lane 0 (it records no reconvergence point), warp 1 waits ahead of it:
     # lane 0 leaves its loop where warp 1 stands, and both go on together
     "another warp ahead of the lone lane": (r"""
@@ -339,6 +362,31 @@ FAULTING = {
             out[0] = acc;
         }
     }""", "undefined_value"),
+    "an address far below the array inside the loop": (r"""
+    __global__ void k(int *out, int n)
+    {
+        if (threadIdx.x == 0) {
+            long long back = 0;
+            for (int i = 0; i < n; ++i) {
+                out[back + (i & 3)] += 1;
+                if (i == 60) back = -(1ll << 40);
+            }
+        }
+    }""", "out_of_bounds"),
+    "an address that wraps past int64 inside the loop": (r"""
+    __global__ void k(int *out, int n)
+    {
+        if (threadIdx.x == 0) {
+            long long far = 0;
+            int s = 0;
+            for (int i = 0; i < n; ++i) {
+                s += out[far + (i & 3)];
+                if (i == 50) far = 1ll << 62;                 // * 4 bytes: 2**64, wraps to out itself
+                if (i == 70) far = (1ll << 62) + (1ll << 61);  // out + 2**63 bytes: past int64, wraps below 0
+            }
+            out[0] = s;
+        }
+    }""", "out_of_bounds"),
     "a division by zero inside the loop": (r"""
     __global__ void k(int *out, int n)
     {
@@ -566,6 +614,47 @@ def test_the_generated_loop_reads_and_writes_memory_without_the_general_path(mon
     assert (a == expected).all()
     # the loop's accesses are Memory.load_lane / store_lane calls; load/store only outside it
     assert counts.get("load", 0) < n // 10 and counts.get("store", 0) < n // 10
+
+
+def test_the_generated_loop_computes_its_addresses_on_python_ints(monkeypatch):
+    """An element's address (`base + (i).astype(I8) * 4`) costs three numpy scalar operations in
+    the blocks' code; the serial loop computes it on Python ints (solo.address_on_ints), and
+    Memory.load_lane / store_lane take it as such (the values are those of the general loop:
+    the kernels above compare them)."""
+    from simcore.runtime.memory import Memory
+    src = r"""
+    __global__ void k(unsigned *a, int n)
+    {
+        __shared__ unsigned s[64];
+        s[threadIdx.x] = threadIdx.x;
+        __syncthreads();
+        if (threadIdx.x == 0)
+            for (int i = 0; i < n; ++i)
+                a[i & 15] += s[(i * 7) & 63];
+    }"""
+    seen = {"load_lane": [], "store_lane": []}
+    for name in seen:
+        original = getattr(Memory, name)
+
+        def recording(self, addr, *args, _original=original, _seen=seen[name]):
+            _seen.append(type(addr))
+            return _original(self, addr, *args)
+        monkeypatch.setattr(Memory, name, recording)
+    a = np.zeros(16, np.uint32)
+    simcore.RawKernel(src, "k")((1,), (64,), (a, np.int32(500)))
+    expected = np.zeros(16, np.uint32)
+    for i in range(500):
+        expected[i & 15] += (i * 7) & 63
+    assert (a == expected).all()
+    assert len(seen["load_lane"]) > 900 and set(seen["load_lane"]) == {int}
+    assert len(seen["store_lane"]) > 450 and set(seen["store_lane"]) == {int}
+
+
+def test_an_address_on_python_ints_wraps_as_int64_does():
+    from simcore.runtime.memory import wrap_int64
+    for value in (0, 1, -1, 2 ** 63 - 1, -2 ** 63, 2 ** 63, 2 ** 64 + 12, -2 ** 63 - 1, 3 * 2 ** 64 + 2 ** 63 + 5):
+        with np.errstate(over="ignore"):
+            assert wrap_int64(value) == int(np.array([value % 2 ** 64], np.uint64).view(np.int64)[0])
 
 
 # endless loops whose state repeats inside the generated loop: found at the general loop's step,
