@@ -50,6 +50,7 @@ import weakref
 
 import numpy as np
 
+from .warp_cycles import WarpCycleLook, warp_state_bytes
 from .wave import JOIN, PARK, RUN, WARP
 from ..errors import LaunchError
 
@@ -87,6 +88,7 @@ STARVE_STEPS = 1 << 15      # a lane that can run but stands still this long get
 MAX_PROBE = 1 << 17         # the longest probe (steps): cycles up to about half of it are found
 ROUND_PROBE = 1 << 14       # round-robin: probes this long or longer also compare rounds' starts
 MAX_ROUNDS = 1 << 17        # rounds' states kept at most (then the watch starts again)
+LOOK_EVERY_STEP = 1 << 13   # random: steps of quiet memory after which the long look sees every step
 
 
 def first_probe_length(schedule, nwarps):
@@ -139,6 +141,10 @@ class Watchdog:
         self.last_warp = -1     # the warp of the last step the round watch saw
         self.pending = None     # (cycle's lanes, lanes to rejoin, step): a turn to give at that step
         self.tries = 0          # turns given from cycles whose memory moved (each at another phase)
+        self.turns_given = 0    # times the watchdog gave lanes a turn (_be_fair): looks start again
+        self.warp_look = None   # random: the long per-warp look while memory stands still (warp_cycles.py)
+        self.look_ran = np.full(w.S, -1, np.int64)     # per slot: the last step the long look saw run it
+        self.due = 0            # the step at which tick() has work besides the long look (_next)
         return self._next()
 
     def _longest_probe(self, w):
@@ -151,6 +157,12 @@ class Watchdog:
         return MAX_PROBE
 
     def _next(self):
+        """-> the step of the next tick(): the next one due (self.due), or the next step while the
+        long look watches between probes."""
+        self.due = self._due()
+        return self._between_probes()
+
+    def _due(self):
         s = self.w.steps
         if self.limit is not None:
             return self.limit + 1
@@ -160,10 +172,24 @@ class Watchdog:
             return max(s + 1, min(s + self.clock_every, self.next_probe, self.pending[2]))
         return min(s + self.clock_every, self.next_probe)
 
+    def _between_probes(self):
+        """The random schedule's long look sees the steps between probes too once it has been
+        quiet LOOK_EVERY_STEP steps (a warp's cycle longer than a probe's share is then seen
+        whole); it only watches there: nothing else tick() does happens before self.due."""
+        look, s = self.warp_look, self.w.steps
+        if self.due > s + 1 and look is not None and s - look.start >= LOOK_EVERY_STEP \
+                and look.stamp[0] == self.engine.memory.changes:
+            return s + 1
+        return self.due
+
     def tick(self, pc, L):
         """Called before step number w.steps runs (pc, lanes L). Raises the fault that stops the
         launch, or returns the step at which to be called again."""
         w = self.w
+        if w.steps < self.due:
+            # a step between probes, seen by the long look only (_between_probes)
+            self._look_across_probes(pc, L, (L.start if isinstance(L, slice) else int(L[0])) // WARP)
+            return self._between_probes()
         if self.limit is not None:
             if w.steps > self.limit:
                 self.engine.report.step_limit(pc, L, self.max_steps)
@@ -367,7 +393,10 @@ class Watchdog:
             self._at_barrier(pc, L)
             return
         base = warp * WARP
-        key = self._lane_state(pc, slice(base, base + WARP), whole=False)
+        state = self._look_across_probes(pc, L, warp)
+        if state is None:
+            return
+        key = hashlib.blake2b(state, digest_size=16).digest()
         seen = self.warp_seen.setdefault(warp, {})
         first = seen.get(key)
         if first is None:
@@ -380,9 +409,35 @@ class Watchdog:
             # memory that changed and changed back could have let some warp out in another
             # order (a flag set and reset while another warp spins on it): no repeat then
             if self.engine.memory.changes == self.changes0 and self._memory_state() == self.mem0:
-                self._repeated(pc, L, self.checkpoint_step, self.changes0)
+                # (a digest's match: an endless verdict needs the long look's exact one)
+                self._repeated(pc, L, self.checkpoint_step, self.changes0, exact=False)
             if self.probe_end is not None:
                 self._end_probe()
+
+    def _look_across_probes(self, pc, L, warp):
+        """The random schedule's long look (warp_cycles.py) at a step of warp `warp`: it goes on
+        across probes while memory, the barriers and the watchdog's turns stand still, and
+        compares exact states. It gives a verdict only where _repeated would change nothing else
+        (no lane waits at a barrier or, under the independent model, to reconverge), so the
+        schedule of every launch is what it was without it. -> the warp's state bytes, or None
+        when the launch has been judged."""
+        w, e = self.w, self.engine
+        state = warp_state_bytes(w, warp)
+        stamp = (e.memory.changes, w.sync_events, self.turns_given)
+        look = self.warp_look
+        if look is None or look.stamp != stamp:
+            look = self.warp_look = WarpCycleLook(stamp, w.steps)
+            look.wave_sets = self._wave_sets()
+        came_back = look.observe(w, warp, state, self.look_ran)
+        self.look_ran[L] = w.steps
+        look.pcs[pc] = w.steps
+        if came_back and look.every_warp_came_back(self._runnable_warps()) \
+                and not w.waiting_count.any() and (e.model == "stack" or not (w.st == JOIN).any()) \
+                and self._wave_sets() == look.wave_sets:
+            since = look.since()
+            self._repeated(pc, L, since, stamp[0], seen=(self.look_ran >= since, look.pcs))
+            return None
+        return state
 
     def _at_barrier(self, pc, L):
         """The random schedule, after a barrier completed: the whole state there (every lane,
@@ -403,12 +458,15 @@ class Watchdog:
             return
         self._repeated(pc, L, first[0], first[1])
 
-    def _repeated(self, pc, L, since, since_changes):
+    def _repeated(self, pc, L, since, since_changes, exact=True, seen=None):
         """The state at this step was seen at step `since` (memory's change count then:
         `since_changes`). If some lane that could run did not run since, the schedule was unfair:
-        make it fair and look again. Else: an endless loop."""
+        make it fair and look again. Else: an endless loop, when the match was `exact` (a match of
+        digests only makes lanes fair; its verdict waits for an exact comparison). `seen`: (the
+        lanes that ran since, the blocks run and their last steps) when the look saw steps that
+        probes did not."""
         w, e = self.w, self.engine
-        ran = self.last_ran >= since
+        ran, ran_pcs = (self.last_ran >= since, self.ran_pcs) if seen is None else seen
         # the lanes that had their turn while memory never took another value than the one this
         # cycle sees (a write that changed a value, even one changed back later, gives every
         # other lane a new turn: it might have seen that value)
@@ -436,8 +494,10 @@ class Watchdog:
             # another block's write after its barrier). They go on; the loopers yield.
             self._be_fair(turned, np.zeros(w.S, bool))
             return
+        if not exact:
+            return
         pre_volta = e.model == "stack" and bool(((w.st == JOIN) | (w.st == PARK)).any())
-        cycle = {p for p, step in self.ran_pcs.items() if step >= since} | {pc}
+        cycle = {p for p, step in ran_pcs.items() if step >= since} | {pc}
         # (only a deterministic schedule gets here with memory that moved in the cycle: random's
         # looks ask for memory that never took another value)
         e.report.endless_loop(pc, L, w.steps - since, pre_volta=pre_volta, loop=self.loop_of(cycle),
@@ -478,6 +538,7 @@ class Watchdog:
         warp-mates (rejoin), the lanes that had their turn yield, and a new probe starts from
         the fair schedule's state."""
         w, e = self.w, self.engine
+        self.turns_given += 1
         if rejoin.any():
             w.leave_join_early(np.flatnonzero(rejoin))
         e.yield_lanes(turned)
