@@ -88,6 +88,8 @@ STARVE_STEPS = 1 << 15      # a lane that can run but stands still this long get
 MAX_PROBE = 1 << 17         # the longest probe (steps): cycles up to about half of it are found
 ROUND_PROBE = 1 << 14       # round-robin: probes this long or longer also compare rounds' starts
 MAX_ROUNDS = 1 << 17        # rounds' states kept at most (then the watch starts again)
+MAX_FAIR_MOMENTS = 64       # deterministic schedules: moments of turns kept (_fair_cycle)
+EXACT_MEMORY_BYTES = 1 << 18    # _fair_cycle compares memory byte for byte up to this size (else no look)
 LOOK_EVERY_STEP = 1 << 13   # random: steps of quiet memory after which the long look sees every step
 
 
@@ -145,6 +147,8 @@ class Watchdog:
         self.warp_look = None   # random: the long per-warp look while memory stands still (warp_cycles.py)
         self.look_ran = np.full(w.S, -1, np.int64)     # per slot: the last step the long look saw run it
         self.due = 0            # the step at which tick() has work besides the long look (_next)
+        self.fair_moments = {}  # deterministic schedules: digest -> (step, exact state, changes) (_fair_cycle)
+        self.pcs_seen = {}      # block -> the last probed step that ran it, in the whole wave
         return self._next()
 
     def _longest_probe(self, w):
@@ -308,6 +312,7 @@ class Watchdog:
         if self.probe_end is not None:
             self.last_ran[L] = w.steps
             self.ran_pcs[pc] = w.steps
+            self.pcs_seen[pc] = w.steps
             if w.steps >= self.probe_end:
                 self._end_probe()
 
@@ -487,6 +492,8 @@ class Watchdog:
                 self.pending = (turned, rejoin, w.steps + self.tries % max(1, w.steps - since))
                 return
             self._be_fair(turned, rejoin)
+            if e.schedule != "random":
+                self._fair_cycle(pc, L)
             return
         if e.sync.complete_reached(w):
             # lanes wait at a barrier every thread of theirs has reached, and barriers complete
@@ -502,6 +509,62 @@ class Watchdog:
         # looks ask for memory that never took another value)
         e.report.endless_loop(pc, L, w.steps - since, pre_volta=pre_volta, loop=self.loop_of(cycle),
                               memory_moved=changes != self.turns[2])
+
+    def _fair_cycle(self, pc, L):
+        """A deterministic schedule that just gave lanes their turn (_be_fair, after a cycle in
+        which memory stood still): two warps handing a flag back and forth (ping-pong) reach
+        such a moment again and again, each time with other lanes yielding, and memory moves in
+        between, so no single probe sees the whole cycle. Here the whole state is compared with
+        the earlier such moments: lanes, memory, the scheduler (who yields now) and the watchdog's
+        own state that decides its next turns (the probe's length, the turns given from moving
+        memory, the lanes that had their turn). The same state again, within STARVE_STEPS steps
+        and with every lane that can run (or, under the independent model, waits to reconverge)
+        run in between, repeats forever: the schedule, with its turns, is a function of that
+        state (the starvation watch never acts: every lane ran within STARVE_STEPS). The states
+        are compared byte for byte (a digest only finds the candidate)."""
+        w, e = self.w, self.engine
+        if self.pending is not None:
+            return
+        exact = self._fair_state(pc, L)
+        if exact is None:
+            return
+        key = hashlib.blake2b(exact, digest_size=16).digest()
+        memory = e.memory
+        first = self.fair_moments.get(key)
+        if first is None or first[1] != exact:
+            if len(self.fair_moments) >= MAX_FAIR_MOMENTS:
+                self.fair_moments.clear()
+            self.fair_moments[key] = (w.steps, exact, memory.changes)
+            return
+        since, _, since_changes = first
+        waiting = (w.st == RUN) | ((w.st == JOIN) if e.model != "stack" else False)
+        if w.steps - since >= STARVE_STEPS or (waiting & (self.last_ran < since)).any():
+            self.fair_moments[key] = (w.steps, exact, memory.changes)
+            return
+        pre_volta = e.model == "stack" and bool(((w.st == JOIN) | (w.st == PARK)).any())
+        cycle = {p for p, step in self.pcs_seen.items() if step >= since} | {pc}
+        e.report.endless_loop(pc, L, w.steps - since, pre_volta=pre_volta, loop=self.loop_of(cycle),
+                              memory_moved=memory.changes != since_changes)
+
+    def _fair_state(self, pc, L):
+        """The exact bytes of the state _fair_cycle compares (lanes, memory, scheduler, the
+        watchdog's turns), or None where memory is too large to keep copies of."""
+        w, e = self.w, self.engine
+        lanes = (L.start, L.stop) if isinstance(L, slice) else tuple(np.asarray(L).tolist())
+        parts = [np.ascontiguousarray(a).tobytes() for a in self._arrays()]
+        parts.append(repr((pc, lanes, e._adv_warp, e._rr_warp, self._wave_sets(), self.probe_len,
+                           self.tries)).encode())
+        parts.append(b"" if e.yielded is None else np.packbits(e.yielded).tobytes())
+        parts.append(b"" if self.turns is None else np.packbits(self.turns[1]).tobytes())
+        regions = e.memory.regions
+        size = sum(r.storage.nbytes for r in regions.values() if r.storage is not None)
+        if size > EXACT_MEMORY_BYTES:
+            return None
+        for rid in sorted(regions):
+            for part in (regions[rid].storage, regions[rid].init):
+                if part is not None:
+                    parts.append(np.ascontiguousarray(part).tobytes())
+        return b"".join(parts)
 
     def loop_of(self, cycle):
         """The loop that a cycle of blocks goes round: the branch of its back edge (the outermost
