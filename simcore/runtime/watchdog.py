@@ -50,6 +50,7 @@ import weakref
 
 import numpy as np
 
+from .order_closure import MAX_MEMORY_BYTES, OrderClosure, warp_choices
 from .warp_cycles import WarpCycleLook, warp_state_bytes
 from .wave import JOIN, PARK, RUN, WARP
 from ..errors import LaunchError
@@ -149,6 +150,8 @@ class Watchdog:
         self.due = 0            # the step at which tick() has work besides the long look (_next)
         self.fair_moments = {}  # deterministic schedules: digest -> (step, exact state, changes) (_fair_cycle)
         self.pcs_seen = {}      # block -> the last probed step that ran it, in the whole wave
+        self.closure = None     # random: the look for a closed set of states (order_closure.py)
+        self.closure_fits = None    # is memory small enough for it (known at its first use)
         return self._next()
 
     def _longest_probe(self, w):
@@ -177,22 +180,31 @@ class Watchdog:
         return min(s + self.clock_every, self.next_probe)
 
     def _between_probes(self):
-        """The random schedule's long look sees the steps between probes too once it has been
-        quiet LOOK_EVERY_STEP steps (a warp's cycle longer than a probe's share is then seen
-        whole); it only watches there: nothing else tick() does happens before self.due."""
-        look, s = self.warp_look, self.w.steps
-        if self.due > s + 1 and look is not None and s - look.start >= LOOK_EVERY_STEP \
-                and look.stamp[0] == self.engine.memory.changes:
+        """The random schedule's looks see the steps between probes too: the long look once it
+        has been quiet LOOK_EVERY_STEP steps (a warp's cycle longer than a probe's share is then
+        seen whole), the closure look while it applies (it needs consecutive steps). They only
+        watch there: nothing else tick() does happens before self.due."""
+        s = self.w.steps
+        if self.due > s + 1 and (self._long_look_watches() or self.closure is not None):
             return s + 1
         return self.due
+
+    def _long_look_watches(self):
+        look = self.warp_look
+        return look is not None and self.w.steps - look.start >= LOOK_EVERY_STEP \
+            and look.stamp[0] == self.engine.memory.changes
 
     def tick(self, pc, L):
         """Called before step number w.steps runs (pc, lanes L). Raises the fault that stops the
         launch, or returns the step at which to be called again."""
         w = self.w
         if w.steps < self.due:
-            # a step between probes, seen by the long look only (_between_probes)
-            self._look_across_probes(pc, L, (L.start if isinstance(L, slice) else int(L[0])) // WARP)
+            # a step between probes, seen by the random schedule's looks only (_between_probes)
+            lanes = np.arange(w.S)[L]
+            if self._long_look_watches():
+                self._look_across_probes(pc, L, int(lanes[0]) // WARP)
+            if self.closure is not None:
+                self._look_for_closure(pc, lanes)
             return self._between_probes()
         if self.limit is not None:
             if w.steps > self.limit:
@@ -305,6 +317,8 @@ class Watchdog:
         if self.engine.schedule == "random":
             lanes = np.arange(w.S)[L]
             self._probe_warps(pc, L, int(lanes[0]) // WARP)
+            if self.probe_end is not None:
+                self._look_for_closure(pc, lanes)
         else:
             self._probe_wave(pc, L)
             if self.probe_end is not None and self.rounds is not None:
@@ -443,6 +457,37 @@ class Watchdog:
             self._repeated(pc, L, since, stamp[0], seen=(self.look_ran >= since, look.pcs))
             return None
         return state
+
+    def _look_for_closure(self, pc, lanes):
+        """The random schedule, at a probed step (pc, `lanes`): feed the look for a closed set of
+        states (order_closure.py), where it applies; when the set closes, no order ever leaves
+        it: an endless loop, though memory moves (ping-pong)."""
+        w, e = self.w, self.engine
+        if self.closure_fits is None:
+            regions = e.memory.regions.values()
+            small = sum(r.storage.nbytes + (0 if r.init is None else r.init.nbytes)
+                        for r in regions if r.storage is not None) <= MAX_MEMORY_BYTES
+            self.closure_fits = small and not any(b.facts is None or "activemask" in b.facts.context
+                                                  for b in e.prog.blocks)
+        choices = warp_choices(w, e.model, e.draws_points) \
+            if self.closure_fits and e.yielded is None else None
+        if choices is None:
+            self.closure = None
+            return
+        stamp = (self.turns_given, w.sync_events)
+        if self.closure is None or self.closure.stamp != stamp:
+            self.closure = OrderClosure(stamp)
+        regions = e.memory.regions
+        parts = [np.ascontiguousarray(a).tobytes() for a in self._arrays()]
+        parts.append(repr(self._wave_sets()).encode())
+        for rid in sorted(regions):
+            for part in (regions[rid].storage, regions[rid].init):
+                if part is not None:
+                    parts.append(np.ascontiguousarray(part).tobytes())
+        look = self.closure
+        if look.observe(w.steps, b"".join(parts), choices, (pc, int(lanes[0]) // WARP)):
+            cycle = {p for p, step in self.pcs_seen.items() if step >= look.first_step} | {pc}
+            e.report.endless_loop(pc, lanes, len(look.states), loop=self.loop_of(cycle), every_order=True)
 
     def _at_barrier(self, pc, L):
         """The random schedule, after a barrier completed: the whole state there (every lane,
