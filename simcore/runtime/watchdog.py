@@ -109,6 +109,14 @@ def quiet_steps_of(schedule, nwarps):
     return FIRST_PROBE + (1 + PROBE_GAP) * first_probe_length(schedule, nwarps) - 1
 
 
+CLOCK_CALLS = ("clock64", "clock32", "nanosleep")    # context calls whose values come from the step count
+
+
+def uses_context(prog, calls):
+    """Might a block of the kernel make one of these context calls (unknown facts: yes)?"""
+    return any(b.facts is None or any(c in b.facts.context for c in calls) for b in prog.blocks)
+
+
 class Watchdog:
     def __init__(self, engine, kernel_name, started, time_limit, progress=None):
         # a proxy: the engine owns its watchdog, and a launch must leave no reference cycle
@@ -152,6 +160,7 @@ class Watchdog:
         self.pcs_seen = {}      # block -> the last probed step that ran it, in the whole wave
         self.closure = None     # random: the look for a closed set of states (order_closure.py)
         self.closure_fits = None    # is memory small enough for it (known at its first use)
+        self.reads_clock = None     # does the kernel read the clock (no long look then)
         return self._next()
 
     def _longest_probe(self, w):
@@ -442,6 +451,8 @@ class Watchdog:
         when the launch has been judged."""
         w, e = self.w, self.engine
         state = warp_state_bytes(w, warp)
+        if self._reads_clock():
+            return state
         stamp = (e.memory.changes, w.sync_events, self.turns_given)
         look = self.warp_look
         if look is None or look.stamp != stamp:
@@ -467,8 +478,7 @@ class Watchdog:
             regions = e.memory.regions.values()
             small = sum(r.storage.nbytes + (0 if r.init is None else r.init.nbytes)
                         for r in regions if r.storage is not None) <= MAX_MEMORY_BYTES
-            self.closure_fits = small and not any(b.facts is None or "activemask" in b.facts.context
-                                                  for b in e.prog.blocks)
+            self.closure_fits = small and not uses_context(e.prog, ("activemask",) + CLOCK_CALLS)
         choices = warp_choices(w, e.model, e.draws_points) \
             if self.closure_fits and e.yielded is None else None
         if choices is None:
@@ -488,6 +498,15 @@ class Watchdog:
         if look.observe(w.steps, b"".join(parts), choices, (pc, int(lanes[0]) // WARP)):
             cycle = {p for p, step in self.pcs_seen.items() if step >= look.first_step} | {pc}
             e.report.endless_loop(pc, lanes, len(look.states), loop=self.loop_of(cycle), every_order=True)
+
+    def _reads_clock(self):
+        """Does the kernel read the clock? The clock is not part of the state (it moves with the
+        step count): a loop that waits for it (`while (clock64() - t0 < n)`) comes back to the
+        same registers while its clock moves on, so no repeat of such a kernel proves anything,
+        and only the time limit stops it."""
+        if self.reads_clock is None:
+            self.reads_clock = uses_context(self.engine.prog, CLOCK_CALLS)
+        return self.reads_clock
 
     def _at_barrier(self, pc, L):
         """The random schedule, after a barrier completed: the whole state there (every lane,
@@ -546,7 +565,7 @@ class Watchdog:
             # another block's write after its barrier). They go on; the loopers yield.
             self._be_fair(turned, np.zeros(w.S, bool))
             return
-        if not exact:
+        if not exact or self._reads_clock():
             return
         pre_volta = e.model == "stack" and bool(((w.st == JOIN) | (w.st == PARK)).any())
         cycle = {p for p, step in ran_pcs.items() if step >= since} | {pc}
@@ -568,7 +587,7 @@ class Watchdog:
         state (the starvation watch never acts: every lane ran within STARVE_STEPS). The states
         are compared byte for byte (a digest only finds the candidate)."""
         w, e = self.w, self.engine
-        if self.pending is not None:
+        if self.pending is not None or self._reads_clock():
             return
         exact = self._fair_state(pc, L)
         if exact is None:
