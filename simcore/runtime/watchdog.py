@@ -28,7 +28,17 @@ clock (docs/semantics.md, forward progress):
 * the random schedule cannot repeat the wave's whole state often enough to be seen: there each
   warp that runs must come back to a state of its own, every one of its runnable lanes having
   run, while memory takes no other value and no barrier completes (lanes of different warps did
-  not meet); and at the moments barriers complete the whole state is compared as above;
+  not meet); and at the moments barriers complete the whole state is compared as above. That
+  per-probe look compares digests, so it only makes lanes fair: an endless verdict there comes
+  from the long look (warp_cycles.py: one exact checkpoint per warp across probes, Brent's
+  method in the warp's own steps, while memory, barriers and turns stand still), or from the
+  closure look (order_closure.py: a small set of states, exact bytes, that every step of any
+  order leads back into; ping-pong, where memory moves at every hand-off);
+* under a deterministic schedule a ping-pong starves each side in turn: the whole state at the
+  moments lanes get their turn (lanes, memory byte for byte, who yields, the watchdog's own
+  turns) seen again with every lane run in between repeats forever (_fair_cycle);
+* a kernel that reads the clock gets no verdict from a repeat: the clock is not part of the
+  state, and a loop that waits for it comes back to the same registers while it moves on;
 * when the state repeats but some lane that can run did not run in the cycle (a lock holder
   starved by its spinning warp-mates under lockstep, a lane waiting at a reconvergence point
   for warp-mates that spin on its flag), that is the schedule's unfairness, not the kernel's:
