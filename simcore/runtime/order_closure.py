@@ -22,7 +22,8 @@ argument is exact and cheap:
   another order) or, under the independent model, to reconverge (it could go on without its
   warp-mates); the watchdog gave no turn in between (its turns change state outside a step);
 * few lanes run (MAX_RUNNING) and memory is small (MAX_MEMORY_BYTES), and the look forgets its
-  states when they pass MAX_STATES (a kernel whose reachable states are many is not judged here).
+  states when they pass MAX_STATES or MAX_KEPT_BYTES (a kernel whose reachable states are many
+  is not judged here).
 """
 import numpy as np
 
@@ -31,6 +32,7 @@ from .wave import JOIN, RUN, WARP
 MAX_RUNNING = 256           # runnable lanes at most
 MAX_MEMORY_BYTES = 1 << 14  # memory (storage and written bytes) at most
 MAX_STATES = 1 << 12        # states kept at most (then the look starts again)
+MAX_KEPT_BYTES = 1 << 25    # and their bytes at most
 
 
 def warp_choices(w, model, draws_points):
@@ -73,7 +75,7 @@ class OrderClosure:
                 untaken.discard(prev[1])
                 self.missing -= 1
         if state not in self.states:
-            if len(self.states) >= MAX_STATES:
+            if len(self.states) >= min(MAX_STATES, MAX_KEPT_BYTES // len(state)):
                 self.states.clear()
                 self.missing = 0
             self.states[state] = set(choices)

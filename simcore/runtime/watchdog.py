@@ -505,6 +505,7 @@ class Watchdog:
                 if part is not None:
                     parts.append(np.ascontiguousarray(part).tobytes())
         look = self.closure
+        self.pcs_seen[pc] = w.steps
         if look.observe(w.steps, b"".join(parts), choices, (pc, int(lanes[0]) // WARP)):
             cycle = {p for p, step in self.pcs_seen.items() if step >= look.first_step} | {pc}
             e.report.endless_loop(pc, lanes, len(look.states), loop=self.loop_of(cycle), every_order=True)
