@@ -121,3 +121,26 @@ def test_a_loop_that_waits_for_the_clock_is_never_called_endless(schedule, seed)
     out = np.zeros(64, np.int32)
     simcore.RawKernel(CLOCK_WAIT, "k")((1,), (64,), (out,), schedule=schedule, seed=seed, time_limit=600)
     assert out.all()
+
+
+def test_the_ex03_solution_is_never_called_endless_under_random_seeds_24_to_39():
+    """(test_forward_progress covers seeds 0-23.) A convergence loop whose barriers' warps wait
+    while others still write: no look may call it endless."""
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).parent))
+    from exercise_answers import answer_template, solution_notebook
+    src = answer_template(solution_notebook("ex03_convergence_loop"))
+    far = 1 << 20
+    for seed in range(24, 40):
+        rng = np.random.default_rng(seed)
+        n, block = 100 + seed, 64
+        is_seed = (rng.random(n) < 0.08).astype(np.int32)
+        dist = np.zeros(n, np.int32)
+        simcore.RawKernel(src, "distance_to_seed")(((n + block - 1) // block,), (block,),
+                                                   (is_seed, dist, np.int32(n)), shared_mem=4 * block,
+                                                   schedule="random", seed=seed, time_limit=600)
+        for b in range(0, n, block):
+            where = np.flatnonzero(is_seed[b:b + block])
+            want = [int(np.abs(where - i).min()) if where.size else far for i in range(min(block, n - b))]
+            assert dist[b:b + block].tolist() == want, seed
