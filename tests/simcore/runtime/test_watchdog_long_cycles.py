@@ -84,7 +84,8 @@ def test_random_gives_every_order_its_own_verdict_text():
     """Under random the verdict says no order leaves the loop, not that memory stood still."""
     with pytest.raises(simcore.StepLimit) as info:
         simcore.RawKernel(PING_PONG_WARPS, "k")((1,), (64,), (np.zeros(2, np.int32), np.zeros(2, np.int32)),
-                                                schedule="random", time_limit=600)
+                                                schedule="random", time_limit=600,
+                                                checks={"global_race": False})
     text = str(info.value)
     assert "in every order" in text and "nothing in memory had changed" not in text
     assert info.value.report["line"] == 2
@@ -102,8 +103,9 @@ PING_PONG_ROUNDS = r'''extern "C" __global__ void k(volatile int *flag, int *cou
 def test_a_ping_pong_with_an_end_finishes_under_every_schedule(schedule, seed):
     count = np.zeros(64, np.int32)
     flag = np.zeros(2, np.int32)
+    # (the race check calls a volatile flag without fences a race: another question; off here)
     simcore.RawKernel(PING_PONG_ROUNDS, "k")((1,), (64,), (flag, count), schedule=schedule, seed=seed,
-                                             time_limit=600)
+                                             time_limit=600, checks={"global_race": False})
     assert count[:33].all() and flag[0] == 0
 
 
