@@ -497,6 +497,7 @@ class Watchdog:
         stamp = (self.turns_given, w.sync_events)
         if self.closure is None or self.closure.stamp != stamp:
             self.closure = OrderClosure(stamp)
+            self.closure.changes = e.memory.changes
         regions = e.memory.regions
         parts = [np.ascontiguousarray(a).tobytes() for a in self._arrays()]
         parts.append(repr(self._wave_sets()).encode())
@@ -508,6 +509,9 @@ class Watchdog:
         self.pcs_seen[pc] = w.steps
         if look.observe(w.steps, b"".join(parts), choices, (pc, int(lanes[0]) // WARP)):
             cycle = {p for p, step in self.pcs_seen.items() if step >= look.first_step} | {pc}
+            if e.memory.changes == look.changes:
+                # memory stood still: the plain report (every thread that could run ran, nothing moved)
+                e.report.endless_loop(pc, lanes, w.steps - look.first_step, loop=self.loop_of(cycle))
             e.report.endless_loop(pc, lanes, len(look.states), loop=self.loop_of(cycle), every_order=True)
 
     def _reads_clock(self):
