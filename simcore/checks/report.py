@@ -562,9 +562,20 @@ class Reporter:
                       "the time limit stops a launch); if it loops forever, check the loop's condition and "
                       "that its variables change in every iteration.", pc)
 
-    def endless_loop(self, pc, L, period, pre_volta=False, loop=0, memory_moved=False):
+    def endless_loop(self, pc, L, period, pre_volta=False, loop=0, memory_moved=False, every_order=False):
         """memory_moved: under a deterministic schedule, memory took other values inside the
-        cycle (set and reset) and came back: this schedule repeats forever, another order might not."""
+        cycle (set and reset) and came back: this schedule repeats forever, another order might not.
+        every_order: `period` states from each of which every step of any order leads to another
+        of them (runtime/order_closure.py): no order ends the kernel, though memory moves."""
+        if every_order:
+            self._stopped("Endless loop: in every order the kernel only goes round the same states",
+                          f"the threads that can run went round {period:,} states (every thread's point, "
+                          "variables and memory), and from each of them every step that any order of the "
+                          "threads could take was taken and led to another of them: no order ever leaves the "
+                          "loop at line {loop} (the last step ran line {line}). Memory changes in it (values "
+                          "handed back and forth, a ping-pong), but only among those values. On a GPU: a hang.",
+                          "give the hand-off an end: a count of rounds, or a flag that tells every side to stop "
+                          "and that each side checks in its wait.", pc, loop)
         if memory_moved and not pre_volta:
             self._stopped(f"Endless loop under the {self.schedule} schedule: the kernel came back to exactly the same state",
                           f"{period:,} steps after an earlier moment, every thread was at the same point with the "

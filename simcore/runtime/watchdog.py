@@ -28,7 +28,17 @@ clock (docs/semantics.md, forward progress):
 * the random schedule cannot repeat the wave's whole state often enough to be seen: there each
   warp that runs must come back to a state of its own, every one of its runnable lanes having
   run, while memory takes no other value and no barrier completes (lanes of different warps did
-  not meet); and at the moments barriers complete the whole state is compared as above;
+  not meet); and at the moments barriers complete the whole state is compared as above. That
+  per-probe look compares digests, so it only makes lanes fair: an endless verdict there comes
+  from the long look (warp_cycles.py: one exact checkpoint per warp across probes, Brent's
+  method in the warp's own steps, while memory, barriers and turns stand still), or from the
+  closure look (order_closure.py: a small set of states, exact bytes, that every step of any
+  order leads back into; ping-pong, where memory moves at every hand-off);
+* under a deterministic schedule a ping-pong starves each side in turn: the whole state at the
+  moments lanes get their turn (lanes, memory byte for byte, who yields, the watchdog's own
+  turns) seen again with every lane run in between repeats forever (_fair_cycle);
+* a kernel that reads the clock gets no verdict from a repeat: the clock is not part of the
+  state, and a loop that waits for it comes back to the same registers while it moves on;
 * when the state repeats but some lane that can run did not run in the cycle (a lock holder
   starved by its spinning warp-mates under lockstep, a lane waiting at a reconvergence point
   for warp-mates that spin on its flag), that is the schedule's unfairness, not the kernel's:
@@ -50,6 +60,8 @@ import weakref
 
 import numpy as np
 
+from .order_closure import MAX_MEMORY_BYTES, OrderClosure, warp_choices
+from .warp_cycles import WarpCycleLook, warp_state_bytes
 from .wave import JOIN, PARK, RUN, WARP
 from ..errors import LaunchError
 
@@ -87,6 +99,9 @@ STARVE_STEPS = 1 << 15      # a lane that can run but stands still this long get
 MAX_PROBE = 1 << 17         # the longest probe (steps): cycles up to about half of it are found
 ROUND_PROBE = 1 << 14       # round-robin: probes this long or longer also compare rounds' starts
 MAX_ROUNDS = 1 << 17        # rounds' states kept at most (then the watch starts again)
+MAX_FAIR_MOMENTS = 64       # deterministic schedules: moments of turns kept (_fair_cycle)
+EXACT_MEMORY_BYTES = 1 << 18    # _fair_cycle compares memory byte for byte up to this size (else no look)
+LOOK_EVERY_STEP = 1 << 13   # random: steps of quiet memory after which the long look sees every step
 
 
 def first_probe_length(schedule, nwarps):
@@ -102,6 +117,14 @@ def quiet_steps_of(schedule, nwarps):
     start lanes that stood still may take their turn). A launch that ends within them was run
     exactly as a schedule without probes runs it (warp_batches.py)."""
     return FIRST_PROBE + (1 + PROBE_GAP) * first_probe_length(schedule, nwarps) - 1
+
+
+CLOCK_CALLS = ("clock64", "clock32", "nanosleep")    # context calls whose values come from the step count
+
+
+def uses_context(prog, calls):
+    """Might a block of the kernel make one of these context calls (unknown facts: yes)?"""
+    return any(b.facts is None or any(c in b.facts.context for c in calls) for b in prog.blocks)
 
 
 class Watchdog:
@@ -139,6 +162,15 @@ class Watchdog:
         self.last_warp = -1     # the warp of the last step the round watch saw
         self.pending = None     # (cycle's lanes, lanes to rejoin, step): a turn to give at that step
         self.tries = 0          # turns given from cycles whose memory moved (each at another phase)
+        self.turns_given = 0    # times the watchdog gave lanes a turn (_be_fair): looks start again
+        self.warp_look = None   # random: the long per-warp look while memory stands still (warp_cycles.py)
+        self.look_ran = np.full(w.S, -1, np.int64)     # per slot: the last step the long look saw run it
+        self.due = 0            # the step at which tick() has work besides the long look (_next)
+        self.fair_moments = {}  # deterministic schedules: digest -> (step, exact state, changes) (_fair_cycle)
+        self.pcs_seen = {}      # block -> the last probed step that ran it, in the whole wave
+        self.closure = None     # random: the look for a closed set of states (order_closure.py)
+        self.closure_fits = None    # is memory small enough for it (known at its first use)
+        self.reads_clock = None     # does the kernel read the clock (no long look then)
         return self._next()
 
     def _longest_probe(self, w):
@@ -151,6 +183,12 @@ class Watchdog:
         return MAX_PROBE
 
     def _next(self):
+        """-> the step of the next tick(): the next one due (self.due), or the next step while the
+        long look watches between probes."""
+        self.due = self._due()
+        return self._between_probes()
+
+    def _due(self):
         s = self.w.steps
         if self.limit is not None:
             return self.limit + 1
@@ -160,10 +198,33 @@ class Watchdog:
             return max(s + 1, min(s + self.clock_every, self.next_probe, self.pending[2]))
         return min(s + self.clock_every, self.next_probe)
 
+    def _between_probes(self):
+        """The random schedule's looks see the steps between probes too: the long look once it
+        has been quiet LOOK_EVERY_STEP steps (a warp's cycle longer than a probe's share is then
+        seen whole), the closure look while it applies (it needs consecutive steps). They only
+        watch there: nothing else tick() does happens before self.due."""
+        s = self.w.steps
+        if self.due > s + 1 and (self._long_look_watches() or self.closure is not None):
+            return s + 1
+        return self.due
+
+    def _long_look_watches(self):
+        look = self.warp_look
+        return look is not None and self.w.steps - look.start >= LOOK_EVERY_STEP \
+            and look.stamp[0] == self.engine.memory.changes
+
     def tick(self, pc, L):
         """Called before step number w.steps runs (pc, lanes L). Raises the fault that stops the
         launch, or returns the step at which to be called again."""
         w = self.w
+        if w.steps < self.due:
+            # a step between probes, seen by the random schedule's looks only (_between_probes)
+            lanes = np.arange(w.S)[L]
+            if self._long_look_watches():
+                self._look_across_probes(pc, L, int(lanes[0]) // WARP)
+            if self.closure is not None:
+                self._look_for_closure(pc, lanes)
+            return self._between_probes()
         if self.limit is not None:
             if w.steps > self.limit:
                 self.engine.report.step_limit(pc, L, self.max_steps)
@@ -275,6 +336,8 @@ class Watchdog:
         if self.engine.schedule == "random":
             lanes = np.arange(w.S)[L]
             self._probe_warps(pc, L, int(lanes[0]) // WARP)
+            if self.probe_end is not None:
+                self._look_for_closure(pc, lanes)
         else:
             self._probe_wave(pc, L)
             if self.probe_end is not None and self.rounds is not None:
@@ -282,6 +345,7 @@ class Watchdog:
         if self.probe_end is not None:
             self.last_ran[L] = w.steps
             self.ran_pcs[pc] = w.steps
+            self.pcs_seen[pc] = w.steps
             if w.steps >= self.probe_end:
                 self._end_probe()
 
@@ -367,7 +431,10 @@ class Watchdog:
             self._at_barrier(pc, L)
             return
         base = warp * WARP
-        key = self._lane_state(pc, slice(base, base + WARP), whole=False)
+        state = self._look_across_probes(pc, L, warp)
+        if state is None:
+            return
+        key = hashlib.blake2b(state, digest_size=16).digest()
         seen = self.warp_seen.setdefault(warp, {})
         first = seen.get(key)
         if first is None:
@@ -380,9 +447,81 @@ class Watchdog:
             # memory that changed and changed back could have let some warp out in another
             # order (a flag set and reset while another warp spins on it): no repeat then
             if self.engine.memory.changes == self.changes0 and self._memory_state() == self.mem0:
-                self._repeated(pc, L, self.checkpoint_step, self.changes0)
+                # (a digest's match: an endless verdict needs the long look's exact one)
+                self._repeated(pc, L, self.checkpoint_step, self.changes0, exact=False)
             if self.probe_end is not None:
                 self._end_probe()
+
+    def _look_across_probes(self, pc, L, warp):
+        """The random schedule's long look (warp_cycles.py) at a step of warp `warp`: it goes on
+        across probes while memory, the barriers and the watchdog's turns stand still, and
+        compares exact states. It gives a verdict only where _repeated would change nothing else
+        (no lane waits at a barrier or, under the independent model, to reconverge), so the
+        schedule of every launch is what it was without it. -> the warp's state bytes, or None
+        when the launch has been judged."""
+        w, e = self.w, self.engine
+        state = warp_state_bytes(w, warp)
+        if self._reads_clock():
+            return state
+        stamp = (e.memory.changes, w.sync_events, self.turns_given)
+        look = self.warp_look
+        if look is None or look.stamp != stamp:
+            look = self.warp_look = WarpCycleLook(stamp, w.steps)
+            look.wave_sets = self._wave_sets()
+        came_back = look.observe(w, warp, state, self.look_ran)
+        self.look_ran[L] = w.steps
+        look.pcs[pc] = w.steps
+        if came_back and look.every_warp_came_back(self._runnable_warps()) \
+                and not w.waiting_count.any() and (e.model == "stack" or not (w.st == JOIN).any()) \
+                and self._wave_sets() == look.wave_sets:
+            since = look.since()
+            self._repeated(pc, L, since, stamp[0], seen=(self.look_ran >= since, look.pcs))
+            return None
+        return state
+
+    def _look_for_closure(self, pc, lanes):
+        """The random schedule, at a probed step (pc, `lanes`): feed the look for a closed set of
+        states (order_closure.py), where it applies; when the set closes, no order ever leaves
+        it: an endless loop, though memory moves (ping-pong)."""
+        w, e = self.w, self.engine
+        if self.closure_fits is None:
+            regions = e.memory.regions.values()
+            small = sum(r.storage.nbytes + (0 if r.init is None else r.init.nbytes)
+                        for r in regions if r.storage is not None) <= MAX_MEMORY_BYTES
+            self.closure_fits = small and not uses_context(e.prog, ("activemask",) + CLOCK_CALLS)
+        choices = warp_choices(w, e.model, e.draws_points) \
+            if self.closure_fits and e.yielded is None else None
+        if choices is None:
+            self.closure = None
+            return
+        stamp = (self.turns_given, w.sync_events)
+        if self.closure is None or self.closure.stamp != stamp:
+            self.closure = OrderClosure(stamp)
+            self.closure.changes = e.memory.changes
+        regions = e.memory.regions
+        parts = [np.ascontiguousarray(a).tobytes() for a in self._arrays()]
+        parts.append(repr(self._wave_sets()).encode())
+        for rid in sorted(regions):
+            for part in (regions[rid].storage, regions[rid].init):
+                if part is not None:
+                    parts.append(np.ascontiguousarray(part).tobytes())
+        look = self.closure
+        self.pcs_seen[pc] = w.steps
+        if look.observe(w.steps, b"".join(parts), choices, (pc, int(lanes[0]) // WARP)):
+            cycle = {p for p, step in self.pcs_seen.items() if step >= look.first_step} | {pc}
+            if e.memory.changes == look.changes:
+                # memory stood still: the plain report (every thread that could run ran, nothing moved)
+                e.report.endless_loop(pc, lanes, w.steps - look.first_step, loop=self.loop_of(cycle))
+            e.report.endless_loop(pc, lanes, len(look.states), loop=self.loop_of(cycle), every_order=True)
+
+    def _reads_clock(self):
+        """Does the kernel read the clock? The clock is not part of the state (it moves with the
+        step count): a loop that waits for it (`while (clock64() - t0 < n)`) comes back to the
+        same registers while its clock moves on, so no repeat of such a kernel proves anything,
+        and only the time limit stops it."""
+        if self.reads_clock is None:
+            self.reads_clock = uses_context(self.engine.prog, CLOCK_CALLS)
+        return self.reads_clock
 
     def _at_barrier(self, pc, L):
         """The random schedule, after a barrier completed: the whole state there (every lane,
@@ -403,12 +542,15 @@ class Watchdog:
             return
         self._repeated(pc, L, first[0], first[1])
 
-    def _repeated(self, pc, L, since, since_changes):
+    def _repeated(self, pc, L, since, since_changes, exact=True, seen=None):
         """The state at this step was seen at step `since` (memory's change count then:
         `since_changes`). If some lane that could run did not run since, the schedule was unfair:
-        make it fair and look again. Else: an endless loop."""
+        make it fair and look again. Else: an endless loop, when the match was `exact` (a match of
+        digests only makes lanes fair; its verdict waits for an exact comparison). `seen`: (the
+        lanes that ran since, the blocks run and their last steps) when the look saw steps that
+        probes did not."""
         w, e = self.w, self.engine
-        ran = self.last_ran >= since
+        ran, ran_pcs = (self.last_ran >= since, self.ran_pcs) if seen is None else seen
         # the lanes that had their turn while memory never took another value than the one this
         # cycle sees (a write that changed a value, even one changed back later, gives every
         # other lane a new turn: it might have seen that value)
@@ -429,6 +571,8 @@ class Watchdog:
                 self.pending = (turned, rejoin, w.steps + self.tries % max(1, w.steps - since))
                 return
             self._be_fair(turned, rejoin)
+            if e.schedule != "random":
+                self._fair_cycle(pc, L)
             return
         if e.sync.complete_reached(w):
             # lanes wait at a barrier every thread of theirs has reached, and barriers complete
@@ -436,12 +580,70 @@ class Watchdog:
             # another block's write after its barrier). They go on; the loopers yield.
             self._be_fair(turned, np.zeros(w.S, bool))
             return
+        if not exact or self._reads_clock():
+            return
         pre_volta = e.model == "stack" and bool(((w.st == JOIN) | (w.st == PARK)).any())
-        cycle = {p for p, step in self.ran_pcs.items() if step >= since} | {pc}
+        cycle = {p for p, step in ran_pcs.items() if step >= since} | {pc}
         # (only a deterministic schedule gets here with memory that moved in the cycle: random's
         # looks ask for memory that never took another value)
         e.report.endless_loop(pc, L, w.steps - since, pre_volta=pre_volta, loop=self.loop_of(cycle),
                               memory_moved=changes != self.turns[2])
+
+    def _fair_cycle(self, pc, L):
+        """A deterministic schedule that just gave lanes their turn (_be_fair, after a cycle in
+        which memory stood still): two warps handing a flag back and forth (ping-pong) reach
+        such a moment again and again, each time with other lanes yielding, and memory moves in
+        between, so no single probe sees the whole cycle. Here the whole state is compared with
+        the earlier such moments: lanes, memory, the scheduler (who yields now) and the watchdog's
+        own state that decides its next turns (the probe's length, the turns given from moving
+        memory, the lanes that had their turn). The same state again, within STARVE_STEPS steps
+        and with every lane that can run (or, under the independent model, waits to reconverge)
+        run in between, repeats forever: the schedule, with its turns, is a function of that
+        state (the starvation watch never acts: every lane ran within STARVE_STEPS). The states
+        are compared byte for byte (a digest only finds the candidate)."""
+        w, e = self.w, self.engine
+        if self.pending is not None or self._reads_clock():
+            return
+        exact = self._fair_state(pc, L)
+        if exact is None:
+            return
+        key = hashlib.blake2b(exact, digest_size=16).digest()
+        memory = e.memory
+        first = self.fair_moments.get(key)
+        if first is None or first[1] != exact:
+            if len(self.fair_moments) >= MAX_FAIR_MOMENTS:
+                self.fair_moments.clear()
+            self.fair_moments[key] = (w.steps, exact, memory.changes)
+            return
+        since, _, since_changes = first
+        waiting = (w.st == RUN) | ((w.st == JOIN) if e.model != "stack" else False)
+        if w.steps - since >= STARVE_STEPS or (waiting & (self.last_ran < since)).any():
+            self.fair_moments[key] = (w.steps, exact, memory.changes)
+            return
+        pre_volta = e.model == "stack" and bool(((w.st == JOIN) | (w.st == PARK)).any())
+        cycle = {p for p, step in self.pcs_seen.items() if step >= since} | {pc}
+        e.report.endless_loop(pc, L, w.steps - since, pre_volta=pre_volta, loop=self.loop_of(cycle),
+                              memory_moved=memory.changes != since_changes)
+
+    def _fair_state(self, pc, L):
+        """The exact bytes of the state _fair_cycle compares (lanes, memory, scheduler, the
+        watchdog's turns), or None where memory is too large to keep copies of."""
+        w, e = self.w, self.engine
+        lanes = (L.start, L.stop) if isinstance(L, slice) else tuple(np.asarray(L).tolist())
+        parts = [np.ascontiguousarray(a).tobytes() for a in self._arrays()]
+        parts.append(repr((pc, lanes, e._adv_warp, e._rr_warp, self._wave_sets(), self.probe_len,
+                           self.tries)).encode())
+        parts.append(b"" if e.yielded is None else np.packbits(e.yielded).tobytes())
+        parts.append(b"" if self.turns is None else np.packbits(self.turns[1]).tobytes())
+        regions = e.memory.regions
+        size = sum(r.storage.nbytes for r in regions.values() if r.storage is not None)
+        if size > EXACT_MEMORY_BYTES:
+            return None
+        for rid in sorted(regions):
+            for part in (regions[rid].storage, regions[rid].init):
+                if part is not None:
+                    parts.append(np.ascontiguousarray(part).tobytes())
+        return b"".join(parts)
 
     def loop_of(self, cycle):
         """The loop that a cycle of blocks goes round: the branch of its back edge (the outermost
@@ -478,6 +680,7 @@ class Watchdog:
         warp-mates (rejoin), the lanes that had their turn yield, and a new probe starts from
         the fair schedule's state."""
         w, e = self.w, self.engine
+        self.turns_given += 1
         if rejoin.any():
             w.leave_join_early(np.flatnonzero(rejoin))
         e.yield_lanes(turned)
