@@ -287,6 +287,7 @@ class PerfCounters(Plugin):
         self.atomic_line_words = {}     # (region name, line) -> up to two words its atomics hit
         self.region_bytes = {}
         self._wave_blocks = []
+        self._wave_sectors, self._wave_touched = {}, {}
         self._step = 0
         self._patterns = {}         # shared access pattern -> its wavefronts (see _shared_access)
         self._global_patterns = {}  # global access pattern -> its sectors, lines and warps (_global_pattern)
@@ -309,6 +310,10 @@ class PerfCounters(Plugin):
         self.last_read_step = np.full(nwarps, -1, np.int64)
         self.phase_reads = np.zeros(wave.nblk, bool)
         self._step_sectors = {}
+        self._wave_sectors = {}     # (array, direction) -> sectors per block of the wave (_global_access)
+        self._wave_touched = {}     # (array, direction) -> which blocks of the wave accessed it
+        self._wave_accesses = np.zeros(wave.nblk, np.int64)
+        self._wave_l1_hits = np.zeros(wave.nblk, np.int64)
         wpb = wave.spb // WARP
         self.wpb = wpb
         self.warp_block = np.arange(nwarps) // wpb
@@ -325,7 +330,14 @@ class PerfCounters(Plugin):
 
     def _finish_wave(self):
         self._close_written()
+        for key, sectors in self._wave_sectors.items():
+            for b in np.flatnonzero(self._wave_touched[key]).tolist():
+                found = self._wave_blocks[b].global_sectors
+                found[key] += int(sectors[b])
+        self._wave_sectors, self._wave_touched = {}, {}
         for b, counts in enumerate(self._wave_blocks):
+            counts.global_accesses += int(self._wave_accesses[b])
+            counts.l1_hit_sectors += int(self._wave_l1_hits[b])
             self._close_phase(b)
             warps = slice(b * self.wpb, (b + 1) * self.wpb)
             counts.instructions = float(self.issued[warps].sum())
@@ -410,26 +422,38 @@ class PerfCounters(Plugin):
             self._note_written(region.name, offsets, size, warps)
         if direction == "read":
             self._count_rounds(access_warps, ascending_unique(pairs >> 36))
+        sectors = self._wave_sectors.get(key)
+        if sectors is None:
+            sectors = self._wave_sectors[key] = np.zeros(len(self._wave_blocks), np.int64)
         if blocks[0] == blocks[-1]:                 # one block's warps (blocks ascend with warps)
-            self._count_access(blocks[0], key, pairs.size, access_warps.size, hit_pairs.size, direction)
+            b = blocks[0]
+            self._first_touch(key, blocks[:1])
+            sectors[b] += pairs.size
+            self._wave_accesses[b] += access_warps.size
+            self._wave_l1_hits[b] += hit_pairs.size
         else:
-            nblk = len(self._wave_blocks)
-            sectors = np.bincount(self.warp_block[pairs >> 36], minlength=nblk).tolist()
-            accesses = np.bincount(blocks, minlength=nblk).tolist()
-            hits = np.bincount(self.warp_block[hit_pairs >> 36], minlength=nblk).tolist()
-            for b in ascending_unique(blocks).tolist():
-                self._count_access(b, key, sectors[b], accesses[b], hits[b], direction)
+            self._first_touch(key, blocks)
+            sectors += np.bincount(self.warp_block[pairs >> 36], minlength=sectors.size)
+            self._wave_accesses += np.bincount(blocks, minlength=sectors.size)
+            self._wave_l1_hits += np.bincount(self.warp_block[hit_pairs >> 36], minlength=sectors.size)
+        if direction == "read":
+            self.phase_reads[blocks] = True
         if kind in ("atomic", "cas"):
             self._global_atomic(region, offsets, warps)
 
-    def _count_access(self, b, key, sectors, accesses, l1_hits, direction):
-        """Add one global access's sectors, warp accesses and L1 hits to block b's counts."""
-        counts = self._wave_blocks[b]
-        counts.global_sectors[key] = counts.global_sectors.get(key, 0) + sectors
-        counts.global_accesses += accesses
-        counts.l1_hit_sectors += l1_hits
-        if direction == "read":
-            self.phase_reads[b] = True
+    def _first_touch(self, key, blocks):
+        """Blocks (of the wave) that access (array, direction) `key` for the first time get
+        its entry now, so that each block's global_sectors keeps the order it met its arrays
+        in; the wave's counts are added at its end (_finish_wave)."""
+        touched = self._wave_touched.get(key)
+        if touched is None:
+            touched = self._wave_touched[key] = np.zeros(len(self._wave_blocks), bool)
+        if not touched[blocks].all():
+            for b in blocks[~touched[blocks]].tolist():
+                if not touched[b]:
+                    touched[b] = True
+                    found = self._wave_blocks[b].global_sectors
+                    found[key] = found.get(key, 0)
 
     def _count_rounds(self, access_warps, missing_warps):
         """One round trip per basic block that loads, per warp: an L1 round when every sector
@@ -513,7 +537,7 @@ class PerfCounters(Plugin):
             if key_blocks[0] == key_blocks[-1]:
                 self._wave_blocks[key_blocks[0]].global_lines += int(keys.size)
                 return
-            blocks, counts = np.unique(key_blocks, return_counts=True)
+            blocks, counts = ascending_unique(key_blocks, counts=True)
             for b, c in zip(blocks.tolist(), counts.tolist()):
                 self._wave_blocks[b].global_lines += c
 
