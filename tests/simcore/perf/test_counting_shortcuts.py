@@ -123,12 +123,25 @@ def _plain_unique(values, counts=False):
     return np.unique(values, return_counts=counts)
 
 
+def _switch_off_shortcuts(m):
+    """np.unique every time, no remembered patterns, and a convergent step's lanes given as
+    an index array (as a divergent step's are) instead of a slice."""
+    m.setattr(counters_module, "ascending_unique", _plain_unique)
+    m.setattr(counters_module, "PATTERNS_KEPT", 0)
+    on_step = counters_module.PerfCounters.on_step
+
+    def on_step_with_lane_indices(self, pc, lanes):
+        if isinstance(lanes, slice):
+            lanes = np.arange(lanes.start, lanes.stop)
+        on_step(self, pc, lanes)
+    m.setattr(counters_module.PerfCounters, "on_step", on_step_with_lane_indices)
+
+
 def _counts(source, name, grid, block, l1_sectors, plain, monkeypatch):
     """{block: its BlockCounts as a dict} and the atomic lines, of a sampled run."""
     with monkeypatch.context() as m:
         if plain:
-            m.setattr(counters_module, "ascending_unique", _plain_unique)
-            m.setattr(counters_module, "PATTERNS_KEPT", 0)
+            _switch_off_shortcuts(m)
         k = kernel(source, name)
         launch = simcore.Launch(k.name, (grid, 1, 1), (block, 1, 1), 0, "sim")
         found = run_sample(k.program, launch, marshal(k, _inputs(name, np.random.default_rng(3))),
@@ -157,8 +170,7 @@ def test_an_estimate_is_the_same_with_and_without_the_shortcuts(source, name, gr
     args = _inputs(name, np.random.default_rng(3))
     fast = kernel(source, name).estimate((grid,), (block,), args)
     with monkeypatch.context() as m:
-        m.setattr(counters_module, "ascending_unique", _plain_unique)
-        m.setattr(counters_module, "PATTERNS_KEPT", 0)
+        _switch_off_shortcuts(m)
         plain = kernel(source, name).estimate((grid,), (block,), args)
     assert (fast.time_ms, fast.bound, fast.breakdown, fast.per_block) == \
         (plain.time_ms, plain.bound, plain.breakdown, plain.per_block)
@@ -199,6 +211,34 @@ def test_sectors_lines_and_accesses_are_the_ones_counted_by_hand(source, name, i
         got = counts[b]
         assert got["global_sectors"] == {("in", "read"): sectors, ("out", "write"): sectors}, f"block {b}"
         assert (got["global_lines"], got["global_accesses"]) == (lines, accesses), f"block {b}"
+
+
+ROW_WALK = r"""
+extern "C" __global__ void row_walk(const float *m, float *out, int w)
+{
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    float best = -1e30f;
+    for (int c = 0; c < w; c++)
+        best = fmaxf(best, m[r * w + c]);
+    out[r] = best;
+}
+"""
+
+
+@pytest.mark.parametrize("grid, block", [(1, 32), (4, 32), (3, 64)])
+def test_a_row_each_thread_walks_misses_the_l1_once_per_sector(grid, block):
+    """One thread per row of 64 floats, an L1 larger than every row: each warp access moves one
+    sector per lane, and only a sector's first read misses (8 floats a sector)."""
+    w = 64
+    k = kernel(ROW_WALK, "row_walk")
+    launch = simcore.Launch(k.name, (grid, 1, 1), (block, 1, 1), 0, "sim")
+    rows = grid * block
+    args = (np.ones(rows * w, np.float32), np.zeros(rows, np.float32), np.int32(w))
+    found = run_sample(k.program, launch, marshal(k, args), l1_sectors=1 << 20).blocks
+    for b in range(grid):
+        missed = found[b].global_sectors[("m", "read")]
+        assert missed == block * w * 4 // 32, f"block {b}"
+        assert missed + found[b].l1_hit_sectors == block * w, f"block {b}"
 
 
 def test_an_estimate_is_deterministic_across_kernels_and_repeats():
