@@ -72,7 +72,10 @@ def ascending_unique(values, counts=False):
     if not counts:
         return values[keep]
     starts = np.flatnonzero(keep)
-    return values[starts], np.diff(starts, append=values.size)
+    counted = np.empty(starts.size, np.int64)
+    np.subtract(starts[1:], starts[:-1], out=counted[:-1])
+    counted[-1] = values.size - starts[-1]
+    return values[starts], counted
 
 
 def work_instructions(work, table=STATEMENT_WEIGHT):
@@ -421,7 +424,7 @@ class PerfCounters(Plugin):
         if kind == "write":
             self._note_written(region.name, offsets, size, warps)
         if direction == "read":
-            self._count_rounds(access_warps, ascending_unique(pairs >> 36))
+            self._count_rounds(access_warps, pairs >> 36 if access_warps.size == 1 else ascending_unique(pairs >> 36))
         sectors = self._wave_sectors.get(key)
         if sectors is None:
             sectors = self._wave_sectors[key] = np.zeros(len(self._wave_blocks), np.int64)
@@ -459,6 +462,20 @@ class PerfCounters(Plugin):
         """One round trip per basic block that loads, per warp: an L1 round when every sector
         the warp's loads of this basic block fetched was an L1 hit, else a memory round (a
         later load of the same basic block that misses turns an L1 round into a memory one)."""
+        if access_warps.size == 1:      # one warp: the same rule on its scalars
+            w, missing = int(access_warps[0]), missing_warps.size > 0
+            if self.last_read_step[w] != self._step:
+                if missing:
+                    self.rounds[w] += 1
+                else:
+                    self.l1_rounds[w] += 1
+                self.round_in_l1[w] = not missing
+            elif missing and self.round_in_l1[w]:
+                self.l1_rounds[w] -= 1
+                self.rounds[w] += 1
+                self.round_in_l1[w] = False
+            self.last_read_step[w] = self._step
+            return
         fresh = self.last_read_step[access_warps] != self._step
         missing = np.zeros(len(self.issued), bool)     # (missing_warps are some of access_warps)
         missing[missing_warps] = True
