@@ -412,9 +412,13 @@ class PerfCounters(Plugin):
         direction = "write" if kind == "write" else "read"
         key = (region.name, direction)
         seen = self._step_sectors.get(key)          # this basic block's earlier accesses
-        self._step_sectors[key] = pairs if seen is None else np.union1d(seen, pairs)
-        if seen is not None:
+        if seen is not None and np.array_equal(seen, pairs):     # a float4's next member: nothing new
+            pairs = pairs[:0]
+        elif seen is not None:
+            self._step_sectors[key] = np.union1d(seen, pairs)
             pairs = pairs[~np.isin(pairs, seen, assume_unique=True)]
+        else:
+            self._step_sectors[key] = pairs
         blocks = self.warp_block[access_warps]
         missed = self._l1_misses(region, pairs) if kind == "read" and self.l1_sectors else None
         hit_pairs = pairs[~missed] if missed is not None else pairs[:0]
@@ -546,9 +550,13 @@ class PerfCounters(Plugin):
         """Distinct 128-byte lines per warp (keys: (warp, line), ascending), each once per
         basic-block execution (the members of a float4 are one access)."""
         seen = self._step_lines.get(name)
-        self._step_lines[name] = keys if seen is None else np.union1d(seen, keys)
+        if seen is not None and np.array_equal(seen, keys):      # a float4's next member: nothing new
+            return
         if seen is not None:
+            self._step_lines[name] = np.union1d(seen, keys)
             keys = keys[~np.isin(keys, seen, assume_unique=True)]
+        else:
+            self._step_lines[name] = keys
         if keys.size:
             key_blocks = self.warp_block[keys >> 36]
             if key_blocks[0] == key_blocks[-1]:
