@@ -32,6 +32,7 @@ from ..checks.base import Plugin
 
 WARP = 32
 SECTOR = 32
+PATTERNS_KEPT = 4096        # access patterns remembered per launch (a loop repeats a few)
 
 # Machine instructions per statement of lowered code, by what lowering recorded it does
 # (lower/facts.py: Work): one per memory operation and per arithmetic operator, a multiply
@@ -54,6 +55,27 @@ CONDITION_WEIGHT = {
     "constant_test": lambda work: 0.125,
     "test": lambda work: 1.0 + work.operators - work.fused,
 }
+
+
+def ascending_unique(values, counts=False):
+    """np.unique(values[, return_counts=counts]): the distinct values in ascending order (and
+    how often each occurs), without np.unique's sort where `values` already ascend (a warp
+    access's lanes come in order, and most addresses rise with the lane); the same result
+    either way."""
+    if values.size < 2 and not counts:
+        return values
+    if values.size < 2 or not (values[1:] >= values[:-1]).all():
+        return np.unique(values, return_counts=counts)
+    keep = np.empty(values.size, bool)
+    keep[0] = True
+    np.not_equal(values[1:], values[:-1], out=keep[1:])
+    if not counts:
+        return values[keep]
+    starts = np.flatnonzero(keep)
+    counted = np.empty(starts.size, np.int64)
+    np.subtract(starts[1:], starts[:-1], out=counted[:-1])
+    counted[-1] = values.size - starts[-1]
+    return values[starts], counted
 
 
 def work_instructions(work, table=STATEMENT_WEIGHT):
@@ -282,8 +304,10 @@ class PerfCounters(Plugin):
         self.atomic_line_words = {}     # (region name, line) -> up to two words its atomics hit
         self.region_bytes = {}
         self._wave_blocks = []
+        self._wave_sectors, self._wave_touched = {}, {}
         self._step = 0
         self._patterns = {}         # shared access pattern -> its wavefronts (see _shared_access)
+        self._global_patterns = {}  # global access pattern -> its sectors, lines and warps (_global_pattern)
         self.atomic_kinds = atomic_site_kinds(program)
         self.global_atomic_kinds = atomic_site_kinds(program, GLOBAL_ATOMIC_KIND)
 
@@ -304,6 +328,10 @@ class PerfCounters(Plugin):
         self.last_read_step = np.full(nwarps, -1, np.int64)
         self.phase_reads = np.zeros(wave.nblk, bool)
         self._step_sectors = {}
+        self._wave_sectors = {}     # (array, direction) -> sectors per block of the wave (_global_access)
+        self._wave_touched = {}     # (array, direction) -> which blocks of the wave accessed it
+        self._wave_accesses = np.zeros(wave.nblk, np.int64)
+        self._wave_l1_hits = np.zeros(wave.nblk, np.int64)
         wpb = wave.spb // WARP
         self.wpb = wpb
         self.warp_block = np.arange(nwarps) // wpb
@@ -320,7 +348,14 @@ class PerfCounters(Plugin):
 
     def _finish_wave(self):
         self._close_written()
+        for key, sectors in self._wave_sectors.items():
+            for b in np.flatnonzero(self._wave_touched[key]).tolist():
+                found = self._wave_blocks[b].global_sectors
+                found[key] += int(sectors[b])
+        self._wave_sectors, self._wave_touched = {}, {}
         for b, counts in enumerate(self._wave_blocks):
+            counts.global_accesses += int(self._wave_accesses[b])
+            counts.l1_hit_sectors += int(self._wave_l1_hits[b])
             self._close_phase(b)
             warps = slice(b * self.wpb, (b + 1) * self.wpb)
             counts.instructions = float(self.issued[warps].sum())
@@ -354,10 +389,17 @@ class PerfCounters(Plugin):
             self._step_sectors = {}
             self._step_lines = {}
             self._close_written()
+        shuffles = self.shuffles_per_block[pc]
+        if isinstance(lanes, slice):                # a convergent group: the warps lo..hi, each once
+            if lanes.stop > lanes.start:
+                warps = slice(lanes.start // WARP, (lanes.stop - 1) // WARP + 1)
+                self.issued[warps] += self.weights[pc]
+                if shuffles:
+                    self.shuffled[warps] += shuffles
+            return
         warps = self.wave.slot_warp[lanes]          # ascending: lanes come sorted
         if len(warps) == 0:
             return
-        shuffles = self.shuffles_per_block[pc]
         if warps[0] == warps[-1]:
             self.issued[warps[0]] += self.weights[pc]
             if shuffles:
@@ -381,47 +423,82 @@ class PerfCounters(Plugin):
 
     def _global_access(self, region, offsets, size, kind, warps, atomic_kind="float"):
         self.region_bytes[region.name] = region.nbytes
-        first = offsets // SECTOR
-        last = (offsets + size - 1) // SECTOR
-        keys = warps * (1 << 36) + first
-        if (last != first).any():
-            keys = np.concatenate([keys, warps * (1 << 36) + last])
-        pairs = np.unique(keys)
+        pairs, lines, access_warps = self._global_pattern(offsets, size, warps)
         direction = "write" if kind == "write" else "read"
         key = (region.name, direction)
         seen = self._step_sectors.get(key)          # this basic block's earlier accesses
-        self._step_sectors[key] = pairs if seen is None else np.union1d(seen, pairs)
-        if seen is not None:
+        if seen is not None and np.array_equal(seen, pairs):     # a float4's next member: nothing new
+            pairs = pairs[:0]
+        elif seen is not None:
+            self._step_sectors[key] = np.union1d(seen, pairs)
             pairs = pairs[~np.isin(pairs, seen, assume_unique=True)]
-        access_warps = np.unique(warps)
+        else:
+            self._step_sectors[key] = pairs
         blocks = self.warp_block[access_warps]
         missed = self._l1_misses(region, pairs) if kind == "read" and self.l1_sectors else None
         hit_pairs = pairs[~missed] if missed is not None else pairs[:0]
         if missed is not None:
             pairs = pairs[missed]
-        sector_blocks = self.warp_block[pairs >> 36]
-        self._count_lines(region.name, offsets, size, warps)
+        self._count_lines(region.name, lines)
         if kind == "write":
             self._note_written(region.name, offsets, size, warps)
         if direction == "read":
-            self._count_rounds(access_warps, np.unique(pairs >> 36))
-        for b in np.unique(blocks):
-            counts = self._wave_blocks[b]
-            counts.global_sectors[key] = counts.global_sectors.get(key, 0) + int((sector_blocks == b).sum())
-            counts.global_accesses += int((blocks == b).sum())
-            if hit_pairs.size:
-                counts.l1_hit_sectors += int((self.warp_block[hit_pairs >> 36] == b).sum())
-            if direction == "read":
-                self.phase_reads[b] = True
+            self._count_rounds(access_warps, pairs >> 36 if access_warps.size == 1 else ascending_unique(pairs >> 36))
+        sectors = self._wave_sectors.get(key)
+        if sectors is None:
+            sectors = self._wave_sectors[key] = np.zeros(len(self._wave_blocks), np.int64)
+        if blocks[0] == blocks[-1]:                 # one block's warps (blocks ascend with warps)
+            b = blocks[0]
+            self._first_touch(key, blocks[:1])
+            sectors[b] += pairs.size
+            self._wave_accesses[b] += access_warps.size
+            self._wave_l1_hits[b] += hit_pairs.size
+        else:
+            self._first_touch(key, blocks)
+            sectors += np.bincount(self.warp_block[pairs >> 36], minlength=sectors.size)
+            self._wave_accesses += np.bincount(blocks, minlength=sectors.size)
+            self._wave_l1_hits += np.bincount(self.warp_block[hit_pairs >> 36], minlength=sectors.size)
+        if direction == "read":
+            self.phase_reads[blocks] = True
         if kind in ("atomic", "cas"):
             self._global_atomic(region, offsets, warps, atomic_kind)
+
+    def _first_touch(self, key, blocks):
+        """Blocks (of the wave) that access (array, direction) `key` for the first time get
+        its entry now, so that each block's global_sectors keeps the order it met its arrays
+        in; the wave's counts are added at its end (_finish_wave)."""
+        touched = self._wave_touched.get(key)
+        if touched is None:
+            touched = self._wave_touched[key] = np.zeros(len(self._wave_blocks), bool)
+        if not touched[blocks].all():
+            for b in blocks[~touched[blocks]].tolist():
+                if not touched[b]:
+                    touched[b] = True
+                    found = self._wave_blocks[b].global_sectors
+                    found[key] = found.get(key, 0)
 
     def _count_rounds(self, access_warps, missing_warps):
         """One round trip per basic block that loads, per warp: an L1 round when every sector
         the warp's loads of this basic block fetched was an L1 hit, else a memory round (a
         later load of the same basic block that misses turns an L1 round into a memory one)."""
+        if access_warps.size == 1:      # one warp: the same rule on its scalars
+            w, missing = int(access_warps[0]), missing_warps.size > 0
+            if self.last_read_step[w] != self._step:
+                if missing:
+                    self.rounds[w] += 1
+                else:
+                    self.l1_rounds[w] += 1
+                self.round_in_l1[w] = not missing
+            elif missing and self.round_in_l1[w]:
+                self.l1_rounds[w] -= 1
+                self.rounds[w] += 1
+                self.round_in_l1[w] = False
+            self.last_read_step[w] = self._step
+            return
         fresh = self.last_read_step[access_warps] != self._step
-        missing = np.isin(access_warps, missing_warps, assume_unique=True)
+        missing = np.zeros(len(self.issued), bool)     # (missing_warps are some of access_warps)
+        missing[missing_warps] = True
+        missing = missing[access_warps]
         new_l1, new_memory = access_warps[fresh & ~missing], access_warps[fresh & missing]
         self.l1_rounds[new_l1] += 1
         self.round_in_l1[new_l1] = True
@@ -448,38 +525,79 @@ class PerfCounters(Plugin):
         last_block, last_clock = state
         owner = blocks + self.wave.first_block
         missed = ~((last_block[sectors] == owner) & (self.l1_clock[blocks] - last_clock[sectors] < self.l1_sectors))
-        np.add.at(self.l1_clock, blocks[missed], 1)
+        self.l1_clock += np.bincount(blocks[missed], minlength=self.l1_clock.size)
         last_block[sectors] = owner
         last_clock[sectors] = self.l1_clock[blocks]
         return missed
 
-    def _count_lines(self, name, offsets, size, warps):
-        """Distinct 128-byte lines per warp, each once per basic-block execution (the members
-        of a float4 are one access)."""
-        keys = np.unique(warps * (1 << 36) + (offsets + size - 1) // 128)
-        keys = np.union1d(keys, warps * (1 << 36) + offsets // 128) if size > 1 else keys
+    def _global_pattern(self, offsets, size, warps):
+        """-> (the distinct (warp, 32-byte sector) keys, the distinct (warp, 128-byte line) keys,
+        the distinct warps) of one global access, each ascending. They only move when every
+        lane's address moves by the same whole number of 128-byte lines and the warps by the
+        same number, so a loop's repeated pattern is worked out once and moved after."""
+        base = int(offsets[0]) - int(offsets[0]) % 128
+        first_warp = int(warps[0])
+        pattern = None
+        if len(self._global_patterns) < PATTERNS_KEPT:
+            pattern = ((offsets - base).tobytes(), (warps - first_warp).tobytes(), size)
+            found = self._global_patterns.get(pattern)
+            if found is not None:
+                pairs, lines, access_warps = found
+                shift = first_warp * (1 << 36)
+                return pairs + (shift + base // SECTOR), lines + (shift + base // 128), access_warps + first_warp
+        first = offsets // SECTOR
+        last = (offsets + size - 1) // SECTOR
+        keys = warps * (1 << 36) + first
+        if (last != first).any():
+            keys = np.concatenate([keys, warps * (1 << 36) + last])
+        pairs = ascending_unique(keys)
+        ends = warps * (1 << 36) + (offsets + size - 1) // 128
+        starts = warps * (1 << 36) + offsets // 128 if size > 1 else ends
+        lines = ascending_unique(ends if starts is ends or (starts == ends).all() else np.concatenate([starts, ends]))
+        access_warps = ascending_unique(warps)
+        if pattern is not None:
+            shift = first_warp * (1 << 36)
+            self._global_patterns[pattern] = (pairs - (shift + base // SECTOR), lines - (shift + base // 128),
+                                              access_warps - first_warp)
+        return pairs, lines, access_warps
+
+    def _count_lines(self, name, keys):
+        """Distinct 128-byte lines per warp (keys: (warp, line), ascending), each once per
+        basic-block execution (the members of a float4 are one access)."""
         seen = self._step_lines.get(name)
-        self._step_lines[name] = keys if seen is None else np.union1d(seen, keys)
+        if seen is not None and np.array_equal(seen, keys):      # a float4's next member: nothing new
+            return
         if seen is not None:
+            self._step_lines[name] = np.union1d(seen, keys)
             keys = keys[~np.isin(keys, seen, assume_unique=True)]
+        else:
+            self._step_lines[name] = keys
         if keys.size:
-            blocks, counts = np.unique(self.warp_block[keys >> 36], return_counts=True)
+            key_blocks = self.warp_block[keys >> 36]
+            if key_blocks[0] == key_blocks[-1]:
+                self._wave_blocks[key_blocks[0]].global_lines += int(keys.size)
+                return
+            blocks, counts = ascending_unique(key_blocks, counts=True)
             for b, c in zip(blocks.tolist(), counts.tolist()):
                 self._wave_blocks[b].global_lines += c
 
     def _note_written(self, name, offsets, size, warps):
         """Bytes each warp writes into each sector during this basic-block execution (the
         members of a struct store fill a sector together); counted at the step's end."""
-        keys, counts = np.unique(warps * (1 << 36) + offsets // SECTOR, return_counts=True)
-        entry = self._step_written.setdefault(name, {})
-        for k, c in zip(keys.tolist(), counts.tolist()):
-            entry[k] = entry.get(k, 0) + c * size
+        self._step_written.setdefault(name, []).append((warps * (1 << 36) + offsets // SECTOR, size))
 
     def _close_written(self):
-        for name, written in self._step_written.items():
-            partial = [k >> 36 for k, nbytes in written.items() if nbytes < SECTOR]
-            if partial:
-                blocks, counts = np.unique(self.warp_block[np.array(partial, np.int64)], return_counts=True)
+        for name, parts in self._step_written.items():
+            if len(parts) == 1:
+                keys, size = parts[0]
+                sectors, lanes = ascending_unique(keys, counts=True)
+                written = lanes * size
+            else:
+                sectors, where = np.unique(np.concatenate([k for k, _ in parts]), return_inverse=True)
+                written = np.bincount(where, weights=np.concatenate([np.full(k.size, n) for k, n in parts]))
+            partial = sectors[written < SECTOR] >> 36
+            if partial.size:
+                blocks, counts = np.unique(self.warp_block[partial], return_counts=True)
                 for b, c in zip(blocks.tolist(), counts.tolist()):
                     found = self._wave_blocks[b].partial_writes
                     found[name] = found.get(name, 0) + c
@@ -524,7 +642,7 @@ class PerfCounters(Plugin):
         first_block = self.warp_block[warps[0]]
         if per_block is None:
             per_block = self._bank_wavefronts(words, size, warps, first_block)
-            if len(self._patterns) < 4096:
+            if len(self._patterns) < PATTERNS_KEPT:
                 self._patterns[pattern] = per_block
         for rel, accesses, wavefronts in per_block:
             counts = self._wave_blocks[first_block + rel]
