@@ -16,7 +16,7 @@ grader's time limit. The outcome must be one of:
   left, a brace never closed);
 
 and never another exception (a `SimulatorError` is simcore's own bug), nor a run longer than
-HANG_S seconds of wall time (a guard of this harness: the verdicts come from the step budget).
+HANG_S seconds of CPU time (a guard of this harness: the verdicts come from the step budget).
 tests/conformance/test_fuzz_corpus.py runs a few hundred seeded mutants of this in CI.
 """
 import argparse
@@ -40,7 +40,8 @@ if ROOT not in sys.path:
 import simcore  # noqa: E402
 from conformance import corpus  # noqa: E402
 
-HANG_S = 20                 # wall seconds for one mutant (compile + launch) before it counts as a hang
+HANG_S = 20                 # CPU seconds for one mutant (compile + launch) before it counts as a hang
+WALL_BACKSTOP = 10          # ... or that many times HANG_S of wall time (a process blocked without using CPU)
 MAX_STEPS = 4000            # simulated steps per wave: a mutated loop stops here (a step_limit fault)
 MAX_THREADS = 1024          # larger launches are cut to fewer blocks (the verdict does not matter here)
 # CompileErrors about the whole file, which have no line to name
@@ -145,22 +146,31 @@ class Hang(Exception):
 
 
 @contextlib.contextmanager
-def wall_guard(seconds):
-    """SIGALRM: a mutant that runs longer is a hang of the harness, reported (POSIX main thread)."""
-    if not hasattr(signal, "SIGALRM"):
+def hang_guard(seconds):
+    """A mutant that uses more than `seconds` of this process's CPU time is a hang of the harness,
+    reported (POSIX main thread). CPU time (SIGPROF), not wall time: on a loaded machine a mutant
+    that needs one second of CPU may take twenty of wall time, and that is no hang. A wall-clock
+    alarm at WALL_BACKSTOP times the limit still catches a process that blocks without using CPU."""
+    if not hasattr(signal, "SIGALRM") or not hasattr(signal, "setitimer"):
         yield
         return
 
-    def on_alarm(signum, frame):
-        raise Hang(f"no result within {seconds} s")
+    def on_cpu(signum, frame):
+        raise Hang(f"no result within {seconds} s of CPU time")
 
-    old = signal.signal(signal.SIGALRM, on_alarm)
-    signal.alarm(seconds)
+    def on_wall(signum, frame):
+        raise Hang(f"no result within {seconds * WALL_BACKSTOP} s of wall time")
+
+    old_prof, old_alarm = signal.signal(signal.SIGPROF, on_cpu), signal.signal(signal.SIGALRM, on_wall)
+    signal.setitimer(signal.ITIMER_PROF, seconds)
+    signal.alarm(int(seconds * WALL_BACKSTOP))
     try:
         yield
     finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
         signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
+        signal.signal(signal.SIGPROF, old_prof)
+        signal.signal(signal.SIGALRM, old_alarm)
 
 
 def generic_args(kernel, n=4096):
@@ -199,7 +209,7 @@ def run_mutant(entry, src):
         warnings.simplefilter("ignore")
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             try:
-                with wall_guard(HANG_S):
+                with hang_guard(HANG_S):
                     return _run(entry, src)
             except Hang as e:
                 return "hang", e

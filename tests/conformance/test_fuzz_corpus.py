@@ -4,6 +4,7 @@ branches; files truncated; tokens inserted or deleted) compile to a CompileError
 launch to the end, a KernelFault or a LaunchError: never an internal error, never a hang.
 `python tools/fuzz_corpus.py --count 2000` runs the long version by hand."""
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -51,3 +52,14 @@ def test_a_cut_off_file_is_a_syntax_error_at_its_last_line(src, line):
     with pytest.raises(simcore.CompileError) as e:
         simcore.RawModule(code=src)
     assert e.value.line == line and "syntax error" in str(e.value)
+
+
+def test_the_hang_guard_counts_cpu_time_not_a_loaded_machines_wall_time():
+    # waiting (what a loaded machine does to a mutant) uses no CPU and is no hang ...
+    with fz.hang_guard(1):
+        time.sleep(1.5)
+    # ... a loop that keeps the CPU busy is
+    with pytest.raises(fz.Hang, match="CPU time"):
+        with fz.hang_guard(1):
+            while True:
+                pass

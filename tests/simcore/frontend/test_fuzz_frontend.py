@@ -33,15 +33,15 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.a
 SETTINGS = dict(deadline=None, derandomize=True, database=None, print_blob=False,
                 suppress_health_check=list(HealthCheck))
 ALLOWED = (simcore.CompileError, simcore.LaunchError, simcore.KernelFault)
-WALL_LIMIT_S = 30          # a single example that runs longer than this is a hang
+HANG_LIMIT_S = 30          # CPU seconds: a single example that uses more than this is a hang
 
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import fuzz_corpus  # noqa: E402
 
 
 # --------------------------------------------------------------------------- harness
-# the hang guard is the corpus fuzzer's (tools/fuzz_corpus.py): one SIGALRM guard for both
-Hang, time_limit = fuzz_corpus.Hang, fuzz_corpus.wall_guard
+# the hang guard is the corpus fuzzer's (tools/fuzz_corpus.py): one CPU-time guard for both
+Hang, time_limit = fuzz_corpus.Hang, fuzz_corpus.hang_guard
 
 
 # Known crashes (see .scratch/bugs-fuzz.md) that the fuzz loops tolerate while they are open, as
@@ -60,7 +60,7 @@ def run_quietly(fn):
         warnings.simplefilter("ignore")
         with contextlib.redirect_stdout(io.StringIO()):
             try:
-                with time_limit(WALL_LIMIT_S):
+                with time_limit(HANG_LIMIT_S):
                     fn()
             except ALLOWED:
                 return None
@@ -566,7 +566,7 @@ def run_generated(seed, block):
     kern = simcore.RawKernel(src, "gen")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        with time_limit(WALL_LIMIT_S):
+        with time_limit(HANG_LIMIT_S):
             kern((1,), (block,), (out, fout, in_, fin), max_steps=20000)
     # the grammar does not avoid signed overflow (undefined in C, so simcore warns; it wraps as
     # the reference does): that warning is expected, any other is not
