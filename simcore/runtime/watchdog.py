@@ -628,7 +628,7 @@ class Watchdog:
     def _fair_state(self, pc, L):
         """The exact bytes of the state _fair_cycle compares (lanes, memory, scheduler, the
         watchdog's turns), or None where memory is too large to keep copies of."""
-        w, e = self.w, self.engine
+        e = self.engine
         lanes = (L.start, L.stop) if isinstance(L, slice) else tuple(np.asarray(L).tolist())
         parts = [np.ascontiguousarray(a).tobytes() for a in self._arrays()]
         parts.append(repr((pc, lanes, e._adv_warp, e._rr_warp, self._wave_sets(), self.probe_len,

@@ -8,7 +8,7 @@ import pytest
 
 import simcore
 from simcore.perf import get_gpu, known_gpus, occupancy
-from simcore.perf.counters import PerfCounters, estimate_registers, statement_instructions
+from simcore.perf.counters import estimate_registers, statement_instructions
 from simcore.launch import marshal
 from simcore.perf.sampling import interior_blocks, run_sample, sample_plan
 from barrier_course.lessons import tuning_kernels
