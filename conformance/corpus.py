@@ -36,7 +36,7 @@ import math
 
 import numpy as np
 
-from simcore.checks import CHECK_FAULT_KINDS
+from simcore.plugins import CHECK_FAULT_KINDS
 
 HERE = Path(__file__).resolve().parent
 

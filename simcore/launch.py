@@ -12,7 +12,7 @@ import numpy as np
 
 from .errors import LaunchError
 from .gpus import SIMULATED_GPU, get_gpu, occupancy
-from .checks import CHECKS      # the checks' names, in the plugin registry's order
+from .plugins import CHECKS     # the checks' names, in the plugin registry's order
 from .runtime.watchdog import DEFAULT_TIME_LIMIT, default_time_limit
 
 SCHEDULES = ("lockstep", "round_robin", "random", "adversarial")

@@ -73,17 +73,34 @@ def imports_of(module, path):
                 yield alias.name, None, node.lineno
 
 
+def packages_run_by_importing(module, source):
+    """The packages whose `__init__` Python runs when `module` imports `source`: every package
+    above `source` that is not also above `module` (those are already imported, or being
+    imported, before `module` runs). `from simcore.checks.base import Plugin` in
+    simcore/recording/trace_recorder.py runs simcore/checks/__init__.py: an import, and a
+    possible cycle, that the statement does not spell."""
+    own = module.split(".")
+    parts = source.split(".")
+    found = []
+    for depth in range(1, len(parts)):
+        package = ".".join(parts[:depth])
+        if parts[:depth] != own[:depth]:
+            found.append(package)
+    return found
+
+
 def import_graph(package):
     """module -> the modules of the same package it imports (a name that is a submodule
-    counts as that submodule)."""
+    counts as that submodule; a package whose `__init__` the import runs counts too)."""
     modules = module_files(package)
     graph = {name: set() for name in modules}
     for module, path in modules.items():
         for source, alias, _ in imports_of(module, path):
             if alias is not None and f"{source}.{alias.name}" in modules:
                 source = f"{source}.{alias.name}"
-            if source in modules and source != module:
-                graph[module].add(source)
+            for imported in [source, *packages_run_by_importing(module, source)]:
+                if imported in modules and imported != module:
+                    graph[module].add(imported)
     return graph
 
 
@@ -181,3 +198,38 @@ def test_the_private_name_finder_sees_from_imports_and_attribute_reads(tmp_path)
     assert private_imports("simcore.probe", path) == [
         "simcore.probe:1 takes _hidden from simcore.module",
         "simcore.probe:4 takes _hidden from simcore.module"]
+
+
+def test_an_import_of_a_submodule_counts_as_an_import_of_the_packages_it_runs():
+    # trace_recorder's `from ..checks.base import Plugin` runs simcore/checks/__init__.py; once
+    # that imported the recorders back, `import simcore.recording.trace_recorder` failed when it
+    # was a process's first import (a half-made module), while the statement-only graph had no cycle.
+    assert packages_run_by_importing("simcore.recording.trace_recorder", "simcore.checks.base") == ["simcore.checks"]
+    # its own packages are already running when a module runs: no edge to them
+    assert packages_run_by_importing("simcore.checks.races", "simcore.checks.base") == []
+    assert packages_run_by_importing("simcore.perf.model", "simcore.runtime.sync.barriers") == [
+        "simcore.runtime", "simcore.runtime.sync"]
+
+
+def test_every_module_imports_first_in_a_fresh_interpreter():
+    """What a user (or one test file run alone) does: import one module before anything else of
+    the project. Each module is imported after every project module is dropped from
+    sys.modules, in one child process (third-party modules stay loaded: they are not ours)."""
+    import subprocess
+    import sys
+
+    script = (
+        "import importlib, sys, traceback\n"
+        "failed = []\n"
+        "for name in sys.argv[1:]:\n"
+        "    for loaded in [m for m in sys.modules if m.split('.')[0] in ('simcore', 'barrier_course')]:\n"
+        "        del sys.modules[loaded]\n"
+        "    try:\n"
+        "        importlib.import_module(name)\n"
+        "    except Exception as err:\n"
+        "        failed.append(f'{name}: {type(err).__name__}: {err}')\n"
+        "print('\\n'.join(failed))\n")
+    done = subprocess.run([sys.executable, "-c", script, *sorted(ALL_MODULES)], cwd=ROOT, text=True,
+                          capture_output=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip() == "", "modules that fail as a first import:\n" + done.stdout

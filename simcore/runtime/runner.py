@@ -10,7 +10,8 @@ from .context import Context
 from .engine import Engine, source_lines
 from .memory import Memory, PointerTable, StructArgument
 from . import warp_batches
-from ..checks import REGISTERED, build_plugins
+from ..checks import build_plugins
+from ..plugins import REGISTERED
 from ..checks.report import Reporter
 
 

@@ -15,7 +15,8 @@ import simcore.runtime.runner
 from simcore.frontend import ctype as T
 from simcore.errors import FAULT_CLASSES, fault_class
 from simcore.lower.sync_points import SYNC_POINTS, SyncPoint, grouped
-from simcore.checks import REGISTERED, Plugin, check_names, fault_kinds
+from simcore.checks import Plugin
+from simcore.plugins import REGISTERED, check_names, fault_kinds
 
 
 # ---------------------------------------------------------------- a new check, as its own file would hold it

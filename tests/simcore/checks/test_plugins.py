@@ -4,7 +4,8 @@ import pytest
 
 import simcore
 import simcore.runtime.runner
-from simcore.checks import REGISTERED, Plugin, Plugins, RaceDetector, TraceRecorder
+from simcore.checks import Plugin, Plugins, RaceDetector
+from simcore.plugins import REGISTERED, TraceRecorder
 
 SRC = r"""
 extern "C" __global__ void stage(float *out, const float *in) {

@@ -9,7 +9,8 @@ import pytest
 import simcore
 from simcore.runtime.memory import Memory
 import simcore.runtime.runner
-from simcore.checks import REGISTERED, Plugin, RaceDetector
+from simcore.checks import Plugin, RaceDetector
+from simcore.plugins import REGISTERED
 
 # the start of the lone loops over shared memory below: 64 words, each thread's written, a barrier
 SHARED_64_FILLED = r"""

@@ -9,7 +9,8 @@ import pytest
 
 import simcore
 import simcore.runtime.runner
-from simcore.checks import REGISTERED, Plugin
+from simcore.checks import Plugin
+from simcore.plugins import REGISTERED
 
 SRC = r"""
 extern "C" __global__ void handoff(int *out, const int *x) {
