@@ -708,16 +708,19 @@ class Reporter:
                         "two kernel launches: the end of a launch orders every block.",
                         locs, second["who"], hazard=hazard, array=region.name, index=elem, cross_block=True,
                         at_line=l2)
+        waits = self._unfenced_waits() if hand_off is None else ()
         if cross_block:
+            why, fix = "", ("let each block read only what its own threads wrote (behind a __syncthreads()), or "
+                            "split the work into two kernel launches: the end of a launch orders every block.")
+            if waits:
+                why, fix = self._unfenced_wait_advice(waits, l1, l2, True, fix)
             self.raise_("race", f"Data race between blocks ({names[hazard]} hazard) on {region.name}[{elem}]",
                         f"{first['who']} {_past(first['kind'])} {region.name}[{elem}] at line {l1}, and "
                         f"{second['who']} {_past(second['kind'])} it at line {l2}. They are in different "
                         "blocks, and nothing inside a kernel orders two blocks: __syncthreads() only waits for "
                         "the threads of its own block, and blocks may run in any order, or at the same time. "
-                        "On a GPU the result changes from run to run.",
-                        "let each block read only what its own threads wrote (behind a __syncthreads()), or "
-                        "split the work into two kernel launches: the end of a launch orders every block.",
-                        locs, second["who"], hazard=hazard, array=region.name, index=elem, cross_block=True,
+                        "On a GPU the result changes from run to run." + why,
+                        fix, locs, second["who"], hazard=hazard, array=region.name, index=elem, cross_block=True,
                         at_line=l2)
         if l1 == l2 and first["kind"] != "read" and second["kind"] != "read":
             fix = (f"make every thread write its own element at line {l1} (index by the thread's id), or "
@@ -733,12 +736,50 @@ class Reporter:
             fix = (f"put __syncthreads() {_between(l1, l2)} so that every thread's "
                    f"{first['kind']} finishes before any thread's {second['kind']} (or __syncwarp() if both "
                    "threads are in one warp).")
+        why = ""
+        if waits and not (l1 == l2 and first["kind"] != "read" and second["kind"] != "read"):
+            why, fix = self._unfenced_wait_advice(waits, l1, l2, False, fix)
         self.raise_("race", f"Data race ({names[hazard]} hazard) on {space} {region.name}[{elem}]",
                     f"{first['who']} {_past(first['kind'])} {region.name}[{elem}] at line {l1}, and "
                     f"{second['who']} {_past(second['kind'])} it at line {l2}, with no barrier between them. "
                     "Nothing orders the two accesses, so the result depends on timing: on a GPU some runs "
-                    "read the old value and some the new one.",
+                    "read the old value and some the new one." + why,
                     fix, locs, second["who"], hazard=hazard, array=region.name, index=elem, at_line=l2)
+
+    def _unfenced_waits(self):
+        """The lines where this kernel waits on a flag or a lock (a volatile load or an atomic
+        whose value decides whether its loop goes on: Site.waits), when it has no fence at all:
+        then any hand-off through them lacks both of its fences. A volatile read or a polling
+        atomic (atomicAdd(p, 0)) is named before an atomic that also writes (a ticket taken,
+        a CAS that takes a lock), which is named only where there is nothing else."""
+        if getattr(self.prog, "fence_scopes", None):
+            return ()
+        strong = [s for s in self.prog.sites
+                  if s.memory and s.waits and (s.volatile or s.polls or s.what.startswith("atomic"))]
+        reads = [s for s in strong if (s.volatile and s.what == "read") or s.polls]
+        return tuple(sorted({s.line for s in (reads or strong)}))
+
+    @staticmethod
+    def _unfenced_wait_advice(waits, l1, l2, cross_block, fix):
+        """(what to add to the explanation, the fix) for a race in a kernel that waits on a flag
+        or lock (lines `waits`) and has no fence: a wait orders only the flag itself, so the fix
+        a hand-off needs is a fence on each side; a barrier is the fix only where every thread
+        of the block reaches it, which a thread waiting for another's flag usually does not."""
+        at = ", ".join(str(x) for x in waits)
+        fence = "__threadfence()" if cross_block else \
+            "__threadfence_block() (both threads are in one block; __threadfence() orders as much)"
+        why = (f" The kernel waits for a flag or a lock at line{'s' if len(waits) > 1 else ''} {at} (an atomic "
+               "or volatile read in a loop), and it has no fence: such a wait orders only the flag or lock "
+               "itself. What a thread wrote before it set the flag, or inside a critical section, reaches "
+               "the thread that waited only through a fence on each side of the hand-off.")
+        fence_fix = (f"if these threads hand the data over through the flag or lock at line{'s' if len(waits) > 1 else ''} "
+                     f"{at}, put {fence} after the write{'s' if l1 != l2 else ''} at line {l1} and before the flag is "
+                     f"set (or the lock released), and another right after the wait (after the loop that polls, or "
+                     f"the atomicCAS that takes the lock), before line {l2}: a hand-off needs a fence on each side.")
+        if cross_block:
+            return why, fence_fix + " Otherwise: " + fix
+        return why, (fence_fix + " A __syncthreads() orders the two only where every thread of the block reaches "
+                     "it, never inside a branch that some threads skip. Otherwise: " + fix)
 
 
 def _between(first, second):
