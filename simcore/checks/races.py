@@ -829,7 +829,7 @@ class RaceDetector(Plugin):
         writer."""
         e = self.wave
         sh, key, st, L, kind = acc.sh, acc.key, acc.st, acc.L, acc.kind
-        region, gran, granule, site, number = acc.region, acc.gran, acc.granule, acc.site, acc.number
+        site, number = acc.site, acc.number
         cur, atomic, is_global = acc.cur, acc.atomic, acc.is_global
         if sh.r is None or (kind == "cas" and self._only_guesses(sh, key)):
             r_conf = None        # nobody read this region yet; a CAS after CAS loops' guesses (they check them)
