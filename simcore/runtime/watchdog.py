@@ -456,9 +456,12 @@ class Watchdog:
         """The random schedule's long look (warp_cycles.py) at a step of warp `warp`: it goes on
         across probes while memory, the barriers and the watchdog's turns stand still, and
         compares exact states. It gives a verdict only where _repeated would change nothing else
-        (no lane waits at a barrier or, under the independent model, to reconverge), so the
-        schedule of every launch is what it was without it. -> the warp's state bytes, or None
-        when the launch has been judged."""
+        (no lane waits to reconverge under the independent model, and lanes wait at most at block
+        barriers that a thread of theirs, one of the loopers, has not reached: Sync.none_can_complete),
+        so the schedule of every launch is what it was without it. Lanes waiting at such a barrier
+        are part of the state compared and can do nothing until the loopers arrive: a spinner
+        whose flag nobody sets, beside its block's threads at the __syncthreads() after the spin,
+        is endless. -> the warp's state bytes, or None when the launch has been judged."""
         w, e = self.w, self.engine
         state = warp_state_bytes(w, warp)
         if self._reads_clock():
@@ -472,7 +475,7 @@ class Watchdog:
         self.look_ran[L] = w.steps
         look.pcs[pc] = w.steps
         if came_back and look.every_warp_came_back(self._runnable_warps()) \
-                and not w.waiting_count.any() and (e.model == "stack" or not (w.st == JOIN).any()) \
+                and e.sync.none_can_complete(w) and (e.model == "stack" or not (w.st == JOIN).any()) \
                 and self._wave_sets() == look.wave_sets:
             since = look.since()
             self._repeated(pc, L, since, stamp[0], seen=(self.look_ran >= since, look.pcs))

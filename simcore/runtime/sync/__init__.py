@@ -64,6 +64,12 @@ class Sync:
         loop waiting for what such a barrier's threads do next. True if any lane can run again."""
         return self.barriers.resolve(w, self.named)
 
+    def none_can_complete(self, w):
+        """No lane waits at a sync point, or only at block barriers that some live thread of each
+        of their blocks has not reached: complete_reached would complete nothing (asked without
+        completing). False where that is not worked out (named or grid barriers, collectives)."""
+        return not w.waiting_count.any() or self.barriers.none_can_complete(w)
+
     def diagnose_stuck(self, w):
         """Nothing can run and nothing completes: a deadlock. (resolve, which found nothing to
         complete, has already told the checks every misuse it met on the way: a divergent or

@@ -40,6 +40,24 @@ class Barriers:
             return self.block_barriers(w, lanes)
         return named.resolve(w, lanes)
 
+    def none_can_complete(self, w):
+        """True when lanes wait only at __syncthreads-style block barriers (no named, no grid
+        barrier, no warp collective) and no block has all its live threads there: resolve would
+        complete nothing, and nothing but those threads' arrival can change that. Asked without
+        completing anything (the watchdog's long look, which must not change the schedule). False
+        wherever that is not worked out here."""
+        facts = self.sites
+        counts = w.waiting_count
+        if counts[~facts.is_bar].any() or not facts.plain_barriers or w.named.count.any():
+            return False
+        lanes = w.waiting_at(facts.is_bar)
+        if len(lanes) == 0:
+            return True
+        if not facts.block_wide[w.site[lanes]].all():
+            return False
+        arrived = np.bincount(w.slot_block[lanes], minlength=w.nblk)
+        return not ((arrived == w.live_per_block()) & (arrived > 0)).any()
+
     def block_barriers(self, w, lanes):
         """__syncthreads* only: complete, per block, when every live thread has arrived."""
         if self.sites.grid.any():
