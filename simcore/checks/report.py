@@ -751,11 +751,15 @@ class Reporter:
         whose value decides whether its loop goes on: Site.waits), when it has no fence at all:
         then any hand-off through them lacks both of its fences. A volatile read or a polling
         atomic (atomicAdd(p, 0)) is named before an atomic that also writes (a ticket taken,
-        a CAS that takes a lock), which is named only where there is nothing else."""
+        a CAS that takes a lock), which is named only where there is nothing else. An atomicCAS
+        loop that updates a value (its compare fed by a plain load: Site.cas_guess) retries until
+        its CAS lands; it waits for no other thread's flag and is not named."""
         if getattr(self.prog, "fence_scopes", None):
             return ()
-        strong = [s for s in self.prog.sites
-                  if s.memory and s.waits and (s.volatile or s.polls or s.what.startswith("atomic"))]
+        sites = self.prog.sites
+        update_loops = any(s.cas_guess for s in sites)
+        strong = [s for s in sites if s.memory and s.waits and (s.volatile or s.polls or s.what.startswith("atomic"))
+                  and not (update_loops and s.what == "atomicCAS")]
         reads = [s for s in strong if (s.volatile and s.what == "read") or s.polls]
         return tuple(sorted({s.line for s in (reads or strong)}))
 
@@ -773,7 +777,7 @@ class Reporter:
                "itself. What a thread wrote before it set the flag, or inside a critical section, reaches "
                "the thread that waited only through a fence on each side of the hand-off.")
         fence_fix = (f"if these threads hand the data over through the flag or lock at line{'s' if len(waits) > 1 else ''} "
-                     f"{at}, put {fence} after the write{'s' if l1 != l2 else ''} at line {l1} and before the flag is "
+                     f"{at}, put {fence} after line {l1} and before the flag is "
                      f"set (or the lock released), and another right after the wait (after the loop that polls, or "
                      f"the atomicCAS that takes the lock), before line {l2}: a hand-off needs a fence on each side.")
         if cross_block:

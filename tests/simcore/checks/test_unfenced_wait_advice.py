@@ -70,7 +70,7 @@ def test_a_flag_hand_off_in_a_block_without_fences_is_told_to_fence_both_sides(w
     fix = f.report["fix"]
     # the fences first, naming the wait's line, the write's and the read's
     assert fix.startswith("if these threads hand the data over through the flag or lock at line 14")
-    assert "__threadfence_block()" in fix and "after the writes at line 10" in fix and "before line 16" in fix
+    assert "__threadfence_block()" in fix and "after line 10 and before the flag is set" in fix and "before line 16" in fix
     assert fix.index("__threadfence_block()") < fix.index("__syncthreads()")
     assert "never inside a branch that some threads skip" in fix
     assert "it has no fence" in f.report["explanation"]
@@ -103,3 +103,36 @@ def test_a_kernel_that_fences_gets_the_hand_off_text_of_the_release_acquire_chec
     f = fault_of(k, (1,), (64,), (np.arange(32, dtype=np.int32), np.zeros(1, np.int32)))
     assert "it has no fence" not in f.report["explanation"]
     assert "the hand-off has no fence after its read" in f.report["title"]
+
+
+CAS_MAX_NO_BARRIER = r"""
+__device__ void atomic_max_float(float* addr, float v)
+{
+    unsigned int* a = (unsigned int*)addr;
+    unsigned int old = *a;
+    while (__int_as_float((int)old) < v) {
+        unsigned int prev = atomicCAS(a, old, (unsigned int)__float_as_int(v));
+        if (prev == old) break;
+        old = prev;
+    }
+}
+extern "C" __global__ void k(const float* x, float* out)
+{
+    __shared__ float best;
+    if (threadIdx.x == 0) best = -1e30f;
+    __syncthreads();
+    atomic_max_float(&best, x[blockIdx.x * blockDim.x + threadIdx.x]);
+    if (threadIdx.x == 0) out[blockIdx.x] = best;
+}
+"""
+
+
+def test_an_atomiccas_update_loop_is_no_wait_and_keeps_the_barrier_fix():
+    # the CAS loop retries until its own CAS lands: it waits for no flag, so the fix is the
+    # barrier after the loops, not fences
+    k = simcore.RawModule(code=CAS_MAX_NO_BARRIER).get_function("k")
+    x = np.random.default_rng(1).random(96).astype(np.float32)
+    f = fault_of(k, (1,), (96,), (x, np.zeros(1, np.float32)))
+    assert f.report["kind"] == "race"
+    assert "fence" not in f.report["fix"] and "flag" not in f.report["explanation"]
+    assert "__syncthreads()" in f.report["fix"]
