@@ -37,9 +37,13 @@ def exercises() -> dict:
 
 
 def _tests_on_path() -> None:
-    for folder in (HERE / "tests", HERE / "tests" / "course"):      # the exercises' test modules
+    # the exercises' test modules, and the checkout itself: with tests/ on the path and the
+    # checkout not (run as a script, the path starts with benchmarks/), tests/barrier_course/
+    # (the package's tests, no __init__.py) would be imported as a namespace package named
+    # barrier_course, ahead of the editable install's finder, and hide the package itself
+    for folder in (HERE, HERE / "tests", HERE / "tests" / "course"):
         if str(folder) not in sys.path:
-            sys.path.insert(0, str(folder))
+            sys.path.append(str(folder))
 
 
 DRIVER = r"""

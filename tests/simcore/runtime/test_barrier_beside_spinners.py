@@ -45,3 +45,22 @@ def test_a_spinner_whose_flag_nobody_sets_is_still_an_endless_loop(cfg):
     with pytest.raises(simcore.KernelFault) as err:
         run(src, **cfg)
     assert err.value.kind == "step_limit" and "line 5" in str(err.value)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("spinner", [0, 37])
+@pytest.mark.parametrize("poll", POLLS)
+def test_under_random_a_spinner_beside_its_blocks_waiting_threads_is_called_endless_by_the_step_count(poll, spinner, seed):
+    # its block's other threads wait at the __syncthreads() after the spin, for the spinner: the
+    # random schedule's long look compares them too and calls the loop endless (it once left
+    # such a launch to the wall-clock time limit, which is no verdict); its legal twin finishes
+    wait, sets = POLLS[poll]
+    src = SPIN_BESIDE_BARRIER.replace("t == 0) { while", f"t == {spinner}) {{ while").replace("POLL", wait)
+    k = simcore.RawModule(code=src.replace("SET", "out[1] = 2")).get_function("k")
+    with pytest.raises(simcore.KernelFault) as err:
+        k((3,), (64,), (np.zeros(1, np.int32), np.zeros(3, np.int32)), schedule="random", seed=seed, time_limit=600)
+    assert err.value.kind == "step_limit" and "line 5" in str(err.value)
+    out = np.zeros(3, np.int32)
+    simcore.RawModule(code=src.replace("SET", sets)).get_function("k")(
+        (3,), (64,), (np.zeros(1, np.int32), out), schedule="random", seed=seed)
+    assert list(out) == [1, 1, 1]
