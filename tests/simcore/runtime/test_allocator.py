@@ -29,7 +29,8 @@ print(json.dumps({"before": before, "after": allocator._state, "faults": faults}
 
 def _probe(**env):
     clean = {k: v for k, v in os.environ.items() if k not in allocator.USER_SETTINGS and k != "GLIBC_TUNABLES"}
-    clean.update(env, PYTHONPATH=ROOT)
+    # the checkout first, then whatever path the caller runs with (packages installed with --target)
+    clean.update(env, PYTHONPATH=os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p))
     out = subprocess.run([sys.executable, "-c", PROBE], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          env=clean, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
