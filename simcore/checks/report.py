@@ -754,7 +754,7 @@ class Reporter:
         a CAS that takes a lock), which is named only where there is nothing else. An atomicCAS
         loop that updates a value (its compare fed by a plain load: Site.cas_guess) retries until
         its CAS lands; it waits for no other thread's flag and is not named."""
-        if getattr(self.prog, "fence_scopes", None):
+        if self.prog.fence_scopes:
             return ()
         sites = self.prog.sites
         update_loops = any(s.cas_guess for s in sites)

@@ -10,6 +10,13 @@ from ...lower.sync_points import grouped
 from .sites import distinct
 
 
+def full_blocks(w, blocks):
+    """Per block of the wave: have all its live threads arrived? (`blocks`: the block of each
+    waiting lane.) A block-wide barrier completes exactly there."""
+    arrived = np.bincount(blocks, minlength=w.nblk)
+    return (arrived == w.live_per_block()) & (arrived > 0)
+
+
 class Barriers:
     def __init__(self, prog, sites, report, plugins):
         self.prog = prog
@@ -55,8 +62,7 @@ class Barriers:
             return True
         if not facts.block_wide[w.site[lanes]].all():
             return False
-        arrived = np.bincount(w.slot_block[lanes], minlength=w.nblk)
-        return not ((arrived == w.live_per_block()) & (arrived > 0)).any()
+        return not full_blocks(w, w.slot_block[lanes]).any()
 
     def block_barriers(self, w, lanes):
         """__syncthreads* only: complete, per block, when every live thread has arrived."""
@@ -72,9 +78,7 @@ class Barriers:
                 # the common case: every live thread of the wave waits at one barrier
                 self.release(w, lanes, blocks, sites)
                 return True
-        live = w.live_per_block()
-        arrived = np.bincount(blocks, minlength=nblk)
-        full = (arrived == live) & (arrived > 0)
+        full = full_blocks(w, blocks)
         if not full.any():
             return False
         ready = full[blocks]

@@ -6,50 +6,46 @@ only by a fence on each side. The usual fix, "put __syncthreads() between line A
 sends a student to a divergent barrier when the writer is `if (t == 0)` and the reader
 `if (t == 32)`: the report names the fences and the wait's line first (docs/semantics.md,
 "Fences and flags")."""
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 import simcore
 from launch_checks import fault_of
 
+ROOT = Path(__file__).resolve().parents[3]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from conformance import corpus  # noqa: E402
+
 CONFIGS = [dict(schedule="lockstep"), dict(schedule="adversarial"), dict(schedule="random", seed=3),
            dict(schedule="round_robin")]
 IDS = lambda c: "-".join(map(str, c.values()))   # noqa: E731
 
-# in one block: thread 0 fills a tile, sets a flag; thread 32 waits for the flag, reads the tile
-IN_BLOCK = r"""
-extern "C" __global__ void k(const int* in, int* out)
-{
-    __shared__ int tile[32];
-    __shared__ volatile int ready;
-    int t = threadIdx.x;
-    if (t == 0) ready = 0;
-    __syncthreads();
-    if (t == 0) {
-        for (int i = 0; i < 32; i++) tile[i] = in[i] * 2;
-        ready = 1;
-    }
-    if (t == 32) {
-        while (WAIT) { }
-        int sum = 0;
-        for (int i = 0; i < 32; i++) sum += tile[i];
-        out[blockIdx.x] = sum;
-    }
-}
-"""
-WAITS = {"volatile": "ready == 0", "atomic": "atomicAdd((int*)&ready, 0) == 0"}
 
-# between blocks: a ticket lock, its critical section a plain read-modify-write
-TICKET = r"""
-extern "C" __global__ void k(const int* in, int* next, int* serving, int* total)
-{
-    if (threadIdx.x != 0) return;
-    int my = atomicAdd(next, 1);
-    while (atomicAdd(serving, 0) != my) { }
-    *total += in[blockIdx.x];
-    atomicAdd(serving, 1);
-}
-"""
+def entry(name):
+    """The corpus entry `name` and its kernel's source."""
+    e = next(e for e in corpus.ENTRIES if e.name == name)
+    return e, (ROOT / "conformance" / (e.file or f"{e.name}.cu")).read_text()
+
+
+def line_of(source, text):
+    """The 1-based line of `source` holding `text`."""
+    return next(i for i, line in enumerate(source.splitlines(), 1) if text in line)
+
+
+def report_of(e, source, **cfg):
+    k = simcore.RawModule(code=source).get_function(e.kernel)
+    return fault_of(k, e.grid, e.block, e.make_args(), **cfg).report
+
+
+# in one block: thread 0 fills a tile and sets a volatile flag; thread 32 waits for it and reads
+# the tile (the corpus's ra_block_flag_shared_no_fence), its wait also written as a polling atomic
+IN_BLOCK = "ra_block_flag_shared_no_fence"
+WAITS = {"volatile": "ready == 0", "atomic": "atomicAdd((int*)&ready, 0) == 0"}
 
 PLAIN = r"""
 extern "C" __global__ void k(const int* in, int* out)
@@ -64,27 +60,31 @@ extern "C" __global__ void k(const int* in, int* out)
 @pytest.mark.parametrize("cfg", CONFIGS, ids=IDS)
 @pytest.mark.parametrize("wait", sorted(WAITS))
 def test_a_flag_hand_off_in_a_block_without_fences_is_told_to_fence_both_sides(wait, cfg):
-    k = simcore.RawModule(code=IN_BLOCK.replace("WAIT", WAITS[wait])).get_function("k")
-    f = fault_of(k, (1,), (64,), (np.arange(32, dtype=np.int32), np.zeros(1, np.int32)), **cfg)
-    assert f.report["kind"] == "race"
-    fix = f.report["fix"]
+    e, source = entry(IN_BLOCK)
+    source = source.replace(WAITS["volatile"], WAITS[wait])
+    report = report_of(e, source, **cfg)
+    assert report["kind"] == "race"
+    fix = report["fix"]
     # the fences first, naming the wait's line, the write's and the read's
-    assert fix.startswith("if these threads hand the data over through the flag or lock at line 14")
-    assert "__threadfence_block()" in fix and "after line 10 and before the flag is set" in fix and "before line 16" in fix
+    wait_line, write, read = (line_of(source, t) for t in ("while (", "tile[i] = in[i]", "sum += tile[i]"))
+    assert fix.startswith(f"if these threads hand the data over through the flag or lock at line {wait_line},")
+    assert "__threadfence_block()" in fix and f"after line {write} and before the flag is set" in fix
+    assert f"before line {read}:" in fix
     assert fix.index("__threadfence_block()") < fix.index("__syncthreads()")
     assert "never inside a branch that some threads skip" in fix
-    assert "it has no fence" in f.report["explanation"]
+    assert "it has no fence" in report["explanation"]
 
 
 @pytest.mark.parametrize("cfg", CONFIGS, ids=IDS)
 def test_a_ticket_lock_between_blocks_without_fences_is_told_to_use_threadfence(cfg):
-    k = simcore.RawModule(code=TICKET).get_function("k")
-    z = lambda: np.zeros(1, np.int32)   # noqa: E731
-    f = fault_of(k, (6,), (32,), (np.arange(6, dtype=np.int32), z(), z(), z()), **cfg)
-    assert f.report["kind"] == "race" and "between blocks" in f.report["title"]
-    fix = f.report["fix"]
-    # the poll (line 6) is the wait, not the ticket taken at line 5
-    assert fix.startswith("if these threads hand the data over through the flag or lock at line 6,")
+    e, source = entry("hunt_ticket_lock_nofence")
+    report = report_of(e, source, **cfg)
+    assert report["kind"] == "race" and "between blocks" in report["title"]
+    fix = report["fix"]
+    # the poll is the wait, not the ticket taken the line before
+    poll = line_of(source, "while (atomicAdd(serving, 0)")
+    assert line_of(source, "atomicAdd(next, 1)") == poll - 1
+    assert fix.startswith(f"if these threads hand the data over through the flag or lock at line {poll},")
     assert "__threadfence()" in fix and "__threadfence_block()" not in fix
     assert fix.endswith("the end of a launch orders every block.")
 
@@ -98,41 +98,17 @@ def test_a_race_in_a_kernel_that_waits_for_nothing_keeps_the_barrier_fix():
 
 def test_a_kernel_that_fences_gets_the_hand_off_text_of_the_release_acquire_check_not_this_one():
     # the writer fences, the reader does not: the release/acquire check words that case itself
-    src = IN_BLOCK.replace("WAIT", WAITS["volatile"]).replace("ready = 1;", "__threadfence_block(); ready = 1;")
-    k = simcore.RawModule(code=src).get_function("k")
-    f = fault_of(k, (1,), (64,), (np.arange(32, dtype=np.int32), np.zeros(1, np.int32)))
-    assert "it has no fence" not in f.report["explanation"]
-    assert "the hand-off has no fence after its read" in f.report["title"]
-
-
-CAS_MAX_NO_BARRIER = r"""
-__device__ void atomic_max_float(float* addr, float v)
-{
-    unsigned int* a = (unsigned int*)addr;
-    unsigned int old = *a;
-    while (__int_as_float((int)old) < v) {
-        unsigned int prev = atomicCAS(a, old, (unsigned int)__float_as_int(v));
-        if (prev == old) break;
-        old = prev;
-    }
-}
-extern "C" __global__ void k(const float* x, float* out)
-{
-    __shared__ float best;
-    if (threadIdx.x == 0) best = -1e30f;
-    __syncthreads();
-    atomic_max_float(&best, x[blockIdx.x * blockDim.x + threadIdx.x]);
-    if (threadIdx.x == 0) out[blockIdx.x] = best;
-}
-"""
+    e, source = entry(IN_BLOCK)
+    report = report_of(e, source.replace("ready = 1;", "__threadfence_block(); ready = 1;"))
+    assert "it has no fence" not in report["explanation"]
+    assert "the hand-off has no fence after its read" in report["title"]
 
 
 def test_an_atomiccas_update_loop_is_no_wait_and_keeps_the_barrier_fix():
     # the CAS loop retries until its own CAS lands: it waits for no flag, so the fix is the
     # barrier after the loops, not fences
-    k = simcore.RawModule(code=CAS_MAX_NO_BARRIER).get_function("k")
-    x = np.random.default_rng(1).random(96).astype(np.float32)
-    f = fault_of(k, (1,), (96,), (x, np.zeros(1, np.float32)))
-    assert f.report["kind"] == "race"
-    assert "fence" not in f.report["fix"] and "flag" not in f.report["explanation"]
-    assert "__syncthreads()" in f.report["fix"]
+    e, source = entry("hunt_cas_float_max_block_nosync")
+    report = report_of(e, source)
+    assert report["kind"] == "race"
+    assert "fence" not in report["fix"] and "flag" not in report["explanation"]
+    assert "__syncthreads()" in report["fix"]
