@@ -722,7 +722,8 @@ class Reporter:
                         "On a GPU the result changes from run to run." + why,
                         fix, locs, second["who"], hazard=hazard, array=region.name, index=elem, cross_block=True,
                         at_line=l2)
-        if l1 == l2 and first["kind"] != "read" and second["kind"] != "read":
+        same_line_writes = l1 == l2 and first["kind"] != "read" and second["kind"] != "read"
+        if same_line_writes:
             fix = (f"make every thread write its own element at line {l1} (index by the thread's id), or "
                    "combine the values on purpose: an atomic operation (atomicAdd, ...) or a reduction.")
         elif first["kind"] == "atomic" or second["kind"] == "atomic":
@@ -737,7 +738,7 @@ class Reporter:
                    f"{first['kind']} finishes before any thread's {second['kind']} (or __syncwarp() if both "
                    "threads are in one warp).")
         why = ""
-        if waits and not (l1 == l2 and first["kind"] != "read" and second["kind"] != "read"):
+        if waits and not same_line_writes:      # (threads writing one element: no hand-off to fence)
             why, fix = self._unfenced_wait_advice(waits, l1, l2, False, fix)
         self.raise_("race", f"Data race ({names[hazard]} hazard) on {space} {region.name}[{elem}]",
                     f"{first['who']} {_past(first['kind'])} {region.name}[{elem}] at line {l1}, and "
