@@ -40,6 +40,7 @@ def lower_kernel(lowerer, pre, fdef, global_decls):
         resolve(b, low.stmts[b.id], tracked, unaligned)
     prog = Program(fdef.decl.name, params, low.blocks, 0, low.vars, low.shared, low.sync_sites, low.sites,
                    pre.lines)
+    prog.value_flows, prog.loaded_by = low.value_flows, low.loaded_by     # for later questions (steering_sites)
     if low.mixed_spaces:
         # a pointer that points to shared or global memory, depending on the path taken: its
         # accesses were noted under one space; the race granule of each must cover them all

@@ -150,7 +150,7 @@ def shuffle_counts(program):
                     float)
 
 
-def _constants(program):
+def program_constants(program):
     """The lowered program's named constants (`K4 = I4.type(1)`): name -> value."""
     found = {}
     for line in program.python_source.splitlines():
@@ -190,7 +190,7 @@ GLOBAL_ATOMIC_KIND = (
 def _atomic_calls(program):
     """(site id, op, dtype name, constant value or None) of every lowered atomic call
     `X.atomic(op, address, value, dtype, L, site, compare)`."""
-    constants = _constants(program)
+    constants = program_constants(program)
     for block in program.blocks:
         for line in block.code:
             if "X.atomic(" not in line:
@@ -381,6 +381,80 @@ class PerfCounters(Plugin):
         self.at_phase_start[warps] = self.issued[warps]
         self.rounds_at_phase_start[warps] = self.rounds[warps]
         return work
+
+    # ------------------------------------------------------------------ skipped loop iterations
+    # (loop_skip.py): the counts that grow as a wave runs, read and added to as one vector
+    BLOCK_SUMS = ("global_lines", "shared_accesses", "shared_wavefronts", "shared_atomic_serial")
+
+    def _sum_arrays(self):
+        return [self.issued, self.shuffled, self.rounds, self.l1_rounds, self.l1_clock, self._wave_accesses,
+                self._wave_l1_hits, *self._wave_sectors.values()]
+
+    def tally(self):
+        """-> (the wave's additive counts as one float vector: per warp its instructions, shuffles
+        and load rounds, per block its sectors, accesses, L1 clock and hits, lines, shared accesses,
+        wavefronts and partial writes; the layout and every count that is not a sum (barriers,
+        phases, atomics, maxima), which iterations that are skipped must not change). Two tallies
+        of one wave with the same second part subtract to what the steps between them added."""
+        blocks = self._wave_blocks
+        sums = [a.astype(float) for a in self._sum_arrays()]
+        sums.append(np.array([getattr(c, name) for c in blocks for name in self.BLOCK_SUMS]
+                             + [n for c in blocks for n in c.partial_writes.values()], float))
+        fixed = (tuple(self._wave_sectors), tuple(tuple(c.partial_writes) for c in blocks),
+                 tuple((c.barriers, c.read_phases, c.critical_instructions, c.critical_shuffles, c.read_rounds,
+                        c.l1_rounds, len(c.barrier_spread), c.shared_atomic_chain, c.atomics, c.atomic_warp_ops,
+                        len(c.shared_atomic_words)) for c in blocks),
+                 self.phase_reads.tobytes(), len(self.atomic_lines), len(self._cas_ops))
+        return np.concatenate(sums), fixed
+
+    def add_tally(self, increment):
+        """Add `increment` (a vector laid out as tally()'s first part, whole numbers where the
+        count is one) to the wave's counts: what the iterations that were not simulated did."""
+        at = 0
+        for a in self._sum_arrays():
+            part = increment[at:at + a.size]
+            a += part if a.dtype.kind == "f" else np.rint(part).astype(a.dtype)
+            at += a.size
+        for c in self._wave_blocks:
+            for name in self.BLOCK_SUMS:
+                setattr(c, name, getattr(c, name) + int(round(increment[at])))
+                at += 1
+        for c in self._wave_blocks:
+            for key in c.partial_writes:
+                c.partial_writes[key] += int(round(increment[at]))
+                at += 1
+
+    def skip_l1_reads(self, clock_then, clock_step, periods, moved):
+        """`periods` periods of a loop were skipped; in each, block b of the wave brought
+        clock_step[b] sectors into its L1 and the reads of array r moved by moved[r] bytes (a
+        multiple of 32). Record the reads they would have made: every sector the block read in the
+        last simulated period (since its L1 clock stood at clock_then[b]) is read again k periods
+        later, k = 1..periods, moved by k * moved[r] bytes, with its clock k * clock_step[b] later;
+        where several land on one sector the latest counts. What the block read before that period
+        ages by the sectors brought in."""
+        if not self.l1_sectors:
+            return
+        k = np.arange(1, periods + 1, dtype=np.int64)
+        for name, (last_block, last_clock) in self._l1_state.items():
+            shift = moved.get(name, 0) // SECTOR
+            for b in range(len(self._wave_blocks)):
+                owner = self.wave.first_block + b
+                recent = np.flatnonzero((last_block == owner) & (last_clock >= clock_then[b]))
+                if recent.size == 0:
+                    continue
+                if shift == 0:          # the same sectors, read again in every period
+                    last_clock[recent] += periods * clock_step[b]
+                    continue
+                targets = (recent[:, None] + shift * k[None, :]).ravel()
+                clocks = (last_clock[recent][:, None] + clock_step[b] * k[None, :]).ravel()
+                keep = (targets >= 0) & (targets < last_block.size)
+                targets, clocks = targets[keep], clocks[keep]
+                order = np.lexsort((clocks, targets))
+                targets, clocks = targets[order], clocks[order]
+                latest = np.ones(targets.size, bool)
+                latest[:-1] = targets[1:] != targets[:-1]
+                last_block[targets[latest]] = owner
+                last_clock[targets[latest]] = clocks[latest]
 
     # ------------------------------------------------------------------ execution
     def on_step(self, pc, lanes):

@@ -20,10 +20,11 @@ import math
 
 import numpy as np
 
-from ..errors import ReadOnlyWrite
+from ..errors import KernelFault, ReadOnlyWrite
 from ..launch import launch_options
 from ..runtime.runner import build_engine, recording
 from .counters import PerfCounters
+from .loop_skip import LoopSkip, StaleRead
 
 MAX_STEPS_PER_WAVE = 5_000_000
 INTERIOR_BLOCKS = 30           # at most, when the budget allows
@@ -97,21 +98,39 @@ def _private_copies(prog, values, writable):
     return out
 
 
-def run_sample(prog, launch, values, pairs=None, step_budget=STEP_BUDGET, l1_sectors=0):
+def run_sample(prog, launch, values, pairs=None, step_budget=STEP_BUDGET, l1_sectors=0, skip_loops=True):
     """Simulate the sampled blocks of `launch` (a module.Launch with grid/block/shared_mem set)
     with `values` (marshalled args). -> the PerfCounters plugin, with the blocks it saw, each
-    with its `weight`; l1_sectors: each block's share of the L1 (0: none). `pairs` is accepted
-    for callers of the earlier first/middle/last sample."""
+    with its `weight` (and `skipped`: the loop iterations counted without being simulated);
+    l1_sectors: each block's share of the L1 (0: none); skip_loops: let LoopSkip add up the
+    iterations of counted loops that repeat (loop_skip.py). `pairs` is accepted for callers of
+    the earlier first/middle/last sample."""
     counters = PerfCounters.with_l1(l1_sectors) if l1_sectors else PerfCounters
+    if skip_loops and LoopSkip.has_loops(prog):
+        try:
+            return _sample(prog, launch, values, step_budget, counters, True)
+        except (StaleRead, KernelFault):
+            # a value that steers the kernel was read where skipped iterations would have written,
+            # or the kernel faulted (a fault of its own shows again in the whole run): simulate
+            # every iteration
+            pass
+    return _sample(prog, launch, values, step_budget, counters, False)
+
+
+def _sample(prog, launch, values, step_budget, counters, skip_loops):
     try:
-        return _run(prog, launch, _private_copies(prog, values, writable=False), step_budget, counters)
+        return _run(prog, launch, _private_copies(prog, values, writable=False), step_budget, counters, skip_loops)
     except ReadOnlyWrite:                     # a kernel that writes through a const pointer
-        return _run(prog, launch, _private_copies(prog, values, writable=True), step_budget, counters)
+        return _run(prog, launch, _private_copies(prog, values, writable=True), step_budget, counters, skip_loops)
 
 
-def _run(prog, launch, values, step_budget, counters_type=PerfCounters):
+def _run(prog, launch, values, step_budget, counters_type=PerfCounters, skip_loops=False):
     options = launch_options(checks=False, max_steps=MAX_STEPS_PER_WAVE)
-    engine = build_engine(prog, launch, values, options, extra_plugins=(counters_type,))
+    extra = (counters_type, LoopSkip) if skip_loops else (counters_type,)
+    engine = build_engine(prog, launch, values, options, extra_plugins=extra)
+    skipper = engine.plugins.of_type(LoopSkip)
+    if skipper is not None:
+        skipper.counters = engine.plugins.of_type(PerfCounters)
     plan = sample_plan(launch.num_blocks)
     with recording(engine, launch):
         for k, block_range in enumerate(plan):
@@ -119,5 +138,6 @@ def _run(prog, launch, values, step_budget, counters_type=PerfCounters):
                 break
             engine.run([block_range])
     counters = engine.plugins.of_type(PerfCounters)
+    counters.skipped = skipper.skipped if skipper is not None else 0
     assign_weights(counters, launch.num_blocks)
     return counters
