@@ -4,30 +4,36 @@ The sample simulates whole blocks (sampling.py). A block of a small fixed grid m
 thousands of times (a grid-stride loop over 2^20 floats in one block of 32 threads: 32,768
 iterations, seconds of CPU), though each iteration counts what the one before it counted. This
 plugin, which only the estimate's sample adds, watches the loops whose iterations cannot depend on
-the data (`skippable_loops`, from the program alone) and, at run time, skips what it has seen to
-repeat:
+the data (`skippable_loops`, from the program alone: no barrier, warp collective, atomic, fence,
+clock read or printf, no way out but the header's test, no branch or address computed from
+memory, every address an affine function of the loop's registers, a header that compares two
+integers), and at run time skips what it has seen repeat:
 
-  1. Every runnable lane of the wave comes back to the loop's header together, over its back edge.
-  2. Over the last REPEATS periods of p iterations (p <= LONGEST_PERIOD), the increments of
-     everything that decides the future repeated exactly with period p: the counters
-     (PerfCounters.tally: sectors, lines, instructions, L1 hits...), the steps, and every integer
-     register the loop writes, lane by lane.
-  3. The header's test is a comparison of two integers, each a register that moves by the same
-     amount every period (or does not move) or a constant: the number of periods that every lane
-     still runs follows in closed form.
+  1. Every runnable lane of the wave comes back to the loop's header together, over its back edge,
+     and the first iteration foretells at least WORTH_WATCHING of them (watching costs a little
+     per iteration: short loops are simulated as they are).
+  2. A period of q iterations (q <= LONGEST_PERIOD) in which every address moves by whole 128-byte
+     lines, the same for every access to one array (then the sectors, lines and banks they touch
+     repeat exactly, as PerfCounters' remembered patterns assume), and over the last REPEATS
+     periods the increments of everything that decides the future repeated: the counts
+     (PerfCounters.tally: sectors, lines, instructions, load rounds, L1 hits and clock...), the
+     steps, every integer register the loop writes and every address, lane by lane.
+  3. From the header's test (each operand a register moving by its increment per period, or a
+     constant) the number of periods that every lane still runs follows in closed form.
 
 Then all but the last period of what is left is skipped at once: each count (PerfCounters.add_tally)
-and each such register gets the number of periods skipped times its increment per period, and the
-wave's steps too (the sample's step budget counts them as run). The last period and the exit are
-simulated, so lanes that leave at different iterations (a grid's tail) are counted exactly.
+and each integer register gets the number of periods skipped times its increment per period (a
+floating-point register only if it too moved by one constant amount), the wave's steps as well
+(the sample's step budget counts them as run), and the L1 records the reads those periods make
+(PerfCounters.skip_l1_reads). The last period and the exit are simulated, so lanes that leave at
+different iterations (a grid's tail) are counted exactly.
 
-Not done in the skipped iterations: the writes to memory (an estimate's memory is a private copy,
-and no branch or address of the loop reads memory the loop may write), the registers that do not
-move linearly (a floating-point sum: no branch or address of the loop uses it), and the L1's
-record of which sectors were read (PerfCounters.keep_recent_in_l1: the sectors read in the last
-period stay as recent as they were). Loops with barriers, warp collectives, atomics, fences, clock
-reads, printf, a way out other than the header's test, or a branch or address computed from
-memory are never skipped.
+Not done in the skipped iterations: the writes to memory, and the registers that do not move
+linearly (a floating-point sum: no branch or address of the loop uses it). Nothing the counts
+depend on can read what those writes would have left: a load whose value may steer the kernel
+(steering_sites: into a branch, an address or a sync point's operand) that reads where they would
+have written raises StaleRead, and the sample is simulated again without skipping. Every estimate
+of the validation sweeps (1,146) is bit-identical with and without skipping.
 """
 import ast
 
@@ -43,7 +49,7 @@ LONGEST_PERIOD = 128   # iterations per period, at most (a 1-byte stride's lines
 LEAST_SKIPPED = 8      # iterations worth a skip
 LINE = 128             # bytes: an address that moves by whole lines touches the same sectors, lines and banks
 MOST_ACCESSES = 4096   # warp accesses of one iteration that are remembered (more: the loop is simulated)
-WORTH_WATCHING = 256   # iterations (as the first one's steps foretell) for which watching a loop may pay
+WORTH_WATCHING = 64    # iterations (as the first one's steps foretell) for which watching a loop may pay
 
 # calls of the lowered code whose value comes from memory or the machine (not from the registers)
 FROM_MEMORY = {"ld", "ldu", "lget", "atomic", "clock32", "clock64", "activemask", "nth_lane", "pack_lanes"}
@@ -284,7 +290,7 @@ class LoopSkip(Plugin):
         self.skipped = 0
         self.watching = {}      # header -> (loop, visits since the wave came in from before the loop)
         self.given_up = set()
-        self.expected = 0       # the watched loop's iterations, as its first one foretold
+        self.expected = {}      # header -> the watched loop's iterations, as its first one foretold
         self.accesses = []      # the accesses since the last visit: (site, array, byte offsets, kind, size)
         self.last_pc = -1
         self.stale = {}         # array -> [(first, end) byte ranges that skipped iterations did not write]
@@ -329,12 +335,23 @@ class LoopSkip(Plugin):
             self.given_up.add(pc)           # an iteration too big to remember: simulate it all
             del self.watching[pc]
             return
+        if seen and not np.array_equal(seen[-1][4], lane_ids):
+            seen.clear()                    # lanes left the loop (they wait to reconverge): start again
         seen.append(self._visit(loop, lane_ids, accesses))
         if len(seen) == 2:                  # one iteration seen: is the loop long enough to watch?
-            left = self._periods_left(loop, seen, 1)
-            self.expected = len(seen) + (left or 0)
-        if len(seen) > REPEATS * LONGEST_PERIOD + 1 or self.expected < WORTH_WATCHING or \
-                self.expected - len(seen) < len(seen):
+            self.expected[pc] = len(seen) + (self._periods_left(loop, seen, 1) or 0)
+        if len(seen) == 3:
+            a, b = seen[1:]
+            if a[7] is not None and a[7] == b[7]:
+                # the first two iterations' moves foretell the period: every address must move by whole
+                # lines, REPEATS times over, before a skip (a 4-byte step: 32 iterations a period)
+                moved = int(np.gcd.reduce(np.append((b[8] - a[8]) % LINE, 0))) or LINE
+                if 2 * (REPEATS * (LINE // np.gcd(moved, LINE)) + 1) > self.expected[pc]:
+                    self.expected[pc] = 0
+        if len(seen) < 2:
+            return
+        expected = self.expected[pc]
+        if len(seen) > REPEATS * LONGEST_PERIOD + 1 or expected < WORTH_WATCHING or expected - len(seen) < len(seen):
             # no period in sight, or too few iterations left to pay for watching: simulate it all
             self.given_up.add(pc)
             del self.watching[pc]
@@ -344,13 +361,22 @@ class LoopSkip(Plugin):
             del self.watching[pc]
 
     def _visit(self, loop, lane_ids, accesses):
-        """What a visit of the header leaves to compare: steps, the counts (and what must not
-        change), the loop's registers in its lanes, the lanes, the accesses of the iteration that
-        led here (None: the loop was just entered)."""
+        """What a visit of the header leaves to compare: (steps, the counts, what must not change,
+        the loop's registers in its lanes, the lanes, the accesses of the iteration that led here
+        (site, array, byte offsets, kind, size; None: the loop was just entered), and for quick
+        comparison its integer registers as one vector, the accesses' layout and all their
+        offsets as one vector)."""
         w = self.wave
         sums, fixed = self.counters.tally()
         regs = [np.array(w.R[name][lane_ids]) for name in loop.written]
-        return (w.steps, sums, fixed, regs, lane_ids, accesses)
+        ints = [r.astype(np.int64).ravel() for r in regs if r.dtype.kind in "iu"]
+        ints = np.concatenate(ints) if ints else np.zeros(0, np.int64)
+        if accesses is None:
+            layout, offsets = None, None
+        else:
+            layout = tuple((a[0], a[1], a[2].size) for a in accesses)
+            offsets = np.concatenate([a[2] for a in accesses]) if accesses else np.zeros(0, np.int64)
+        return (w.steps, sums, fixed, regs, lane_ids, accesses, ints, layout, offsets)
 
     @staticmethod
     def _period(seen):
@@ -479,6 +505,9 @@ def _repeats(seen, p):
     e = len(seen) - 1
     if e < REPEATS * p:
         return False
+    steps = seen[e][0] - seen[e - p][0]
+    if any(seen[t][0] - seen[t - p][0] != steps for t in range(e - 1, e - (REPEATS - 1) * p - 1, -1)):
+        return False
     if not all(_same_increment(seen[t], seen[t - p], seen[e], seen[e - p])
                for t in range(e - 1, e - (REPEATS - 1) * p - 1, -1)):
         return False
@@ -488,27 +517,16 @@ def _repeats(seen, p):
 
 def _same_increment(later, earlier, last, before_last):
     """Whether later - earlier equals last - before_last: steps, counts, integer registers and the
-    addresses of each access (later and earlier must make the same accesses)."""
+    addresses of each access (the four visits must make the same accesses)."""
     if later[0] - earlier[0] != last[0] - before_last[0]:
         return False
     if not later[1].size == earlier[1].size == last[1].size == before_last[1].size:
         return False        # a count began meanwhile (a first access to an array)
-    if not np.array_equal(later[1] - earlier[1], last[1] - before_last[1]):
+    if later[7] is None or earlier[7] is None or not later[7] == earlier[7] == last[7] == before_last[7]:
         return False
-    for x1, x0, y1, y0 in zip(later[3], earlier[3], last[3], before_last[3]):
-        if x1.dtype.kind in "iu":
-            if not np.array_equal(x1.astype(np.int64) - x0, y1.astype(np.int64) - y0):
-                return False
-    a1, a0 = later[5], earlier[5]
-    if a1 is None or a0 is None or len(a1) != len(a0):
-        return False
-    for x, y in zip(a1, a0):
-        if x[0] != y[0] or x[1] != y[1] or x[2].shape != y[2].shape:
-            return False
-    b1, b0 = last[5], before_last[5]
-    if b1 is None or b0 is None or len(b1) != len(a1):
-        return False
-    return all(np.array_equal(x[2] - y[2], u[2] - v[2]) for x, y, u, v in zip(a1, a0, b1, b0))
+    return (np.array_equal(later[1] - earlier[1], last[1] - before_last[1])
+            and np.array_equal(later[6] - earlier[6], last[6] - before_last[6])
+            and np.array_equal(later[8] - earlier[8], last[8] - before_last[8]))
 
 
 __all__ = ["LoopSkip", "skippable_loops", "PerfCounters"]
