@@ -384,27 +384,38 @@ class PerfCounters(Plugin):
 
     # ------------------------------------------------------------------ skipped loop iterations
     # (loop_skip.py): the counts that grow as a wave runs, read and added to as one vector
-    BLOCK_SUMS = ("global_lines", "shared_accesses", "shared_wavefronts", "shared_atomic_serial")
+    BLOCK_SUMS = ("global_lines", "shared_accesses", "shared_wavefronts", "shared_atomic_serial", "atomics",
+                  "atomic_warp_ops")
 
     def _sum_arrays(self):
         return [self.issued, self.shuffled, self.rounds, self.l1_rounds, self.l1_clock, self._wave_accesses,
                 self._wave_l1_hits, *self._wave_sectors.values()]
 
+    def _sum_dicts(self):
+        """The counts kept in dicts that the wave's blocks add to: partial writes per array, the
+        compare-and-swap operations per shared word, the global atomics per line and kind."""
+        blocks = {c.block for c in self._wave_blocks}
+        lines = [per_key for per_block in self.atomic_lines.values()
+                 for b, per_key in per_block.items() if b in blocks]
+        return [c.partial_writes for c in self._wave_blocks] + [self._cas_ops] + lines
+
     def tally(self):
         """-> (the wave's additive counts as one float vector: per warp its instructions, shuffles
         and load rounds, per block its sectors, accesses, L1 clock and hits, lines, shared accesses,
-        wavefronts and partial writes; the layout and every count that is not a sum (barriers,
-        phases, atomics, maxima), which iterations that are skipped must not change). Two tallies
-        of one wave with the same second part subtract to what the steps between them added."""
+        wavefronts, atomics and partial writes, the compare-and-swap operations per shared word, the
+        global atomics per line; the layout and every count that is not a sum (barriers, phases,
+        the words atomics hit), which iterations that are skipped must not change). Two tallies of
+        one wave with the same second part subtract to what the steps between them added."""
         blocks = self._wave_blocks
+        dicts = self._sum_dicts()
         sums = [a.astype(float) for a in self._sum_arrays()]
         sums.append(np.array([getattr(c, name) for c in blocks for name in self.BLOCK_SUMS]
-                             + [n for c in blocks for n in c.partial_writes.values()], float))
-        fixed = (tuple(self._wave_sectors), tuple(tuple(c.partial_writes) for c in blocks),
+                             + [n for d in dicts for n in d.values()], float))
+        fixed = (tuple(self._wave_sectors), tuple(tuple(d) for d in dicts),
                  tuple((c.barriers, c.read_phases, c.critical_instructions, c.critical_shuffles, c.read_rounds,
-                        c.l1_rounds, len(c.barrier_spread), c.shared_atomic_chain, c.atomics, c.atomic_warp_ops,
-                        len(c.shared_atomic_words)) for c in blocks),
-                 self.phase_reads.tobytes(), len(self.atomic_lines), len(self._cas_ops))
+                        c.l1_rounds, len(c.barrier_spread), len(c.shared_atomic_words)) for c in blocks),
+                 self.phase_reads.tobytes(), len(self.atomic_lines),
+                 sum(len(words) for words in self.atomic_line_words.values()))
         return np.concatenate(sums), fixed
 
     def add_tally(self, increment):
@@ -419,10 +430,13 @@ class PerfCounters(Plugin):
             for name in self.BLOCK_SUMS:
                 setattr(c, name, getattr(c, name) + int(round(increment[at])))
                 at += 1
-        for c in self._wave_blocks:
-            for key in c.partial_writes:
-                c.partial_writes[key] += int(round(increment[at]))
+        for d in self._sum_dicts():
+            for key in d:
+                d[key] += int(round(increment[at]))
                 at += 1
+        for key, total in self._cas_ops.items():     # each block's busiest word, as _cas_word_ops keeps it
+            counts = self._wave_blocks[key >> 36]
+            counts.shared_atomic_chain = max(counts.shared_atomic_chain, total)
 
     def skip_l1_reads(self, clock_then, clock_step, periods, moved):
         """`periods` periods of a loop were skipped; in each, block b of the wave brought

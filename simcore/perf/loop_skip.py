@@ -54,7 +54,7 @@ WORTH_WATCHING = 64    # iterations (as the first one's steps foretell) for whic
 # calls of the lowered code whose value comes from memory or the machine (not from the registers)
 FROM_MEMORY = {"ld", "ldu", "lget", "atomic", "clock32", "clock64", "activemask", "nth_lane", "pack_lanes"}
 # calls that do what a skipped iteration would not do (or that its counts do not price the same)
-NEVER_SKIPPED = {"atomic", "printf", "nanosleep", "threadfence", "threadfence_block", "clock32", "clock64",
+NEVER_SKIPPED = {"printf", "nanosleep", "threadfence", "threadfence_block", "clock32", "clock64",
                  "bad_function_pointer"}
 # the test that keeps a loop going, as `diff(left, right) <= -1`; a != test is its own case
 CONTINUES = {ast.Lt: lambda a, b: a - b, ast.LtE: lambda a, b: a - b - 1,
@@ -104,7 +104,7 @@ def _from_memory(body_blocks):
 
 
 def _addresses(block):
-    """The address expressions (ast) of a block's loads and stores (first argument of X.ld/X.ldu/X.st),
+    """The address expressions (ast) of a block's loads, stores and atomics,
     with the block's temporaries written out (a temporary is assigned once, in its block)."""
     temps = {}
     for line in block.code:
@@ -116,6 +116,9 @@ def _addresses(block):
             if (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
                     and call.func.attr in ("ld", "ldu", "st") and call.args):
                 yield _written_out(call.args[0], temps)
+            elif (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+                    and call.func.attr == "atomic" and len(call.args) > 1):
+                yield _written_out(call.args[1], temps)
 
 
 def _written_out(node, temps, depth=0):
@@ -166,13 +169,70 @@ def affine(node, written):
     return False
 
 
-def _operand(node, constants):
-    """A test's operand: ('register', name) or ('constant', int), or None for anything else."""
+def _operand(node, constants, written):
+    """A test's operand: ('register', name), ('constant', int), ('expression', code) for integer
+    arithmetic on what the loop does not change (`n / 4`, `8 + t % 3 * 4`: evaluated per lane at
+    run time, see _evaluate), or None for anything else."""
     if isinstance(node, ast.Name) and node.id.startswith("v_"):
         return ("register", node.id[2:])
     if isinstance(node, ast.Name) and node.id in constants and isinstance(constants[node.id], (int, np.integer)):
         return ("constant", int(constants[node.id]))
-    return None
+    if _varies(node, written) or not _invariant_arithmetic(node):
+        return None
+    return ("expression", compile(ast.Expression(body=node), "<loop test>", "eval"))
+
+
+def _invariant_arithmetic(node):
+    """Whether an expression is integer arithmetic that _evaluate can do: registers, constants,
+    + - *, C's / and % (X.idiv, X.imod), X.smul, casts."""
+    if isinstance(node, ast.Name):
+        return node.id.startswith("v_") or node.id[:1] == "K"
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
+        return _invariant_arithmetic(node.left) and _invariant_arithmetic(node.right)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        if node.func.attr == "astype" and len(node.args) == 1 and isinstance(node.args[0], ast.Name):
+            return _invariant_arithmetic(node.func.value)
+        if (node.func.attr in ("idiv", "imod", "smul") and isinstance(node.func.value, ast.Name)
+                and node.func.value.id == "X" and len(node.args) >= 2):
+            return _invariant_arithmetic(node.args[0]) and _invariant_arithmetic(node.args[1])
+    return False
+
+
+class _Arithmetic:
+    """The lowered code's integer helpers as _evaluate needs them (C's truncating / and %)."""
+
+    @staticmethod
+    def idiv(a, b, *_):
+        if (np.asarray(b) == 0).any():
+            raise ZeroDivisionError
+        q = a // b
+        if np.asarray(a).dtype.kind == "u":
+            return q
+        return q + ((a - q * b != 0) & ((a < 0) != (b < 0)))
+
+    @staticmethod
+    def imod(a, b, *_):
+        if (np.asarray(b) == 0).any():
+            raise ZeroDivisionError
+        return a % b if np.asarray(a).dtype.kind == "u" else np.fmod(a, b)
+
+    @staticmethod
+    def smul(a, b, *_):
+        return a * b
+
+
+def _evaluate(code, program, registers, lanes):
+    """The value per lane of an operand ('expression', code) of a loop test, or None."""
+    namespace = dict(program.blocks[0].fn.__globals__)
+    names = {n for n in code.co_names if n.startswith("v_")}
+    namespace.update({n: registers[n[2:]][lanes] for n in names})
+    namespace["X"], namespace["L"] = _Arithmetic, None
+    try:
+        with np.errstate(all="ignore"):
+            value = np.asarray(eval(code, namespace))
+    except (ZeroDivisionError, KeyError, NameError, TypeError, ValueError):
+        return None
+    return value if value.dtype.kind in "iu" else None
 
 
 def skippable_loops(program):
@@ -216,7 +276,8 @@ def skippable_loops(program):
         if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
             continue
         op = type(test.ops[0]) if t_in else NEGATED.get(type(test.ops[0]))
-        left, right = _operand(test.left, constants), _operand(test.comparators[0], constants)
+        left, right = (_operand(test.left, constants, set(written)),
+                       _operand(test.comparators[0], constants, set(written)))
         if op not in CONTINUES and op is not ast.NotEq or left is None or right is None:
             continue
         if any(kind == "register" and program.vars[name].ctype.dtype.kind not in "iu"
@@ -415,6 +476,11 @@ class LoopSkip(Plugin):
             for kind, value in (loop.left, loop.right):
                 if kind == "constant":
                     sides.append((np.int64(value), np.int64(0)))
+                elif kind == "expression":
+                    value = _evaluate(value, self.program, self.wave.R, now[4])
+                    if value is None:
+                        return None
+                    sides.append((value.astype(np.int64), np.int64(0)))
                 elif value in regs:
                     v_now, v_before = regs[value]
                     sides.append((at_regs[value].astype(np.int64), (v_now.astype(np.int64) - v_before)))

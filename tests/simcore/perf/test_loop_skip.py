@@ -123,6 +123,37 @@ extern "C" __global__ void k(const float *in, float *out, int n)
     out[threadIdx.x] = s;
 }
 """
+# atomics in the loop: shared float adds (a compare-and-swap chain per word), integer increments,
+# a native atomicMax; global adds to one address per warp and to one per thread
+ATOMICS = r"""
+extern "C" __global__ void k(const float *in, float *out, int n)
+{
+    __shared__ float words[32];
+    __shared__ unsigned int counts[32];
+    __shared__ int top[32];
+    int t = threadIdx.x;
+    if (t < 32) { words[t] = 0.0f; counts[t] = 0; top[t] = 0; }
+    __syncthreads();
+    for (int r = 0; r < n / 64; r++) {
+        atomicAdd(&words[(t / 32) % 8], 1.0f);
+        atomicAdd(&counts[t % 4], 1u);
+        atomicMax(&top[t % 32], r);
+        atomicAdd(&out[t / 32], 1.0f);
+        atomicAdd(&out[64 + t], 2.0f);
+    }
+    __syncthreads();
+    if (t < 32)
+        out[2000 + t] = words[t] + counts[t] + top[t];
+}
+"""
+# a bound computed in the test, with C's division of a negative number (truncated, not floored)
+NEGATIVE_BOUND = r"""
+extern "C" __global__ void k(const float *in, float *out, int n)
+{
+    for (int i = (int)threadIdx.x - 30000; i < (n - 40000) / 3; i += 32)
+        out[i + 30000] = in[i + 30000];
+}
+"""
 # the data steer the loop (a branch on a loaded value), a gather, a barrier, a break: never skipped
 DATA_BRANCH = r"""
 extern "C" __global__ void k(const float *in, float *out, int n)
@@ -169,7 +200,8 @@ extern "C" __global__ void k(const float *in, float *out, int n)
 SKIPPED = [
     (COPY, 1, 32), (COPY, 2, 32), (COPY, 1, 48), (DOT, 1, 32), (DOT, 1, 64), (ROW_MAX, 2, 32),
     (TWO_COUNTERS, 1, 32), (DESCENDING, 2, 32), (UNSIGNED_AND_NOT_EQUAL, 1, 32), (STRIDE_12, 1, 32),
-    (NESTED, 1, 64), (COPY, 40, 32),
+    (NESTED, 1, 64), (COPY, 40, 32), (ATOMICS, 1, 64), (ATOMICS, 2, 32),
+    (NEGATIVE_BOUND, 1, 32),
 ]
 LARGE_N = 40 * 32 * 300 + 7
 NOT_SKIPPED = [(DATA_BRANCH, 1, 32), (GATHER, 1, 32), (BARRIER, 1, 64), (BREAK, 1, 32), (WRAPPING, 1, 32)]
@@ -285,8 +317,7 @@ def _sample_args(source, skip):
 LANES_LEAVE = r"""
 extern "C" __global__ void k(const float *in, float *out, int n)
 {
-    int end = 8 + (int)threadIdx.x % 3 * 40000;
-    for (int j = threadIdx.x; j < end; j += 32)
+    for (int j = threadIdx.x; j < 8 + (int)threadIdx.x % 3 * 40000; j += 32)
         out[j] = in[j];
     out[n + threadIdx.x] = 1.0f;
 }
