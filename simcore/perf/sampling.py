@@ -101,20 +101,26 @@ def _private_copies(prog, values, writable):
 def run_sample(prog, launch, values, pairs=None, step_budget=STEP_BUDGET, l1_sectors=0, skip_loops=True):
     """Simulate the sampled blocks of `launch` (a module.Launch with grid/block/shared_mem set)
     with `values` (marshalled args). -> the PerfCounters plugin, with the blocks it saw, each
-    with its `weight` (and `skipped`: the loop iterations counted without being simulated);
+    with its `weight` (and `skipped`: the loop iterations counted without being simulated;
+    `fell_back`: why a run that skipped was replaced by a whole one, or None);
     l1_sectors: each block's share of the L1 (0: none); skip_loops: let LoopSkip add up the
     iterations of counted loops that repeat (loop_skip.py). `pairs` is accepted for callers of
     the earlier first/middle/last sample."""
     counters = PerfCounters.with_l1(l1_sectors) if l1_sectors else PerfCounters
+    fell_back = None
     if skip_loops and LoopSkip.has_loops(prog):
         try:
             return _sample(prog, launch, values, step_budget, counters, True)
-        except (StaleRead, KernelFault):
-            # a value that steers the kernel was read where skipped iterations would have written,
-            # or the kernel faulted (a fault of its own shows again in the whole run): simulate
-            # every iteration
-            pass
-    return _sample(prog, launch, values, step_budget, counters, False)
+        except StaleRead as e:
+            # a value that steers the kernel was read where skipped iterations would have written
+            fell_back = f"stale read ({e})"
+        except KernelFault as e:
+            fell_back = f"fault ({e.kind})"         # a fault of the kernel's own shows again below
+        except Exception as e:          # a bug in the skipping: the estimate must not pay for it
+            fell_back = f"error in loop_skip ({type(e).__name__}: {e})"
+    found = _sample(prog, launch, values, step_budget, counters, False)
+    found.fell_back = fell_back     # why the iterations were all simulated after a try (None: no try)
+    return found
 
 
 def _sample(prog, launch, values, step_budget, counters, skip_loops):
@@ -139,5 +145,6 @@ def _run(prog, launch, values, step_budget, counters_type=PerfCounters, skip_loo
             engine.run([block_range])
     counters = engine.plugins.of_type(PerfCounters)
     counters.skipped = skipper.skipped if skipper is not None else 0
+    counters.fell_back = None
     assign_weights(counters, launch.num_blocks)
     return counters

@@ -15,7 +15,7 @@ import pytest
 import simcore
 from simcore.launch import marshal
 from simcore.perf import sampling
-from simcore.perf.loop_skip import skippable_loops
+from simcore.perf.loop_skip import LoopSkip, skippable_loops
 from simcore.perf.sampling import run_sample
 
 
@@ -214,6 +214,7 @@ def _sample(source, grid, block, skip, l1_sectors):
     found = run_sample(k.program, launch, marshal(k, _inputs(np.random.default_rng(5), n)), l1_sectors=l1_sectors,
                        skip_loops=skip)
     blocks = {b: dataclasses.asdict(c) for b, c in sorted(found.blocks.items())}
+    assert found.fell_back is None
     return blocks, found.atomic_lines, found.skipped
 
 
@@ -288,6 +289,7 @@ def test_a_value_that_steers_read_where_skipped_iterations_wrote_makes_the_sampl
     launch = simcore.Launch(k.name, (1, 1, 1), (32, 1, 1), 0, "sim")
     found = run_sample(k.program, launch, marshal(k, args))
     assert found.skipped == 0           # the run that skipped read a stale bound: this is the whole one
+    assert found.fell_back.startswith("stale read")
     whole = run_sample(k.program, launch, marshal(k, args), skip_loops=False)
     assert dataclasses.asdict(found.blocks[0]) == dataclasses.asdict(whole.blocks[0])
 
@@ -309,6 +311,7 @@ def _sample_args(source, skip):
     args = [np.ones(N, np.float32), np.full(N, 1 << 30, np.int32), np.zeros(N, np.float32), np.int32(N)]
     launch = simcore.Launch(k.name, (1, 1, 1), (32, 1, 1), 0, "sim")
     found = run_sample(k.program, launch, marshal(k, args), skip_loops=skip)
+    assert found.fell_back is None
     return {b: dataclasses.asdict(c) for b, c in sorted(found.blocks.items())}, found.atomic_lines, found.skipped
 
 
@@ -329,3 +332,15 @@ def test_lanes_that_leave_a_loop_early_are_counted_as_simulated(block):
     fast = _sample(LANES_LEAVE, 1, block, True, 64)
     _assert_same_counts(fast, _sample(LANES_LEAVE, 1, block, False, 64))
     assert fast[2] > 0
+
+
+def test_a_bug_in_the_skipping_costs_time_not_the_estimate(monkeypatch):
+    def broken(self, loop, seen, p):
+        raise IndexError("a bug")
+    slow = _sample(COPY, 1, 32, False, 64)
+    monkeypatch.setattr(LoopSkip, "_skip", broken)
+    k = kernel(COPY, "k")
+    launch = simcore.Launch(k.name, (1, 1, 1), (32, 1, 1), 0, "sim")
+    found = run_sample(k.program, launch, marshal(k, _inputs(np.random.default_rng(5))), l1_sectors=64)
+    assert found.fell_back == "error in loop_skip (IndexError: a bug)"
+    assert {b: dataclasses.asdict(c) for b, c in found.blocks.items()} == slow[0]

@@ -81,6 +81,7 @@ def sample(source, grid, block, n, skip):
     args = [rng.random(6 * n + 8192, dtype=np.float32), np.zeros(6 * n + 8192, np.float32), np.int32(n)]
     launch = simcore.Launch(k.name, (grid, 1, 1), (block, 1, 1), 0, "sim")
     found = run_sample(k.program, launch, marshal(k, args), l1_sectors=300, skip_loops=skip)
+    assert found.fell_back is None
     return ({b: dataclasses.asdict(c) for b, c in sorted(found.blocks.items())}, found.atomic_lines,
             found.skipped)
 
