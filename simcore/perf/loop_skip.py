@@ -42,7 +42,7 @@ import numpy as np
 from ..lower.dataflow import VALUE_NAME, sites_feeding
 from ..runtime.wave import RUN
 from ..checks.base import Plugin
-from .counters import PerfCounters, program_constants
+from .counters import program_constants
 
 REPEATS = 3            # periods that must repeat before the rest is skipped
 LONGEST_PERIOD = 128   # iterations per period, at most (a 1-byte stride's lines repeat every 128)
@@ -593,6 +593,3 @@ def _same_increment(later, earlier, last, before_last):
     return (np.array_equal(later[1] - earlier[1], last[1] - before_last[1])
             and np.array_equal(later[6] - earlier[6], last[6] - before_last[6])
             and np.array_equal(later[8] - earlier[8], last[8] - before_last[8]))
-
-
-__all__ = ["LoopSkip", "skippable_loops", "PerfCounters"]
