@@ -36,10 +36,12 @@ have written raises StaleRead, and the sample is simulated again without skippin
 of the validation sweeps (1,146) is bit-identical with and without skipping.
 """
 import ast
+from typing import NamedTuple
 
 import numpy as np
 
 from ..lower.dataflow import VALUE_NAME, sites_feeding
+from ..runtime.context import c_quotient, c_remainder
 from ..runtime.wave import RUN
 from ..checks.base import Plugin
 from .counters import program_constants
@@ -71,6 +73,39 @@ class Loop:
     def __init__(self, header, latch, op, left, right, written):
         self.header, self.latch, self.op, self.left, self.right = header, latch, op, left, right
         self.written = written
+
+
+class Access(NamedTuple):
+    """One warp access seen while a loop is watched."""
+    site: int
+    array: str              # the region's name
+    offsets: np.ndarray     # byte offsets, one per lane
+    kind: str               # 'read' | 'write' | 'atomic' | 'cas'
+    size: int
+
+
+class Visit(NamedTuple):
+    """What a visit of a watched loop's header leaves to compare (LoopSkip._visit)."""
+    steps: int
+    sums: np.ndarray        # PerfCounters.tally()'s additive counts
+    fixed: tuple            # and what must not change
+    regs: list              # the loop's registers, in its lanes
+    lanes: np.ndarray
+    accesses: list          # the accesses of the iteration that led here (None: the loop was just entered)
+    ints: np.ndarray        # for quick comparison: the integer registers as one vector,
+    layout: tuple           # the accesses' (site, array, lanes),
+    offsets: np.ndarray     # and all their offsets as one vector
+
+
+def _address_args(tree):
+    """The address arguments (ast) of the loads, stores and atomics in a parsed piece of lowered
+    code: X.ld/X.ldu/X.st(address, ...), X.atomic(op, address, ...)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if node.func.attr in ("ld", "ldu", "st") and node.args:
+                yield node.args[0]
+            elif node.func.attr == "atomic" and len(node.args) > 1:
+                yield node.args[1]
 
 
 def _calls(code):
@@ -112,13 +147,8 @@ def _addresses(block):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
                 and node.targets[0].id.startswith("_t"):
             temps[node.targets[0].id] = node.value
-        for call in ast.walk(node):
-            if (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
-                    and call.func.attr in ("ld", "ldu", "st") and call.args):
-                yield _written_out(call.args[0], temps)
-            elif (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
-                    and call.func.attr == "atomic" and len(call.args) > 1):
-                yield _written_out(call.args[1], temps)
+        for address in _address_args(node):
+            yield _written_out(address, temps)
 
 
 def _written_out(node, temps, depth=0):
@@ -199,22 +229,23 @@ def _invariant_arithmetic(node):
 
 
 class _Arithmetic:
-    """The lowered code's integer helpers as _evaluate needs them (C's truncating / and %)."""
+    """The lowered code's integer helpers as _evaluate needs them: the context's C arithmetic
+    without its reports (a zero divisor: no value)."""
+
+    @staticmethod
+    def _operands(a, b):
+        a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
+        if (b == 0).any():
+            raise ZeroDivisionError
+        return a, b
 
     @staticmethod
     def idiv(a, b, *_):
-        if (np.asarray(b) == 0).any():
-            raise ZeroDivisionError
-        q = a // b
-        if np.asarray(a).dtype.kind == "u":
-            return q
-        return q + ((a - q * b != 0) & ((a < 0) != (b < 0)))
+        return c_quotient(*_Arithmetic._operands(a, b))
 
     @staticmethod
     def imod(a, b, *_):
-        if (np.asarray(b) == 0).any():
-            raise ZeroDivisionError
-        return a % b if np.asarray(a).dtype.kind == "u" else np.fmod(a, b)
+        return c_remainder(*_Arithmetic._operands(a, b))
 
     @staticmethod
     def smul(a, b, *_):
@@ -299,14 +330,8 @@ def steering_sites(program):
     found = getattr(program, "_steering_sites", None)
     if found is None:
         codes = [b.term.cond for b in program.blocks if b.term.kind == "branch"]
-        for b in program.blocks:
-            for line in b.code:
-                for node in ast.walk(ast.parse(line.strip())) if "X." in line else ():
-                    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args:
-                        if node.func.attr in ("ld", "ldu", "st"):
-                            codes.append(ast.unparse(node.args[0]))
-                        elif node.func.attr == "atomic" and len(node.args) > 1:
-                            codes.append(ast.unparse(node.args[1]))
+        codes += [ast.unparse(address) for b in program.blocks for line in b.code if "X." in line
+                  for address in _address_args(ast.parse(line.strip()))]
         codes += ["v_" + name for site in program.sync_sites for name in site.operands.values() if name]
         flows, loaded_by = getattr(program, "value_flows", None), getattr(program, "loaded_by", None)
         found = (sites_feeding(flows, loaded_by, codes) if flows is not None
@@ -368,7 +393,7 @@ class LoopSkip(Plugin):
 
     def on_memory_access(self, region, offsets, size, kind, lanes, site):
         if self.watching:
-            self.accesses.append((site, region.name, offsets.copy(), kind, size))
+            self.accesses.append(Access(site, region.name, offsets.copy(), kind, size))
         if self.stale and kind != "write" and region.name in self.stale and site in self.steering:
             for lo, hi in self.stale[region.name]:
                 if ((offsets + size > lo) & (offsets < hi)).any():
@@ -396,17 +421,17 @@ class LoopSkip(Plugin):
             self.given_up.add(pc)           # an iteration too big to remember: simulate it all
             del self.watching[pc]
             return
-        if seen and not np.array_equal(seen[-1][4], lane_ids):
+        if seen and not np.array_equal(seen[-1].lanes, lane_ids):
             seen.clear()                    # lanes left the loop (they wait to reconverge): start again
         seen.append(self._visit(loop, lane_ids, accesses))
         if len(seen) == 2:                  # one iteration seen: is the loop long enough to watch?
             self.expected[pc] = len(seen) + (self._periods_left(loop, seen, 1) or 0)
         if len(seen) == 3:
             a, b = seen[1:]
-            if a[7] is not None and a[7] == b[7]:
+            if a.layout is not None and a.layout == b.layout:
                 # the first two iterations' moves foretell the period: every address must move by whole
                 # lines, REPEATS times over, before a skip (a 4-byte step: 32 iterations a period)
-                moved = int(np.gcd.reduce(np.append((b[8] - a[8]) % LINE, 0))) or LINE
+                moved = int(np.gcd.reduce(np.append((b.offsets - a.offsets) % LINE, 0))) or LINE
                 if 2 * (REPEATS * (LINE // np.gcd(moved, LINE)) + 1) > self.expected[pc]:
                     self.expected[pc] = 0
         if len(seen) < 2:
@@ -422,11 +447,7 @@ class LoopSkip(Plugin):
             del self.watching[pc]
 
     def _visit(self, loop, lane_ids, accesses):
-        """What a visit of the header leaves to compare: (steps, the counts, what must not change,
-        the loop's registers in its lanes, the lanes, the accesses of the iteration that led here
-        (site, array, byte offsets, kind, size; None: the loop was just entered), and for quick
-        comparison its integer registers as one vector, the accesses' layout and all their
-        offsets as one vector)."""
+        """-> the Visit of the header now, after the iteration that made `accesses`."""
         w = self.wave
         sums, fixed = self.counters.tally()
         regs = [np.array(w.R[name][lane_ids]) for name in loop.written]
@@ -435,9 +456,9 @@ class LoopSkip(Plugin):
         if accesses is None:
             layout, offsets = None, None
         else:
-            layout = tuple((a[0], a[1], a[2].size) for a in accesses)
-            offsets = np.concatenate([a[2] for a in accesses]) if accesses else np.zeros(0, np.int64)
-        return (w.steps, sums, fixed, regs, lane_ids, accesses, ints, layout, offsets)
+            layout = tuple((a.site, a.array, a.offsets.size) for a in accesses)
+            offsets = np.concatenate([a.offsets for a in accesses]) if accesses else np.zeros(0, np.int64)
+        return Visit(w.steps, sums, fixed, regs, lane_ids, accesses, ints, layout, offsets)
 
     @staticmethod
     def _period(seen):
@@ -449,10 +470,9 @@ class LoopSkip(Plugin):
         for p in range(1, e // REPEATS + 1):
             if not _repeats(seen, p):
                 continue
-            moved = {}                  # region -> what its addresses moved by in p iterations
-            for t in range(e - p + 1, e + 1):
-                for a, b in zip(seen[t][5], seen[t - p][5]):
-                    moved.setdefault(a[1], []).append(a[2] - b[2])
+            moved = {}                  # array -> what its addresses moved by in p iterations
+            for a, b in _access_pairs(seen, p):
+                moved.setdefault(a.array, []).append(a.offsets - b.offsets)
             by = [np.concatenate(m) for m in moved.values()]
             if any(m.size and (m != m[0]).any() for m in by):
                 return None             # accesses of one array drift apart: their overlaps change
@@ -468,16 +488,16 @@ class LoopSkip(Plugin):
         the loop, were its operands to go on moving as in the last period of `seen` (the test at
         every iteration of those periods holds); None when no lane would leave through it."""
         now, before = seen[-1], seen[-1 - p]
-        regs = dict(zip(loop.written, zip(now[3], before[3])))
+        regs = dict(zip(loop.written, zip(now.regs, before.regs)))
         periods = None
         for phase in range(p):          # the test at every iteration of the periods ahead
-            at_regs = dict(zip(loop.written, seen[-p + phase][3]))
+            at_regs = dict(zip(loop.written, seen[-p + phase].regs))
             sides = []
             for kind, value in (loop.left, loop.right):
                 if kind == "constant":
                     sides.append((np.int64(value), np.int64(0)))
                 elif kind == "expression":
-                    value = _evaluate(value, self.program, self.wave.R, now[4])
+                    value = _evaluate(value, self.program, self.wave.R, now.lanes)
                     if value is None:
                         return None
                     sides.append((value.astype(np.int64), np.int64(0)))
@@ -485,11 +505,11 @@ class LoopSkip(Plugin):
                     v_now, v_before = regs[value]
                     sides.append((at_regs[value].astype(np.int64), (v_now.astype(np.int64) - v_before)))
                 else:                   # not written by the loop: the same every period
-                    sides.append((self.wave.R[value][now[4]].astype(np.int64), np.int64(0)))
+                    sides.append((self.wave.R[value][now.lanes].astype(np.int64), np.int64(0)))
             (a, da), (b, db) = sides
             norm = CONTINUES.get(loop.op, lambda x, y: x - y)
-            diff = np.broadcast_to(norm(a, b), now[4].shape)
-            step = np.broadcast_to(norm(da, db) - norm(np.int64(0), np.int64(0)), now[4].shape)
+            diff = np.broadcast_to(norm(a, b), now.lanes.shape)
+            step = np.broadcast_to(norm(da, db) - norm(np.int64(0), np.int64(0)), now.lanes.shape)
             left = periods_left(diff, step, loop.op)
             finite = left[left >= 0]
             if finite.size == 0:
@@ -502,7 +522,7 @@ class LoopSkip(Plugin):
         a register would wrap."""
         now, before = seen[-1], seen[-1 - p]
         w = self.wave
-        regs = dict(zip(loop.written, zip(now[3], before[3])))
+        regs = dict(zip(loop.written, zip(now.regs, before.regs)))
         periods = self._periods_left(loop, seen, p)
         if periods is None:
             return False            # no lane leaves through the test: leave it to the watchdog
@@ -524,26 +544,22 @@ class LoopSkip(Plugin):
                 moved[name] = target.astype(v_now.dtype)
             elif v_now.dtype.kind == "f" and self._steady(seen, p, loop.written.index(name)):
                 moved[name] = (v_now + skip * (v_now - v_before)).astype(v_now.dtype)
-        sums_step = now[1] - before[1]
+        sums_step = now.sums - before.sums
         counters = self.counters
         if counters.l1_sectors:
             clock_step = np.rint(sums_step[self._l1_clock_at(counters)]).astype(np.int64)
-            arrays = {}             # array -> what its addresses move by in one period (the same for all)
-            for t in range(len(seen) - p, len(seen)):
-                for a, b in zip(seen[t][5], seen[t - p][5]):
-                    if a[2].size:
-                        arrays.setdefault(a[1], int(a[2][0] - b[2][0]))
+            arrays = {a.array: int(a.offsets[0] - b.offsets[0])      # what each array's addresses move by
+                      for a, b in _access_pairs(seen, p) if a.offsets.size}  # in a period (the same for all)
             counters.skip_l1_reads(counters.l1_clock - clock_step, clock_step, skip, arrays)
-        for t in range(len(seen) - p, len(seen)):      # what the skipped iterations would have written
-            for (site, name, offsets, kind, size), b in zip(seen[t][5], seen[t - p][5]):
-                if kind != "read" and offsets.size:
-                    shift = skip * int(offsets[0] - b[2][0])
-                    self.stale.setdefault(name, []).append((int(offsets.min()) + min(0, shift) - size,
-                                                            int(offsets.max()) + max(0, shift) + size))
+        for a, b in _access_pairs(seen, p):            # what the skipped iterations would have written
+            if a.kind != "read" and a.offsets.size:
+                shift = skip * int(a.offsets[0] - b.offsets[0])
+                self.stale.setdefault(a.array, []).append((int(a.offsets.min()) + min(0, shift) - a.size,
+                                                           int(a.offsets.max()) + max(0, shift) + a.size))
         for name, value in moved.items():
-            w.R[name][now[4]] = value
+            w.R[name][now.lanes] = value
         counters.add_tally(skip * sums_step)
-        w.steps += skip * (now[0] - before[0])
+        w.steps += skip * (now.steps - before.steps)
         self.skipped += skip * p
         return True
 
@@ -552,8 +568,8 @@ class LoopSkip(Plugin):
         """Whether register `index` of the loop moved by exactly the same amount in each of the
         last REPEATS periods (a floating-point value that steps by a constant)."""
         e = len(seen) - 1
-        step = seen[e][3][index] - seen[e - p][3][index]
-        return all(np.array_equal(seen[e - k * p][3][index] - seen[e - (k + 1) * p][3][index], step)
+        step = seen[e].regs[index] - seen[e - p].regs[index]
+        return all(np.array_equal(seen[e - k * p].regs[index] - seen[e - (k + 1) * p].regs[index], step)
                    for k in range(1, REPEATS))
 
     @staticmethod
@@ -571,25 +587,32 @@ def _repeats(seen, p):
     e = len(seen) - 1
     if e < REPEATS * p:
         return False
-    steps = seen[e][0] - seen[e - p][0]
-    if any(seen[t][0] - seen[t - p][0] != steps for t in range(e - 1, e - (REPEATS - 1) * p - 1, -1)):
+    steps = seen[e].steps - seen[e - p].steps      # the cheap test first
+    if any(seen[t].steps - seen[t - p].steps != steps for t in range(e - 1, e - (REPEATS - 1) * p - 1, -1)):
         return False
     if not all(_same_increment(seen[t], seen[t - p], seen[e], seen[e - p])
                for t in range(e - 1, e - (REPEATS - 1) * p - 1, -1)):
         return False
     last = seen[e]
-    return all(seen[t][2] == last[2] and np.array_equal(seen[t][4], last[4]) for t in range(e - REPEATS * p, e))
+    return all(seen[t].fixed == last.fixed and np.array_equal(seen[t].lanes, last.lanes)
+               for t in range(e - REPEATS * p, e))
 
 
 def _same_increment(later, earlier, last, before_last):
-    """Whether later - earlier equals last - before_last: steps, counts, integer registers and the
-    addresses of each access (the four visits must make the same accesses)."""
-    if later[0] - earlier[0] != last[0] - before_last[0]:
-        return False
-    if not later[1].size == earlier[1].size == last[1].size == before_last[1].size:
+    """Whether later - earlier equals last - before_last (Visits, whose steps _repeats compared):
+    counts, integer registers and the addresses of each access (the four must make the same
+    accesses)."""
+    if not later.sums.size == earlier.sums.size == last.sums.size == before_last.sums.size:
         return False        # a count began meanwhile (a first access to an array)
-    if later[7] is None or earlier[7] is None or not later[7] == earlier[7] == last[7] == before_last[7]:
+    if later.layout is None or earlier.layout is None or \
+            not later.layout == earlier.layout == last.layout == before_last.layout:
         return False
-    return (np.array_equal(later[1] - earlier[1], last[1] - before_last[1])
-            and np.array_equal(later[6] - earlier[6], last[6] - before_last[6])
-            and np.array_equal(later[8] - earlier[8], last[8] - before_last[8]))
+    return (np.array_equal(later.sums - earlier.sums, last.sums - before_last.sums)
+            and np.array_equal(later.ints - earlier.ints, last.ints - before_last.ints)
+            and np.array_equal(later.offsets - earlier.offsets, last.offsets - before_last.offsets))
+
+
+def _access_pairs(seen, p):
+    """(access, the same access p iterations earlier) for every access of the last p iterations."""
+    for t in range(len(seen) - p, len(seen)):
+        yield from zip(seen[t].accesses, seen[t - p].accesses)

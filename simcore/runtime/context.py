@@ -21,6 +21,23 @@ NOMINAL_GHZ = 2             # cycles per nanosecond of __nanosleep
 MAX_NANOSLEEP_NS = 1_000_000
 
 
+def c_quotient(a, b):
+    """C's integer a / b of broadcast numpy operands, b nonzero: numpy floors, C truncates
+    toward zero."""
+    if a.dtype.kind == "u":
+        return a // b
+    q = a // b
+    fix = (a - q * b != 0) & ((a < 0) != (b < 0))
+    return (q + fix).astype(a.dtype)
+
+
+def c_remainder(a, b):
+    """C's integer a % b of broadcast numpy operands, b nonzero (the sign of a)."""
+    if a.dtype.kind == "u":
+        return a % b
+    return np.fmod(a, b).astype(a.dtype)
+
+
 class Context(LaneIndexing):
     M = cmath               # the CUDA math functions numpy lacks (X.M.sinpi, X.M.rounded, ...)
     DEFINED = np.uint8(0)
@@ -130,19 +147,11 @@ class Context(LaneIndexing):
 
     def idiv(self, a, b, L, site):
         a, b = self._divisor(a, b, L, site)
-        if a.dtype.kind == "u":
-            return a // b
-        q = a // b
-        r = a - q * b
-        # numpy floors; C truncates toward zero
-        fix = (r != 0) & ((a < 0) != (b < 0))
-        return (q + fix).astype(a.dtype)
+        return c_quotient(a, b)
 
     def imod(self, a, b, L, site):
         a, b = self._divisor(a, b, L, site)
-        if a.dtype.kind == "u":
-            return a % b
-        return np.fmod(a, b).astype(a.dtype)
+        return c_remainder(a, b)
 
     def smul(self, a, b, L, site):
         """a * b of signed integers, wrapping as a GPU does; an overflow (undefined in C) is a

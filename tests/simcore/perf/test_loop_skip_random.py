@@ -13,6 +13,19 @@ import simcore
 from simcore.launch import marshal
 from simcore.perf.sampling import run_sample
 
+# the statements a loop body is made of, from two coefficients c1 (1-3), c2 (0-39) and a small k (2-8)
+STATEMENTS = {
+    "load": lambda c1, c2, k: f"acc += in[{c1} * (long long)i + {c2}];",
+    "store": lambda c1, c2, k: f"out[{c1} * (long long)i + {c2}] = acc;",
+    "register_branch": lambda c1, c2, k: f"if (threadIdx.x % {k} == 0) acc *= 1.5f; else acc += 1.0f;",
+    "counter_branch": lambda c1, c2, k: f"if (i % {k} == 0) acc += in[i + {c2}];",
+    "data_branch": lambda c1, c2, k: "if (in[i] > 0.5f) acc += 2.0f;",
+    "atomic": lambda c1, c2, k: f"atomicAdd(&out[4 * n + threadIdx.x % {k}], 1.0f);",
+    "shared": lambda c1, c2, k: f"s[(threadIdx.x + {c2}) % 64] += in[i];",
+    "inner": lambda c1, c2, k: f"for (int j = 0; j < {k - 1}; j++) acc += in[i + j];",
+}
+
+
 def random_kernel(seed):
     """(source, grid, block, n) of a kernel with a counted loop (nested loops in its body at
     times), from `seed`; n is chosen so that a lane loops 100-700 times."""
@@ -37,25 +50,8 @@ def random_kernel(seed):
         move = f"i += {step}"
     body = []
     for _ in range(int(r.integers(1, 4))):
-        kind = r.choice(["load", "store", "register_branch", "counter_branch", "data_branch", "atomic",
-                         "shared", "inner"])
-        c1, c2 = int(r.integers(1, 4)), int(r.integers(0, 40))
-        if kind == "load":
-            body.append(f"acc += in[{c1} * (long long)i + {c2}];")
-        elif kind == "store":
-            body.append(f"out[{c1} * (long long)i + {c2}] = acc;")
-        elif kind == "register_branch":
-            body.append(f"if (threadIdx.x % {int(r.integers(2, 5))} == 0) acc *= 1.5f; else acc += 1.0f;")
-        elif kind == "counter_branch":
-            body.append(f"if (i % {int(r.integers(2, 6))} == 0) acc += in[i + {c2}];")
-        elif kind == "data_branch":
-            body.append(f"if (in[i] > 0.5f) acc += 2.0f;")
-        elif kind == "atomic":
-            body.append(f"atomicAdd(&out[4 * n + threadIdx.x % {int(r.integers(1, 9))}], 1.0f);")
-        elif kind == "shared":
-            body.append(f"s[(threadIdx.x + {c2}) % 64] += in[i];")
-        else:
-            body.append(f"for (int j = 0; j < {int(r.integers(1, 6))}; j++) acc += in[i + j];")
+        kind = r.choice(sorted(STATEMENTS))
+        body.append(STATEMENTS[kind](int(r.integers(1, 4)), int(r.integers(0, 40)), int(r.integers(2, 9))))
     grid = int(r.choice([1, 2, 3, 40])) if per_thread else int(r.choice([1, 2]))
     block = int(r.choice([32, 48, 64, 128]))
     n = iterations * (grid * block if per_thread else int(step)) + int(r.integers(0, 50))
