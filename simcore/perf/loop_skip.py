@@ -116,10 +116,9 @@ def _calls(code):
             and isinstance(node.func.value, ast.Name) and node.func.value.id == "X"}
 
 
-def _from_memory(body_blocks):
-    """The names (registers v_..., temporaries _t...) whose value in the loop may come from memory:
-    a load's result, and whatever is computed from one (to the fixed point: the back edge
-    carries values into the next iteration)."""
+def _flows(body_blocks):
+    """(name assigned, the names its value is computed from, whether it comes from memory) of
+    every assignment in a loop's blocks (registers v_..., temporaries _t...)."""
     flows = []
     for block in body_blocks:
         for line in block.code:
@@ -127,15 +126,21 @@ def _from_memory(body_blocks):
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
                 value = ast.unparse(node.value)
                 flows.append((node.targets[0].id, set(VALUE_NAME.findall(value)), bool(_calls(value) & FROM_MEMORY)))
-    tainted = {dst for dst, _, loads in flows if loads}
+    return flows
+
+
+def _reached(flows, seeds):
+    """`seeds` and every name computed from one of them (to the fixed point: the back edge
+    carries values into the next iteration)."""
+    reached = set(seeds)
     changed = True
     while changed:
         changed = False
         for dst, sources, _ in flows:
-            if dst not in tainted and sources & tainted:
-                tainted.add(dst)
+            if dst not in reached and sources & reached:
+                reached.add(dst)
                 changed = True
-    return tainted
+    return reached
 
 
 def _addresses(block):
@@ -268,8 +273,9 @@ def _evaluate(code, program, registers, lanes):
 
 def skippable_loops(program):
     """{header block id: Loop} of the loops whose iterations cannot depend on the data: no sync
-    point, exit or jump out of the loop but the header's test, none of NEVER_SKIPPED, no branch or
-    load or store address computed from memory, a header that only tests two integer operands."""
+    point, exit or jump out of the loop but the header's test, none of NEVER_SKIPPED, no load or
+    store address computed from memory, no branch but the header's on memory or on what the loop
+    changes (an inner loop is skipped on its own), a header that only tests two integer operands."""
     blocks = program.blocks
     constants = program_constants(program)
     found = {}
@@ -295,10 +301,17 @@ def skippable_loops(program):
                 ok = False
         if not ok:
             continue
-        tainted = _from_memory(body)
-        if any(b.term.kind == "branch" and set(VALUE_NAME.findall(b.term.cond)) & tainted for b in body):
-            continue
+        flows = _flows(body)
+        tainted = _reached(flows, {dst for dst, _, loads in flows if loads})     # may come from memory
         written = sorted({name for b in body for name in b.stores if name in program.vars})
+        # a branch inside the loop on what the loop changes (i % 8, i < n / 2, an inner loop's
+        # counter) may be taken in a pattern longer than any period watched, or flip once: only
+        # the header's test, whose end is worked out in closed form, may depend on it
+        moving = _reached(flows, {"v_" + name for name in written})
+        if any(b.term.kind == "branch" and set(VALUE_NAME.findall(b.term.cond)) & (tainted if b is header else
+                                                                                  tainted | moving)
+               for b in body):
+            continue
         addresses = [a for b in body for a in _addresses(b)]
         if any(set(VALUE_NAME.findall(ast.unparse(a))) & tainted or _calls(a) & FROM_MEMORY
                or not affine(a, set(written)) for a in addresses):

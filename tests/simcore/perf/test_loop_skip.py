@@ -113,6 +113,32 @@ extern "C" __global__ void k(const float *in, float *out, int n)
     out[blockIdx.x * blockDim.x + threadIdx.x] = acc[threadIdx.x];
 }
 """
+# a branch on the counter: taken every 8th iteration (65 = 1 mod 8), or until halfway; three
+# quiet iterations in a row looked like a period of one
+COUNTER_BRANCHES = r"""
+extern "C" __global__ void k(const float *in, float *out, int n)
+{
+    float acc = 0.0f;
+    for (unsigned i = threadIdx.x % 2; i < (unsigned)n; i += 65) {
+        if (i % 8 == 0)
+            acc += in[i + 35];
+        if (i < (unsigned)n / 2)
+            out[i] = acc;
+    }
+    out[n + threadIdx.x] = acc;
+}
+"""
+# one branch on the counter alone (the random kernel of seed 110 that found it)
+COUNTER_PERIOD_8 = r"""
+extern "C" __global__ void k(const float *in, float *out, int n)
+{
+    float acc = 0.0f;
+    for (unsigned i = threadIdx.x % 2; i < (unsigned)(n - n / 5); i += 65)
+        if (i % 8 == 0)
+            acc += in[i + 35];
+    out[n + threadIdx.x] = acc;
+}
+"""
 # an address that wraps around (%): not a line that moves by a constant
 WRAPPING = r"""
 extern "C" __global__ void k(const float *in, float *out, int n)
@@ -204,7 +230,8 @@ SKIPPED = [
     (NEGATIVE_BOUND, 1, 32),
 ]
 LARGE_N = 40 * 32 * 300 + 7
-NOT_SKIPPED = [(DATA_BRANCH, 1, 32), (GATHER, 1, 32), (BARRIER, 1, 64), (BREAK, 1, 32), (WRAPPING, 1, 32)]
+NOT_SKIPPED = [(DATA_BRANCH, 1, 32), (GATHER, 1, 32), (BARRIER, 1, 64), (BREAK, 1, 32), (WRAPPING, 1, 32),
+               (COUNTER_BRANCHES, 1, 64), (COUNTER_PERIOD_8, 1, 64)]
 
 
 def _sample(source, grid, block, skip, l1_sectors):
@@ -240,14 +267,15 @@ def test_skipping_counted_loops_counts_what_every_iteration_counts(source, grid,
 
 
 @pytest.mark.parametrize("source, grid, block", NOT_SKIPPED)
-def test_loops_the_data_can_steer_are_simulated_whole(source, grid, block):
+def test_loops_the_data_or_the_counter_can_steer_are_simulated_whole(source, grid, block):
     fast = _sample(source, grid, block, True, 64)
     assert fast[2] == 0
     _assert_same_counts(fast, _sample(source, grid, block, False, 64))
 
 
-@pytest.mark.parametrize("source", [DATA_BRANCH, GATHER, BARRIER, BREAK, WRAPPING])
-def test_the_program_alone_rules_out_loops_the_data_can_steer(source):
+@pytest.mark.parametrize("source", [DATA_BRANCH, GATHER, BARRIER, BREAK, WRAPPING, COUNTER_BRANCHES,
+                                    COUNTER_PERIOD_8])
+def test_the_program_alone_rules_out_loops_the_data_or_the_counter_can_steer(source):
     assert skippable_loops(kernel(source, "k").program) == {}
 
 
