@@ -2935,6 +2935,28 @@ def _fp_ref(a):
 entry("cxx_function_pointers", grid=(2,), block=(64,),
       make_args=lambda: (f32(100, -3, 3, seed=197), zeros(128, np.float32), np.int32(100)),
       reference=_fp_ref, expect="ok", why="a call through a function pointer reaches the function each thread holds")
+# ---- loops of barriers whose memory moves every round (docs/semantics.md, forward progress): a
+# state seen again at a barrier is a cycle of every order when only barriers hand values over
+entry("barrier_counter_wraps", grid=(2,), block=(128,), make_args=lambda: (zeros(256), np.int32(200), np.int32(199)),
+      reference=lambda a: {0: np.full(256, 199, np.int32)}, expect="ok",
+      why="the count goes 1, 2, ..., 199 and the block stops there; every order runs the same rounds")
+
+entry("barrier_counter_wraps_never_stops", kernel="barrier_counter_wraps", file="barrier_counter_wraps.cu",
+      grid=(2,), block=(128,), make_args=lambda: (zeros(256), np.int32(200), np.int32(200)),
+      intended=lambda a: {0: np.full(256, 200, np.int32)}, expect="step_limit",
+      why="a count modulo 200 is never 200: the block goes round the same 200 rounds forever, in every "
+          "order (memory moves, but only barriers hand values over)")
+
+entry("barrier_rotate_until_found", grid=(2,), block=(128,), make_args=lambda: (zeros(256), np.int32(77)),
+      reference=lambda a: {0: np.tile((np.arange(128) + 77) % 128, 2).astype(np.int32)}, expect="ok",
+      why="value 77 reaches thread 0 after 77 rounds of values handed on through barriers")
+
+entry("barrier_rotate_never_found", kernel="barrier_rotate_until_found", file="barrier_rotate_until_found.cu",
+      grid=(2,), block=(128,), make_args=lambda: (zeros(256), np.int32(128)),
+      intended=lambda a: {0: np.zeros(256, np.int32)}, expect="step_limit",
+      why="the values are 0..127: 128 never reaches thread 0, and the block's state comes back every 128 "
+          "rounds in every order")
+
 # ---- forward progress (docs/semantics.md, section 8): spin locks and flag waits, legal from
 # Volta on under every fair schedule, next to their broken twins (which hang on any GPU)
 _PROGRESS_WHY = ("independent thread scheduling (compute capability 7.0+): every thread makes progress, "

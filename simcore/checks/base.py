@@ -152,3 +152,13 @@ class Plugin:
 
     def on_unwaited_phase_complete(self, block, bar_id):
         """A phase of `bar_id` in `block` completed with bar.arrive arrivals alone: nobody waited."""
+
+    # ---------------------------------------------------------------- what the runtime may ask
+    def stops_every_unordered_conflict(self):
+        """Does this plugin stop the launch at every pair of plain accesses to one word by two
+        threads, one of them a write, that barriers and warp syncs do not order (a race)? Then,
+        in a launch still running, threads have handed values to each other only through
+        barriers and atomics (Memory.atomics counts those): where no atomic ran, what each
+        thread read between two barriers was the same in every order of the threads
+        (watchdog.py: a loop of barriers that repeats is endless in every order)."""
+        return False

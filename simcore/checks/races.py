@@ -369,6 +369,12 @@ class RaceDetector(Plugin):
             if not (fast and self._check_lane(region, g0 + extra, granule, kind, slot, site)):
                 self._check(region, np.array([g0 + extra], np.int64), granule, kind, L, site)
 
+    def stops_every_unordered_conflict(self):
+        # Only where barrier and warp epochs alone order accesses: a fence makes a flag's hand-off
+        # legal, and which value the waiter saw first then depends on the order threads ran in;
+        # a __syncwarp on part of a warp (lane clocks) too. And only with both checks on.
+        return self.check_shared and self.check_global and self._epochs_decide()
+
     def _epochs_decide(self):
         """Whether barrier and warp epochs alone order this kernel's accesses (no lane clocks, no
         release/acquire clocks, no fence ticket): the one-lane fast path's rule is then complete."""

@@ -50,6 +50,10 @@ class Plugins:
         for hook in self.launch_end:
             hook(launch)
 
+    def stop_every_unordered_conflict(self):
+        """Does some plugin stop the launch at every race (Plugin.stops_every_unordered_conflict)?"""
+        return any(p.stops_every_unordered_conflict() for p in self.all)
+
 
 def build_plugins(registered, launch, program, report, options, extra=()):
     """One instance of every registered plugin class this launch wants, then `extra` instances."""

@@ -562,11 +562,14 @@ class Reporter:
                       "the time limit stops a launch); if it loops forever, check the loop's condition and "
                       "that its variables change in every iteration.", pc)
 
-    def endless_loop(self, pc, L, period, pre_volta=False, loop=0, memory_moved=False, every_order=False):
+    def endless_loop(self, pc, L, period, pre_volta=False, loop=0, memory_moved=False, every_order=False,
+                     between_barriers=False):
         """memory_moved: under a deterministic schedule, memory took other values inside the
         cycle (set and reset) and came back: this schedule repeats forever, another order might not.
         every_order: `period` states from each of which every step of any order leads to another
-        of them (runtime/order_closure.py): no order ends the kernel, though memory moves."""
+        of them (runtime/order_closure.py): no order ends the kernel, though memory moves.
+        between_barriers: memory moved in the cycle, but threads handed values over only through
+        barriers (no race, no atomic): every order repeats it (watchdog._every_order_repeats)."""
         if every_order:
             self._stopped("Endless loop: in every order the kernel only goes round the same states",
                           f"the threads that can run went round {period:,} states (every thread's point, "
@@ -576,6 +579,18 @@ class Reporter:
                           "handed back and forth, a ping-pong), but only among those values. On a GPU: a hang.",
                           "give the hand-off an end: a count of rounds, or a flag that tells every side to stop "
                           "and that each side checks in its wait.", pc, loop)
+        if between_barriers and not pre_volta:
+            self._stopped("Endless loop: in every order the kernel comes back to exactly the same state",
+                          f"{period:,} steps after an earlier moment, every thread was at the same point with the "
+                          "same values in its variables, the same threads waited at the same barriers, memory "
+                          "held the same values and every thread that could run had run in between. Memory "
+                          "took other values in between, but the threads handed values to each other only "
+                          "through barriers (no race, no atomic), so between two barriers each thread reads the "
+                          "same values whatever the order of the threads: every order comes back to this state, "
+                          "and the loop at line {loop} never ends (the last step ran line {line}). On a GPU: a hang.",
+                          "check the loop's condition and that its variables move towards its end in every "
+                          "iteration (a value that goes round, such as i = (i + 1) % n, may never meet the bound "
+                          "the loop waits for).", pc, loop)
         if memory_moved and not pre_volta:
             self._stopped(f"Endless loop under the {self.schedule} schedule: the kernel came back to exactly the same state",
                           f"{period:,} steps after an earlier moment, every thread was at the same point with the "

@@ -141,6 +141,9 @@ class Memory:
         # while the watchdog watches (a probe): how many writes changed a value, else None (a
         # state repeats only if memory never took another value in between: watchdog.py)
         self.changes = None
+        # atomics run on shared or global memory: their order decides their values, so a state that
+        # repeats with an atomic in between proves nothing about other orders (watchdog.py)
+        self.atomics = 0
 
     # ---- set-up
     def add_globals(self, args):
@@ -574,6 +577,7 @@ class Memory:
             Lk, offk, value = self.wave.lane_index(L)[keep], off[keep], value[keep]
             compare = None if compare is None else compare[keep]
         if region.kind != "local":
+            self.atomics += 1
             for hook in self.plugins.memory_access:
                 hook(region, offk, dtype.itemsize, "cas" if op == "cas" else "atomic", Lk, site)
         view = self.view(region, dtype)

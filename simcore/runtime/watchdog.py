@@ -28,7 +28,8 @@ clock (docs/semantics.md, forward progress):
 * the random schedule cannot repeat the wave's whole state often enough to be seen: there each
   warp that runs must come back to a state of its own, every one of its runnable lanes having
   run, while memory takes no other value and no barrier completes (lanes of different warps did
-  not meet); and at the moments barriers complete the whole state is compared as above. That
+  not meet); and at the moments barriers complete the whole state is compared as above (there
+  memory may have moved where only barriers handed values over: _every_order_repeats). That
   per-probe look compares digests, so it only makes lanes fair: an endless verdict there comes
   from the long look (warp_cycles.py: one exact checkpoint per warp across probes, Brent's
   method in the warp's own steps, while memory, barriers and turns stand still), or from the
@@ -99,6 +100,7 @@ STARVE_STEPS = 1 << 15      # a lane that can run but stands still this long get
 MAX_PROBE = 1 << 17         # the longest probe (steps): cycles up to about half of it are found
 ROUND_PROBE = 1 << 14       # round-robin: probes this long or longer also compare rounds' starts
 MAX_ROUNDS = 1 << 17        # rounds' states kept at most (then the watch starts again)
+MAX_BARRIER_STATES = 1 << 16   # random: states at barriers' completions kept across probes at most
 MAX_FAIR_MOMENTS = 64       # deterministic schedules: moments of turns kept (_fair_cycle)
 EXACT_MEMORY_BYTES = 1 << 18    # _fair_cycle compares memory byte for byte up to this size (else no look)
 LOOK_EVERY_STEP = 1 << 13   # random: steps of quiet memory after which the long look sees every step
@@ -171,6 +173,8 @@ class Watchdog:
         self.closure = None     # random: the look for a closed set of states (order_closure.py)
         self.closure_fits = None    # is memory small enough for it (known at its first use)
         self.reads_clock = None     # does the kernel read the clock (no long look then)
+        self.order_free_kernel = None   # can nothing it reads depend on the order (_every_order_repeats)
+        self.sync_seen = {}         # random: digest of the state at a barrier's completion -> (step, changes, atomics)
         return self._next()
 
     def _longest_probe(self, w):
@@ -284,7 +288,11 @@ class Watchdog:
         self.checkpoint_span = 1
         self.sync0 = w.sync_events
         self.ran_pcs = {}       # block -> the last probed step that ran it (the loop to name)
-        self.sync_seen = {}
+        if len(self.sync_seen) >= MAX_BARRIER_STATES or not (
+                self.engine.schedule == "random" and self._every_order_repeats(memory.atomics)):
+            # (where every order repeats a barrier's state, the states seen at barriers are kept
+            # across probes: a cycle longer than a probe is found too)
+            self.sync_seen = {}
         # round-robin's long probes also compare the state at each round's start (below)
         if not self._watches_rounds():
             self.rounds = None
@@ -324,12 +332,12 @@ class Watchdog:
             return
         yielded = self.engine.yielded
         key = self._lane_state(pc, L, whole=True) + (b"" if yielded is None else np.packbits(yielded).tobytes())
-        changes = self.engine.memory.changes
+        memory = self.engine.memory
         first = self.rounds.get(key)
-        if first is None or first[1] != changes:
-            self.rounds[key] = (w.steps, changes)
+        if first is None or first[1] != memory.changes:
+            self.rounds[key] = (w.steps, memory.changes, memory.atomics)
             return
-        self._repeated(pc, L, first[0], first[1])
+        self._repeated(pc, L, first[0], first[1], since_atomics=first[2])
 
     def _probe(self, pc, L):
         w = self.w
@@ -408,7 +416,8 @@ class Watchdog:
             small = self._scheduler_state(pc, L)
             if small == self.checkpoint[0] and self._same_arrays(L):
                 if self._memory_state() == self.checkpoint_memory:
-                    self._repeated(pc, L, self.checkpoint_step, self.checkpoint_changes)
+                    self._repeated(pc, L, self.checkpoint_step, self.checkpoint_changes,
+                                   since_atomics=self.checkpoint_atomics)
                     return
         if self.checkpoint is None or w.steps - self.checkpoint_step >= self.checkpoint_span:
             if small is None:
@@ -419,6 +428,7 @@ class Watchdog:
             self.checkpoint_step = w.steps
             self.checkpoint_memory = self._memory_state()
             self.checkpoint_changes = self.engine.memory.changes
+            self.checkpoint_atomics = self.engine.memory.atomics
 
     def _probe_warps(self, pc, L, warp):
         """The random schedule: when every warp that could run has, since the probe started,
@@ -536,18 +546,38 @@ class Watchdog:
         self._sync_looked = w.sync_events
         self.waiting = set()        # the per-warp look is void once warps met at a barrier
         key = self._lane_state(pc, None, whole=True, scheduler=False) + self._memory_state()
-        changes = self.engine.memory.changes
+        memory = self.engine.memory
         first = self.sync_seen.get(key)
-        if first is None or first[1] != changes:
+        if first is None or (first[1] != memory.changes and not self._every_order_repeats(first[2])):
             # (memory that took another value in between: warps that met at the barrier could
-            # have seen it in another order; the look starts again from here)
-            self.sync_seen[key] = (w.steps, changes)
+            # have seen it in another order, unless barriers alone handed values over; the look
+            # starts again from here)
+            self.sync_seen[key] = (w.steps, memory.changes, memory.atomics)
             return
-        self._repeated(pc, L, first[0], first[1])
+        self._repeated(pc, L, first[0], first[1], since_atomics=first[2])
 
-    def _repeated(self, pc, L, since, since_changes, exact=True, seen=None):
+    def _every_order_repeats(self, since_atomics):
+        """Does every order of the threads take the same steps between barriers, since the moment
+        memory had counted `since_atomics` atomics? Yes when no atomic ran since (their order
+        decides their values), a check stops the launch at every race, so that threads handed
+        values to each other only through barriers (Plugin.stops_every_unordered_conflict), and
+        nothing the kernel reads depends on the order: no __activemask(), no clock, no named
+        barrier (which threads make up a phase of a count depends on who came first). Then what
+        each thread reads between two barriers, and so what it does, is the same in every order:
+        a state at a barrier's completion seen again, though memory moved in between, comes back
+        in every order, forever."""
+        e = self.engine
+        if since_atomics != e.memory.atomics or not e.plugins.stop_every_unordered_conflict():
+            return False
+        if self.order_free_kernel is None:
+            prog = e.prog
+            self.order_free_kernel = not uses_context(prog, ("activemask",) + CLOCK_CALLS) and not any(
+                s.op == "bar" and not (s.block_wide or s.grid_wide) for s in prog.sync_sites)
+        return self.order_free_kernel
+
+    def _repeated(self, pc, L, since, since_changes, exact=True, seen=None, since_atomics=None):
         """The state at this step was seen at step `since` (memory's change count then:
-        `since_changes`). If some lane that could run did not run since, the schedule was unfair:
+        `since_changes`, its atomics `since_atomics` where the look knows them). If some lane that could run did not run since, the schedule was unfair:
         make it fair and look again. Else: an endless loop, when the match was `exact` (a match of
         digests only makes lanes fair; its verdict waits for an exact comparison). `seen`: (the
         lanes that ran since, the blocks run and their last steps) when the look saw steps that
@@ -587,10 +617,17 @@ class Watchdog:
             return
         pre_volta = e.model == "stack" and bool(((w.st == JOIN) | (w.st == PARK)).any())
         cycle = {p for p, step in ran_pcs.items() if step >= since} | {pc}
-        # (only a deterministic schedule gets here with memory that moved in the cycle: random's
-        # looks ask for memory that never took another value)
+        # (memory that moved in the cycle: a deterministic schedule's repeat, which another order
+        # might leave, or one that every order repeats: random's looks ask for one of those or for
+        # memory that never took another value)
         e.report.endless_loop(pc, L, w.steps - since, pre_volta=pre_volta, loop=self.loop_of(cycle),
-                              memory_moved=changes != self.turns[2])
+                              **self._moved(changes != self.turns[2], since_atomics))
+
+    def _moved(self, memory_moved, since_atomics):
+        """The endless report's words on memory: it moved in the cycle (a deterministic schedule
+        repeats, another order might not), or it moved and every order repeats the cycle."""
+        every_order = memory_moved and since_atomics is not None and self._every_order_repeats(since_atomics)
+        return {"memory_moved": memory_moved and not every_order, "between_barriers": every_order}
 
     def _fair_cycle(self, pc, L):
         """A deterministic schedule that just gave lanes their turn (_be_fair, after a cycle in
@@ -616,17 +653,17 @@ class Watchdog:
         if first is None or first[1] != exact:
             if len(self.fair_moments) >= MAX_FAIR_MOMENTS:
                 self.fair_moments.clear()
-            self.fair_moments[key] = (w.steps, exact, memory.changes)
+            self.fair_moments[key] = (w.steps, exact, memory.changes, memory.atomics)
             return
-        since, _, since_changes = first
+        since, _, since_changes, since_atomics = first
         waiting = (w.st == RUN) | ((w.st == JOIN) if e.model != "stack" else False)
         if w.steps - since >= STARVE_STEPS or (waiting & (self.last_ran < since)).any():
-            self.fair_moments[key] = (w.steps, exact, memory.changes)
+            self.fair_moments[key] = (w.steps, exact, memory.changes, memory.atomics)
             return
         pre_volta = e.model == "stack" and bool(((w.st == JOIN) | (w.st == PARK)).any())
         cycle = {p for p, step in self.pcs_seen.items() if step >= since} | {pc}
         e.report.endless_loop(pc, L, w.steps - since, pre_volta=pre_volta, loop=self.loop_of(cycle),
-                              memory_moved=memory.changes != since_changes)
+                              **self._moved(memory.changes != since_changes, since_atomics))
 
     def _fair_state(self, pc, L):
         """The exact bytes of the state _fair_cycle compares (lanes, memory, scheduler, the
