@@ -80,6 +80,13 @@ class Plugin:
         with one-element arrays."""
         self.on_memory_access(region, np.array([offset], np.int64), size, kind, lanes, site)
 
+    def on_lane_reads(self, region, offsets, size, lanes, slot, site):
+        """One lane's reads at one site, at `offsets` (an array, in program order), told at once
+        (the serial loop's run of a reading loop). -> True when they were handled as that many
+        on_lane_access calls would; False, with nothing changed, to have them made one by one. A
+        plugin that watches accesses and does not override this gets them one by one."""
+        return False
+
     def on_fence(self, lanes):
         """__threadfence() or __threadfence_system() by `lanes` (an int array)."""
 

@@ -369,6 +369,34 @@ class RaceDetector(Plugin):
             if not (fast and self._check_lane(region, g0 + extra, granule, kind, slot, site)):
                 self._check(region, np.array([g0 + extra], np.int64), granule, kind, L, site)
 
+    def on_lane_reads(self, region, offsets, size, lanes, slot, site):
+        """One lane's reads at one site, `offsets` (an array) one after another (the serial loop's
+        run of a reading loop: runtime/solo.py): on_lane_access's plan path for each, at once.
+        -> True when the lane's read plan for the site holds for every one (each is then recorded
+        as that path records it); False, with nothing recorded, where any read needs the general
+        way (no plan, another epoch, a record of this epoch in the way)."""
+        plan = self._lane_reads.get(site)
+        if plan is None:
+            return False
+        p_region, p_slot, st, granule, base, w_rec, r_rec, bar_shift, bar, record, r_site, code, tid_shift, \
+            tid_mask, tid = plan
+        if p_region is not region or p_slot != slot or size > granule or st is not self._stamps.get(region.kind):
+            return False
+        keys = base + offsets // granule
+        w = w_rec[keys]
+        if not ((w < 0) | ((w >> bar_shift) != bar)).all():
+            return False
+        old = r_rec[keys]
+        # (a read of a word read earlier in the run finds this lane's own record: program order)
+        if not ((old < 0) | ((old >> bar_shift) != bar) | (((old >> tid_shift) & tid_mask) == tid)).all():
+            return False
+        if r_site is None:
+            r_rec[keys] = record | code
+        else:
+            r_rec[keys] = record
+            r_site[keys] = code
+        return True
+
     def stops_every_unordered_conflict(self):
         # Only where barrier and warp epochs alone order accesses: a fence makes a flag's hand-off
         # legal, and which value the waiter saw first then depends on the order threads ran in;

@@ -31,6 +31,12 @@ class Plugins:
         self.lane_access = [p.on_lane_access for p in self.all
                             if _overrides(p, "on_memory_access") or _overrides(p, "on_lane_access")]
         self.tracks_shared_writes = any(p.tracks_shared_writes for p in self.all)
+        # a lone lane's run of reads told at once (Plugin.on_lane_reads), where every plugin that
+        # watches accesses takes them so and at most one does (a refusal then changes nothing);
+        # else None: the reads go one by one
+        watchers = [p for p in self.all if _overrides(p, "on_memory_access") or _overrides(p, "on_lane_access")]
+        self.lane_reads = [p.on_lane_reads for p in watchers] \
+            if len(watchers) <= 1 and all(_overrides(p, "on_lane_reads") for p in watchers) else None
 
     def __iter__(self):
         return iter(self.all)

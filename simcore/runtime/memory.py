@@ -401,6 +401,31 @@ class Memory:
         vals, taint = got
         return vals[0], (taint[0] if isinstance(taint, np.ndarray) else taint)
 
+    def load_lane_run(self, addrs, dtype, L, slot, site):
+        """load_lane for the lone lane `slot` at `addrs` (an int64 array, in program order: the
+        serial loop's run of a reading loop, runtime/solo.py) at once -> the values (an array), or
+        None where not every read would take load_lane's plan path with a defined value and the
+        plugins take the reads at once (Plugins.lane_reads): then nothing was done, and the loop
+        reads one by one."""
+        plan = self._lane_loads.get(site)
+        hooks = self.plugins.lane_reads
+        if plan is None or hooks is None:
+            return None
+        p_slot, p_dtype, base, end, align, region, size, row_view, row_init, granule, granules, _ = plan
+        if p_slot != slot or p_dtype is not dtype or not len(addrs):
+            return None
+        off = addrs - base
+        if int(addrs.min()) < base or int(addrs.max()) >= end or (off & align).any():
+            return None
+        if row_init is not None:
+            g = off // granule
+            if not row_init[g].all() or (granules > 1 and not all(row_init[g + k].all() for k in range(1, granules))):
+                return None
+        for hook in hooks:
+            if not hook(region, off, size, L, slot, site):
+                return None
+        return row_view[off // size]
+
     def _lane_load_plan(self, region, rid, dtype, slot, view, row):
         """What load_lane found for a lane's read of shared array `region` as `dtype`: every
         address from the array's base to its last whole element that is a multiple of the size

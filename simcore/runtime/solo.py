@@ -306,6 +306,7 @@ def _build(prog, scalar_ok):
     heads = sorted({t for b in blocks for t in _targets(b) if t <= b.id and runs[t]})
     if not heads:
         return None
+    runs_at = _reading_loops(prog, blocks, heads, inline, preds, namespace)
     jumps = set()
     out = ["def solo_loop(R, _s_slot, X, _s_w, _s_E, _s_pc, _s_steps, _s_last, _s_first, _s_join, _s_LS,",
            "              _s_stop=-1, _s_ck=None, _s_ran=None):",
@@ -346,6 +347,28 @@ def _build(prog, scalar_ok):
         pad = "    " * ind
         b = blocks[bid]
         emitted.add(bid)
+        if bid in runs_at and d == 0:
+            # a reading loop: all its iterations but the last at once where it can (ReadingLoop)
+            (ivar, bound, acc, invariants), chain, per_steps, per_ins, _ = runs_at[bid]
+            loop = (bid,) + chain
+            # (tried at most twice a call: the first iteration makes the read plans the run needs)
+            guard = " and ".join([f"_s_try{bid}"] + [f"{x} < _s_first" for x in chain] + [f"_s_join not in {loop!r}"])
+            inv = "".join(f"{n}, " for n in invariants)
+            call = f"_s_run{bid}(X, _s_slot, {ivar}, {bound}, {acc}, _s_steps, _s_last - _s_MOST{bid}, ({inv})"
+            ran = [f"{pad}        _s_ran[{x}] = _s_steps + {per_steps} * _s_k - {per_steps - 1 - n}" for n, x in enumerate(loop)]
+            for marker, run in ((PLAIN_ONLY, call + ")"),
+                                # a probe: no iteration of the run may be at the checkpoint's
+                                # induction value while its block is one of the loop's
+                                (PROBE_ONLY, call + f", _s_CK{bid} if _s_stop in {loop!r} else None)")):
+                lines += [s + marker for s in [
+                    f"{pad}if {guard}:",
+                    f"{pad}    _s_r = {run}",
+                    f"{pad}    if _s_r is None:",
+                    f"{pad}        _s_try{bid} -= 1",
+                    f"{pad}    else:",
+                    f"{pad}        {ivar}, {acc}, _s_k = _s_r"] + (ran if marker == PROBE_ONLY else []) + [
+                    f"{pad}        _s_steps += {per_steps} * _s_k",
+                    f"{pad}        _s_ins += {per_ins} * _s_k"]]
         # a probe of the watchdog compares states only at its checkpoint's block, and only when
         # the lane's registers may be the checkpoint's (SAME_AS_CHECKPOINT): return before it,
         # so that tick() sees that step (Watchdog.serial_window)
@@ -405,6 +428,10 @@ def _build(prog, scalar_ok):
         tree(ids[mid:], ind + 1)
 
     tree(sorted(entry_code), 3)
+    for h in runs_at:
+        # a reading loop's run leaves room for the most steps a path from its header takes after it
+        out = [line.replace(f"_s_MOST{h}", str(entry_code[h][0])) if f"_s_MOST{h}" in line else line for line in out]
+        out.insert(prologue_at, f"    _s_try{h} = 2")
 
     held = set()         # registers in locals
     written = set()      # registers the inlined code may change: written back on the way out
@@ -430,6 +457,10 @@ def _build(prog, scalar_ok):
         nan = f" or {v} != {v}" if r[0] == "v" and prog.vars[r[1]].ctype.dtype.kind in "fc" else ""
         return f"(_s_ck{i} == {v} or type({v}) is not type(_s_ck{i}){nan})"
     same = " and ".join(may_equal(i, r) for i, r in enumerate(changing)) or "True"
+    for h, (names, *_rest) in runs_at.items():
+        ivar = ("v", names[0][2:])
+        at = f"_s_ck{changing.index(ivar)}" if ivar in changing else "None"
+        out = [line.replace(f"_s_CK{h}", at) if f"_s_CK{h}" in line else line for line in out]
     prologue = [f"    {local(reg)} = R[{key(reg)!r}][_s_slot]" for reg in sorted(held)]
     if changing:
         ck = ", ".join(f"_s_ck{i}" for i in range(len(changing)))
@@ -439,16 +470,48 @@ def _build(prog, scalar_ok):
     out.append("        _s_w.steps = _s_steps")
     out.append("        _s_E.thread_instructions += _s_ins")
     out += [f"        R[{key(r)!r}][_s_slot] = {local(r)}" for r in sorted(written)]
-    source = "\n".join(out).replace(SAME_AS_CHECKPOINT, f"({same})") + "\n"
-    probe_fn = _compiled(prog, source, namespace)
+    whole = "\n".join(out).replace(SAME_AS_CHECKPOINT, f"({same})") + "\n"
+    # the reading loops' runs: one way inside a probe (its records of the blocks run, its
+    # checkpoint's block left to the loop), another outside
+    runs = {f"_s_run{h}": ReadingLoop(*args, per_steps) for h, (_, _, per_steps, _, args) in runs_at.items()}
+    source = "\n".join(line for line in whole.split("\n") if not line.endswith(PLAIN_ONLY)) + "\n"
+    probe_fn = _compiled(prog, source, namespace, runs)
     # outside a probe (_s_stop -1, _s_ran thrown away) its lines do nothing: the same loop without them
-    plain = "\n".join(line for line in source.split("\n") if not line.endswith(PROBE_ONLY)) + "\n"
+    plain = "\n".join(line for line in whole.split("\n") if not line.endswith(PROBE_ONLY)) + "\n"
     enter = [b.id in heads for b in blocks]
-    return probe_fn, enter, source, tuple(key(r) for r in changing), _compiled(prog, plain, namespace)
+    return probe_fn, enter, source, tuple(key(r) for r in changing), _compiled(prog, plain, namespace, runs)
 
 
-def _compiled(prog, source, namespace):
-    """The serial loop's source -> its function, with the scalar helpers and cheaper casts."""
+def _reading_loops(prog, blocks, heads, inline, preds, namespace):
+    """The loop heads of the serial loop whose loops are reading loops (reading_loop) -> header:
+    (its names: induction, bound, accumulator, invariants; the body's blocks; steps and
+    thread-instructions an iteration counts, as the generated code counts them; ReadingLoop's
+    arguments before those)."""
+    registers = {f"{kind}_{name}" for name in prog.vars for kind in ("v", "u")}
+    found = {}
+    for h in heads:
+        b = blocks[h]
+        if h not in inline or b.term.kind != "branch" or len(b.code):
+            continue
+        chain, at = [], b.term.if_true
+        while at != h and at in inline and preds[at] == 1 and at not in chain and len(chain) < 4 \
+                and blocks[at].term.kind == "goto":
+            chain.append(at)
+            at = blocks[at].term.target
+        if at != h or not chain:
+            continue
+        got = reading_loop(inline[h], [line for x in chain for line in inline[x]], registers, namespace)
+        if got is None:
+            continue
+        args, names = got
+        per_ins = sum(max(1, len(blocks[x].code)) for x in [h] + chain)
+        found[h] = (names, tuple(chain), 1 + len(chain), per_ins, args)
+    return found
+
+
+def _compiled(prog, source, namespace, extra=None):
+    """The serial loop's source -> its function, with the scalar helpers and cheaper casts
+    (`extra`: more names for its namespace: the reading loops' runs)."""
     tree_ = ast.parse(source)
     tree_ = _ScalarHelperCalls(_int64_names(prog, namespace)).visit(tree_)
     casts = _CheaperScalarOps()
@@ -461,6 +524,7 @@ def _compiled(prog, source, namespace):
     ns["_cast"] = cast_via
     ns["_s_idiv"], ns["_s_imod"] = scalar_idiv, scalar_imod
     ns["_s_shl"], ns["_s_shr"], ns["_s_smul"] = scalar_shl, scalar_shr, scalar_smul
+    ns.update(extra or {})
     exec(compile(tree_, f"<simcore serial loop of {prog.name}>", "exec"), ns)
     return ns["solo_loop"]
 
@@ -482,3 +546,212 @@ def _targets(b):
     if b.term.kind == "branch":
         return [b.term.if_true, b.term.if_false]
     return []
+
+
+# ---- a reading loop run at once: `for (i = a; i < n; i += k) acc += s[f(i)];` by a lone lane
+#
+# Why: a lone lane that scans shared memory (thread 0 summing a block's values between barriers,
+# a convergence test) costs ~1.5 us a read in the generated loop with the race check on: the
+# loop's numpy scalars, the memory's read plan and the race check's, one iteration at a time.
+# Where the loop is only that (the induction variable moves by a constant, one load from an
+# address of it and of invariants, one accumulator folded with +, ^, | or & of the same integer type), the
+# iterations up to the last one are one numpy gather and one reduction: the same values (integer
+# +, ^, |, & in the type's width are associative and commutative), the same race records
+# (Plugin.on_lane_reads: each read as the plan path records it) and the same steps and
+# thread-instructions. Anything else (no read plan yet, another array, a value not defined, a
+# record of the epoch in the way, a plugin that watches reads one by one, a probe of the watchdog)
+# runs the iterations one by one as before; the last iteration and the exit always do.
+
+MIN_RUN = 8                 # iterations below which the run is not worth its set-up
+_FOLDS = {ast.Add: np.add, ast.BitXor: np.bitwise_xor, ast.BitOr: np.bitwise_or, ast.BitAnd: np.bitwise_and}
+PLAIN_ONLY = "  # plain"    # ends the lines only the loop outside probes has (the reading loop's run)
+
+
+class ReadingLoop:
+    """The run of one reading loop (found by reading_loop): called at its header with the
+    induction variable, the bound, the accumulator and the invariants the address names ->
+    (new induction value, new accumulator, iterations run) or None (nothing done)."""
+
+    def __init__(self, address, inclusive, step, fold, dtype, site, steps_per_iteration):
+        self.address = address          # (ivals, *invariants) -> int64 addresses, the block's own expression
+        self.inclusive = inclusive      # `i <= n` (else `i < n`)
+        self.step = step
+        self.fold = fold
+        self.dtype = dtype
+        self.site = site
+        self.steps = steps_per_iteration
+
+    def __call__(self, X, slot, i, bound, acc, steps, last, invariants, checkpoint=False):
+        # last: the last step the run may reach (the watchdog's next one less the steps the rest
+        # of the header's path may take); checkpoint (a probe of the watchdog whose checkpoint is
+        # at one of the loop's blocks): the induction variable's value there, which no iteration
+        # of the run may have (the checkpoint's block is then run by the loop one by one, where
+        # the probe compares states)
+        if not (isinstance(i, np.integer) and isinstance(acc, np.integer) and acc.dtype == self.dtype):
+            return None
+        start, end = int(i), int(bound) + (1 if self.inclusive else 0)
+        trips = max(0, -(-(end - start) // self.step))
+        # all but the last iteration, and never past the watchdog's next step
+        k = min(trips - 1, (last - steps) // self.steps)
+        if checkpoint is not False and checkpoint is not None:
+            if type(checkpoint) is not type(i):
+                return None
+            j, off = divmod(int(checkpoint) - start, self.step)
+            if off == 0 and 0 <= j < k:
+                k = j
+        if k < MIN_RUN:
+            return None
+        ivals = (start + self.step * np.arange(k, dtype=np.int64)).astype(i.dtype)
+        try:
+            addrs = np.asarray(self.address(ivals, *invariants), np.int64)
+        except Overflow:
+            return None
+        values = X.memory.load_lane_run(addrs, self.dtype, slot, slot, self.site)
+        if values is None:
+            return None
+        acc = self.fold(acc, self.fold.reduce(values, dtype=self.dtype))
+        return i.dtype.type(start + self.step * k), acc, k
+
+
+def reading_loop(header, code, registers, namespace):
+    """Is the loop whose header's code is `header` (the one line `_cond = (v_i < bound)`) and whose
+    body's code is `code` (its blocks each the only successor of the one before, the last going
+    back to the header; loads still X.ld/X.ldu) a reading loop? `registers`:
+    the names of the loop's register locals (v_<var>, u_<var>). -> (ReadingLoop's arguments but the
+    steps, the names: induction, bound, accumulator, invariants), or None."""
+    try:
+        cond = ast.parse(header[0]).body[0] if len(header) == 1 else None
+    except SyntaxError:
+        return None
+    if not (isinstance(cond, ast.Assign) and [ast.unparse(t) for t in cond.targets] == ["_cond"]
+            and isinstance(cond.value, ast.Compare) and len(cond.value.ops) == 1
+            and isinstance(cond.value.ops[0], (ast.Lt, ast.LtE))
+            and isinstance(cond.value.left, ast.Name) and isinstance(cond.value.comparators[0], ast.Name)):
+        return None
+    ivar, bound = cond.value.left.id, cond.value.comparators[0].id
+    if ivar not in registers:
+        return None
+    env, load, assigned = {}, None, set()
+
+    def term(node):
+        if isinstance(node, ast.Name):
+            return env.get(node.id, ("reg", node.id))
+        if isinstance(node, ast.BinOp):
+            return ("bin", type(node.op), term(node.left), term(node.right))
+        raise ValueError
+
+    try:
+        for line in code:
+            for st in ast.parse(line).body:
+                if not (isinstance(st, ast.Assign) and len(st.targets) == 1):
+                    return None
+                target, value = st.targets[0], st.value
+                if isinstance(value, ast.Call):
+                    f = value.func
+                    if load is not None or not (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name)
+                                                and f.value.id == "X" and f.attr in SCALAR_LOADS):
+                        return None
+                    load = value
+                    names = [target.id] if isinstance(target, ast.Name) else \
+                        [t.id for t in target.elts] if isinstance(target, ast.Tuple) else []
+                    if len(names) != (2 if f.attr == "ldu" else 1):
+                        return None
+                    env[names[0]] = ("load",)
+                    if len(names) == 2:
+                        env[names[1]] = ("taint",)
+                    assigned.update(names)
+                    continue
+                if not isinstance(target, ast.Name):
+                    return None
+                env[target.id] = term(value)
+                assigned.add(target.id)
+    except (ValueError, SyntaxError):
+        return None
+    if load is None or bound in assigned or len(load.args) < 4:
+        return None
+    addr, dtype, site = load.args[0], load.args[1], load.args[3]
+    if not (isinstance(dtype, ast.Name) and dtype.id in DTYPES and isinstance(site, ast.Constant)):
+        return None
+    # the induction variable moves by a positive constant
+    step = None
+    moved = env.get(ivar)
+    if moved is not None and moved[0] == "bin" and moved[1] is ast.Add:
+        other = [t for t in moved[2:] if t != ("reg", ivar)]
+        if len(other) == 1 and other[0][0] == "reg":
+            k = namespace.get(other[0][1])
+            if isinstance(k, np.integer) and int(k) > 0 and len(moved[2:]) == 2 and ("reg", ivar) in moved[2:]:
+                step = int(k)
+    if step is None:
+        return None
+    # one accumulator, folded with the value loaded (and its definedness with the load's)
+    changed = {n for n in assigned if n in registers and n != ivar}
+    accs = [n for n in changed if n.startswith("v_")]
+    if len(accs) != 1:
+        return None
+    acc = accs[0]
+    got = env[acc]
+    if not (got[0] == "bin" and got[1] in _FOLDS and sorted(got[2:], key=repr) == sorted([("reg", acc), ("load",)], key=repr)):
+        return None
+    taint = "u_" + acc[2:]
+    if changed - {acc, taint}:
+        return None
+    if taint in changed:
+        t = env[taint]
+        if not (t[0] == "bin" and t[1] is ast.BitOr and sorted(t[2:], key=repr) == sorted([("reg", taint), ("taint",)], key=repr)):
+            return None
+    # the address: the block's expression, of the induction variable and invariants
+    invariants = sorted({n.id for n in ast.walk(addr) if isinstance(n, ast.Name)} - {ivar, "I8", "X", "L"} - set(namespace))
+    if any(n in assigned or n not in registers for n in invariants) or not _pure(addr):
+        return None
+    addr = _ExactProducts().visit(addr)
+    fn = ast.Expression(ast.Lambda(ast.arguments(posonlyargs=[], args=[ast.arg(ivar)] + [ast.arg(n) for n in invariants],
+                                                 kwonlyargs=[], kw_defaults=[], defaults=[]), addr))
+    address = eval(compile(ast.fix_missing_locations(fn), "<simcore reading loop>", "eval"),
+                   dict(namespace, _s_exact_product=exact_product))
+    return (address, isinstance(cond.value.ops[0], ast.LtE), step, _FOLDS[got[1]], DTYPES[dtype.id],
+            site.value), (ivar, bound, acc, invariants)
+
+
+class Overflow(Exception):
+    """A product of the run's addresses that the loop one by one would warn of."""
+
+
+def exact_product(a, b):
+    """X.smul for the run's arrays: the product, where no element overflows its type (else the
+    loop goes one by one, and the context warns as it does)."""
+    r = a * b
+    if (np.asarray(r, np.int64) != np.asarray(a, np.int64) * np.asarray(b, np.int64)).any():
+        raise Overflow
+    return r
+
+
+def _is_smul(node):
+    """`X.smul(a, b, L, site)`: the generated code's signed product (it warns of an overflow)."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "smul" \
+        and isinstance(node.func.value, ast.Name) and node.func.value.id == "X" and len(node.args) >= 2
+
+
+class _ExactProducts(ast.NodeTransformer):
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if _is_smul(node):
+            return ast.copy_location(ast.Call(ast.Name("_s_exact_product", ast.Load()), node.args[:2], []), node)
+        return node
+
+
+def _pure(node):
+    """Is the address expression arithmetic on names and constants only (sums, products, shifts,
+    casts `.astype(T)`, X.smul)? Then it can be worked out on the run's arrays: the same numpy
+    operations, element by element, as on the loop's scalars (the run checks every address, so
+    nothing else about its form matters)."""
+    if isinstance(node, (ast.Name, ast.Constant)):
+        return True
+    if isinstance(node, ast.BinOp):
+        return isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.LShift, ast.RShift, ast.BitAnd, ast.BitOr,
+                                    ast.BitXor)) and _pure(node.left) and _pure(node.right)
+    if _is_smul(node):
+        return _pure(node.args[0]) and _pure(node.args[1])
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "astype":
+        return len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.Name) \
+            and node.args[0].id in DTYPES and _pure(node.func.value)
+    return False
