@@ -23,6 +23,7 @@ block it sees:
 Counts are exact for the simulated blocks; the model (model.py) scales them to the grid.
 """
 import ast
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -187,6 +188,65 @@ GLOBAL_ATOMIC_KIND = (
 )
 
 
+# Which global atomics nvcc turns into one per warp (warp aggregation; SASS of count_positive,
+# block_slot_max_int and grid_stride_count_int for sm_90, docs/timing-validation.md round 7): an
+# integer add (of 1: VOTEU.ANY + POPC; of any value: REDUX.SUM) or signed max (REDUX.MAX.S32) whose
+# old value is not used (REDG), on an address the same for every lane by construction (kernel
+# parameters, blockIdx, blockDim, gridDim, constants): the warp's leader does one REDG for the
+# active lanes. Where the address comes from memory or a lane's own value (mb6's key[i], even when
+# every key is the same) each lane's atomic stays.
+AGGREGATED_OPS = {("add", "I4"), ("add", "U4"), ("max", "I4")}
+UNIFORM_CALLS = {"imod", "idiv", "smul", "shl", "shr"}      # X.<call>(a, b, L, site) of uniform a and b
+UNIFORM_ATTRIBUTES = {"bdim_x", "bdim_y", "bdim_z", "gdim_x", "gdim_y", "gdim_z"}
+
+
+def warp_aggregated_sites(program):
+    """The sites of global atomics that nvcc aggregates per warp (AGGREGATED_OPS), as a set."""
+    code = [line for block in program.blocks for line in block.code]
+    conds = [str(getattr(block.term, "cond", "")) for block in program.blocks]
+    text = "\n".join(code + conds)
+    written = {t.id for line in code for node in ast.walk(ast.parse(line.strip()))
+               if isinstance(node, ast.Assign) for t in ast.walk(node.targets[0]) if isinstance(t, ast.Name)}
+    uniform = {f"v_{p.var}" for p in program.params} | {f"v_sp_bid_{a}" for a in "xyz"}
+    uniform = (uniform - written) | set(program_constants(program)) | {"I4", "I8", "U4", "U8"}
+
+    def is_uniform(node):
+        if isinstance(node, ast.Name):
+            return node.id in uniform
+        if isinstance(node, ast.Constant):
+            return True
+        if isinstance(node, ast.BinOp):
+            return is_uniform(node.left) and is_uniform(node.right)
+        if isinstance(node, ast.Attribute):
+            return isinstance(node.value, ast.Name) and node.value.id == "X" and node.attr in UNIFORM_ATTRIBUTES
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            f = node.func
+            if f.attr == "astype":
+                return is_uniform(f.value) and all(is_uniform(a) for a in node.args)
+            if isinstance(f.value, ast.Name) and f.value.id == "X" and f.attr in UNIFORM_CALLS:
+                return all(is_uniform(a) for a in node.args[:2])
+        return False
+
+    sites = set()
+    for line in code:
+        node = ast.parse(line.strip()).body[0]
+        call = node.value if isinstance(node, (ast.Assign, ast.Expr)) else None
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "atomic"
+                and len(call.args) >= 7 and isinstance(call.args[0], ast.Constant)
+                and isinstance(call.args[3], ast.Name) and isinstance(call.args[5], ast.Constant)):
+            continue
+        op, addr, dtype, site, compare = call.args[0].value, call.args[1], call.args[3].id, call.args[5].value, call.args[6]
+        if (op, dtype) not in AGGREGATED_OPS or not (isinstance(compare, ast.Constant) and compare.value is None):
+            continue
+        if isinstance(node, ast.Assign):
+            result = node.targets[0].id if isinstance(node.targets[0], ast.Name) else None
+            if result is None or len(re.findall(rf"\b{re.escape(result)}\b", text)) > 1:
+                continue            # its old value is used: an ATOM, not aggregated here
+        if is_uniform(addr):
+            sites.add(site)
+    return sites
+
+
 def _atomic_calls(program):
     """(site id, op, dtype name, constant value or None) of every lowered atomic call
     `X.atomic(op, address, value, dtype, L, site, compare)`."""
@@ -310,6 +370,7 @@ class PerfCounters(Plugin):
         self._global_patterns = {}  # global access pattern -> its sectors, lines and warps (_global_pattern)
         self.atomic_kinds = atomic_site_kinds(program)
         self.global_atomic_kinds = atomic_site_kinds(program, GLOBAL_ATOMIC_KIND)
+        self.aggregated_sites = warp_aggregated_sites(program)
 
     # ------------------------------------------------------------------ waves
     def on_wave_start(self, wave):
@@ -505,6 +566,10 @@ class PerfCounters(Plugin):
             return
         warps = np.asarray(self.wave.slot_warp[lanes], np.int64)
         if region.kind == "global":
+            if site in self.aggregated_sites:
+                # one atomic per warp, by its leader (the lanes' address is the same)
+                warps, first = np.unique(warps, return_index=True)
+                offsets = offsets[first]
             self._global_access(region, offsets, size, kind, warps, self.global_atomic_kinds.get(site, "float"))
         else:
             self._shared_access(offsets, size, kind, warps, self.atomic_kinds.get(site, "native"))
