@@ -6,7 +6,8 @@ here and nowhere else: a plugin is built for a launch when its `wanted(options)`
 """
 from .base import Plugin
 
-HOOKS = ("on_wave_start", "on_launch_end", "on_step", "on_memory_access", "on_lane_access", "on_fence",
+HOOKS = ("on_wave_start", "on_launch_end", "on_step", "on_memory_access", "on_lane_access",
+         "on_lane_reads", "on_fence",
          "on_block_fence", "on_sync_arrive",
          "on_barrier_release", "on_barrier", "on_stalled", "on_out_of_bounds", "on_local_out_of_bounds",
          "on_undefined_use", "on_undefined_store", "on_invalid_mask", "on_divergent_barrier",
