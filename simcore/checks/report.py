@@ -563,13 +563,27 @@ class Reporter:
                       "that its variables change in every iteration.", pc)
 
     def endless_loop(self, pc, L, period, pre_volta=False, loop=0, memory_moved=False, every_order=False,
-                     between_barriers=False):
+                     between_barriers=False, own_words=False):
         """memory_moved: under a deterministic schedule, memory took other values inside the
         cycle (set and reset) and came back: this schedule repeats forever, another order might not.
         every_order: `period` states from each of which every step of any order leads to another
         of them (runtime/order_closure.py): no order ends the kernel, though memory moves.
         between_barriers: memory moved in the cycle, but threads handed values over only through
-        barriers (no race, no atomic): every order repeats it (watchdog._every_order_repeats)."""
+        barriers (no race, no atomic): every order repeats it (watchdog._every_order_repeats).
+        own_words: memory moved in the cycle, only in words each of which one thread alone reads
+        and writes (runtime/own_words.py): every order repeats it."""
+        if own_words and not pre_volta:
+            self._stopped("Endless loop: in every order the kernel comes back to exactly the same state",
+                          f"every thread that can run came back to a state it was in before (each warp's own "
+                          f"cycle; the last one {period:,} steps long): the same point, the same values in its "
+                          "variables, the same values in the words it writes, and every thread that could run had "
+                          "run in between. Memory took other values meanwhile, but only in words that one thread "
+                          "alone reads and writes (its own counter or heartbeat); everything else a thread read "
+                          "never changed. So each thread's steps depend on nothing the others do, every order "
+                          "repeats them, and the loop at line {loop} never ends (the last step ran line {line}). "
+                          "On a GPU: a hang.",
+                          "check the loop's condition: a thread waiting for a value that no thread writes (a flag "
+                          "nobody sets) waits forever, whatever it writes meanwhile.", pc, loop)
         if every_order:
             self._stopped("Endless loop: in every order the kernel only goes round the same states",
                           f"the threads that can run went round {period:,} states (every thread's point, "

@@ -113,4 +113,5 @@ def fill_record(engine, launch):
     launch.steps = engine.steps
     launch.thread_instructions = engine.thread_instructions
     launch.warnings = list(engine.report.warnings)
+    engine.watchdog.end_launch()        # (its own-words watch's hooks are not the plugins')
     engine.plugins.end_launch(launch)

@@ -35,6 +35,11 @@ clock (docs/semantics.md, forward progress):
   method in the warp's own steps, while memory, barriers and turns stand still), or from the
   closure look (order_closure.py: a small set of states, exact bytes, that every step of any
   order leads back into; ping-pong, where memory moves at every hand-off);
+* memory that moves only in words of one thread each (a heartbeat written while waiting for a
+  flag nobody sets): once a probe saw every warp come back to a state of its own while memory
+  moved, the own-words watch (own_words.py) records which thread touches each word; while no
+  word that changed has two threads, the long look goes on with each warp's own words in its
+  state, and every order repeats what it finds;
 * under a deterministic schedule a ping-pong starves each side in turn: the whole state at the
   moments lanes get their turn (lanes, memory byte for byte, who yields, the watchdog's own
   turns) seen again with every lane run in between repeats forever (_fair_cycle);
@@ -62,6 +67,7 @@ import weakref
 import numpy as np
 
 from .order_closure import MAX_MEMORY_BYTES, OrderClosure, warp_choices
+from .own_words import OwnWords
 from .warp_cycles import WarpCycleLook, warp_state_bytes
 from .wave import JOIN, PARK, RUN, WARP
 from ..errors import LaunchError
@@ -104,6 +110,7 @@ MAX_BARRIER_STATES = 1 << 16   # random: states at barriers' completions kept ac
 MAX_FAIR_MOMENTS = 64       # deterministic schedules: moments of turns kept (_fair_cycle)
 EXACT_MEMORY_BYTES = 1 << 18    # _fair_cycle compares memory byte for byte up to this size (else no look)
 LOOK_EVERY_STEP = 1 << 13   # random: steps of quiet memory after which the long look sees every step
+OWN_WORDS_STEPS = 1 << 18   # random: the own-words watch's first try (steps) and first pause; each try doubles both
 
 
 def first_probe_length(schedule, nwarps):
@@ -166,6 +173,12 @@ class Watchdog:
         self.tries = 0          # turns given from cycles whose memory moved (each at another phase)
         self.turns_given = 0    # times the watchdog gave lanes a turn (_be_fair): looks start again
         self.warp_look = None   # random: the long per-warp look while memory stands still (warp_cycles.py)
+        self._end_own_words()
+        self.own_words = None   # random: the watch of words one thread each (own_words.py), while on
+        self.own_look = None    # the long look on the watch's terms (warp_cycles.py), while it is on
+        self.own_ran = np.full(w.S, -1, np.int64)      # per slot: the last step that look saw run it
+        self.own_words_next = 0     # the step from which the own-words watch may start (again)
+        self.own_words_steps = OWN_WORDS_STEPS    # the length of its next try
         self.look_ran = np.full(w.S, -1, np.int64)     # per slot: the last step the long look saw run it
         self.due = 0            # the step at which tick() has work besides the long look (_next)
         self.fair_moments = {}  # deterministic schedules: digest -> (step, exact state, changes) (_fair_cycle)
@@ -208,7 +221,8 @@ class Watchdog:
         seen whole), the closure look while it applies (it needs consecutive steps). They only
         watch there: nothing else tick() does happens before self.due."""
         s = self.w.steps
-        if self.due > s + 1 and (self._long_look_watches() or self.closure is not None):
+        if self.due > s + 1 and (self._long_look_watches() or self._own_look_watches()
+                                 or self.closure is not None):
             return s + 1
         return self.due
 
@@ -216,6 +230,37 @@ class Watchdog:
         look = self.warp_look
         return look is not None and self.w.steps - look.start >= LOOK_EVERY_STEP \
             and look.stamp[0] == self.engine.memory.changes
+
+    def _own_look_watches(self):
+        look, own = self.own_look, self.own_words
+        return look is not None and own is not None and not own.broken and look.stamp[0] is own \
+            and self.w.steps - look.start >= LOOK_EVERY_STEP
+
+    def _own_words_over(self):
+        """A watch that broke (a moving word shared by two threads) or ran its try's steps without
+        a verdict ends; the next one may start only as many steps later, and may last twice as
+        long (its hooks cost time on every access while it is on)."""
+        own = self.own_words
+        if own is not None and (own.broken or self.w.steps - self.own_words_start >= self.own_words_steps):
+            self._end_own_words()
+            self.own_words_next = self.w.steps + self.own_words_steps
+            self.own_words_steps *= 2
+
+    def _start_own_words(self):
+        self.own_words = OwnWords(self.engine.memory, self.w)
+        self.own_words.install()
+        self.own_words_start = self.w.steps
+        self.own_look = None        # its look starts with it (the long look goes on as it was)
+
+    def _end_own_words(self):
+        own = getattr(self, "own_words", None)
+        if own is not None:
+            own.remove()
+            self.own_words = None
+
+    def end_launch(self):
+        """The launch ended (normally or by a fault): the watch's hooks leave memory."""
+        self._end_own_words()
 
     def tick(self, pc, L):
         """Called before step number w.steps runs (pc, lanes L). Raises the fault that stops the
@@ -226,6 +271,8 @@ class Watchdog:
             lanes = np.arange(w.S)[L]
             if self._long_look_watches():
                 self._look_across_probes(pc, L, int(lanes[0]) // WARP)
+            elif self._own_look_watches():
+                self._own_look_between_probes(pc, L, int(lanes[0]) // WARP)
             if self.closure is not None:
                 self._look_for_closure(pc, lanes)
             return self._between_probes()
@@ -459,6 +506,10 @@ class Watchdog:
             if self.engine.memory.changes == self.changes0 and self._memory_state() == self.mem0:
                 # (a digest's match: an endless verdict needs the long look's exact one)
                 self._repeated(pc, L, self.checkpoint_step, self.changes0, exact=False)
+            elif self.own_words is None and w.steps >= self.own_words_next:
+                # every warp came back to a state of its own while memory moved: perhaps only in
+                # words of one thread each (a heartbeat), which the own-words watch can tell
+                self._start_own_words()
             if self.probe_end is not None:
                 self._end_probe()
 
@@ -476,21 +527,54 @@ class Watchdog:
         state = warp_state_bytes(w, warp)
         if self._reads_clock():
             return state
-        stamp = (e.memory.changes, w.sync_events, self.turns_given)
-        look = self.warp_look
+        if not self._observe(pc, L, warp, state):
+            return None
+        self._own_words_over()
+        if self.own_words is not None and not self._observe(pc, L, warp, state, own=True):
+            return None
+        return state
+
+    def _observe(self, pc, L, warp, state, own=False):
+        """One look's step (the long look, or with `own` the own-words look, which sees the same
+        steps besides it: the long look's verdicts and steps are what they were without it).
+        -> False when the launch has been judged."""
+        w, e = self.w, self.engine
+        if own:
+            stamp = (self.own_words, w.sync_events, self.turns_given)
+            look, ran = self.own_look, self.own_ran
+            state = state + self.own_words.warp_bytes(warp)
+        else:
+            stamp = (e.memory.changes, w.sync_events, self.turns_given)
+            look, ran = self.warp_look, self.look_ran
         if look is None or look.stamp != stamp:
-            look = self.warp_look = WarpCycleLook(stamp, w.steps)
+            look = WarpCycleLook(stamp, w.steps)
             look.wave_sets = self._wave_sets()
-        came_back = look.observe(w, warp, state, self.look_ran)
-        self.look_ran[L] = w.steps
+            if own:
+                self.own_look = look
+            else:
+                self.warp_look = look
+        came_back = look.observe(w, warp, state, ran)
+        ran[L] = w.steps
         look.pcs[pc] = w.steps
         if came_back and look.every_warp_came_back(self._runnable_warps()) \
                 and e.sync.none_can_complete(w) and (e.model == "stack" or not (w.st == JOIN).any()) \
                 and self._wave_sets() == look.wave_sets:
             since = look.since()
-            self._repeated(pc, L, since, stamp[0], seen=(self.look_ran >= since, look.pcs))
-            return None
-        return state
+            if own:
+                # memory moved, only in words of one thread each: every order repeats this
+                self._repeated(pc, L, since, e.memory.changes, seen=(ran >= since, look.pcs), own_words=True)
+            else:
+                self._repeated(pc, L, since, stamp[0], seen=(ran >= since, look.pcs))
+            return False
+        return True
+
+    def _own_look_between_probes(self, pc, L, warp):
+        """A step between probes that only the own-words look watches (the long look does not)."""
+        if self._reads_clock():
+            return
+        self._own_words_over()
+        if self.own_words is not None:
+            self._observe(pc, L, warp, warp_state_bytes(self.w, warp), own=True)
 
     def _look_for_closure(self, pc, lanes):
         """The random schedule, at a probed step (pc, `lanes`): feed the look for a closed set of
@@ -575,7 +659,8 @@ class Watchdog:
                 s.op == "bar" and not (s.block_wide or s.grid_wide) for s in prog.sync_sites)
         return self.order_free_kernel
 
-    def _repeated(self, pc, L, since, since_changes, exact=True, seen=None, since_atomics=None):
+    def _repeated(self, pc, L, since, since_changes, exact=True, seen=None, since_atomics=None,
+                  own_words=False):
         """The state at this step was seen at step `since` (memory's change count then:
         `since_changes`, its atomics `since_atomics` where the look knows them). If some lane that could run did not run since, the schedule was unfair:
         make it fair and look again. Else: an endless loop, when the match was `exact` (a match of
@@ -620,6 +705,9 @@ class Watchdog:
         # (memory that moved in the cycle: a deterministic schedule's repeat, which another order
         # might leave, or one that every order repeats: random's looks ask for one of those or for
         # memory that never took another value)
+        if own_words:
+            e.report.endless_loop(pc, L, w.steps - since, pre_volta=pre_volta, loop=self.loop_of(cycle),
+                                  own_words=True)
         e.report.endless_loop(pc, L, w.steps - since, pre_volta=pre_volta, loop=self.loop_of(cycle),
                               **self._moved(changes != self.turns[2], since_atomics))
 
