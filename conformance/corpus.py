@@ -2995,6 +2995,22 @@ entry("progress_flag_between_warps_circular", grid=(2,), block=(64,), make_args=
       intended=lambda a: {1: np.array([64], np.int32)}, expect="step_limit",
       why="the writer waits for a flag the waiters set only after their own wait: both wait forever")
 
+def _heartbeat_ref(a, grid=2, block=64):
+    beat = np.full(grid * block, -1, np.int32)
+    beat[block - 1::block] = sum(range(200))
+    return {0: np.ones(2, np.int32), 1: beat, 2: np.array([grid * (block - 1)], np.int32)}
+
+
+entry("progress_heartbeat_flag", grid=(2,), block=(64,), make_args=lambda: (zeros(2), zeros(128), zeros(1)),
+      reference=_heartbeat_ref, expect="ok",
+      why="each waiter writes a heartbeat of its own while the block's last thread works, then sets the flag; "
+          + _PROGRESS_WHY)
+
+entry("progress_heartbeat_flag_never_set", grid=(2,), block=(64,), make_args=lambda: (zeros(2), zeros(128), zeros(1)),
+      intended=_heartbeat_ref, expect="step_limit",
+      why="the writer's condition is never true: every thread keeps its heartbeat going forever (memory moves, "
+          "only in words of one thread each)")
+
 entry("progress_flag_between_blocks", grid=(2,), block=(64,), make_args=lambda: (zeros(1), zeros(1)),
       reference=lambda a: {1: np.array([64], np.int32)}, expect="ok",
       why="block 0 waits for a flag block 1 sets: both blocks are resident together (one wave in simcore; "
