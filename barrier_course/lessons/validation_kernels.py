@@ -24,7 +24,12 @@ launch shape, inputs and a numpy check. `role` splits them:
     any rule of its round changed;
   * "heldout7": the seventh held-out set, fixed and committed before it was measured and before
     any rule of its round changed (heldout6's errors have been seen, so heldout6 is now a
-    development set too);
+    development set too); measured and reported once, blind, with no rule changed (its errors
+    have been seen since: docs/timing-validation.md, round 8);
+  * "heldout8": the eighth held-out set, fixed and committed before it was measured and before
+    any rule of its round changed; not measured yet (`next_heldout()`): the next round writes its
+    rules from microbenchmarks, freezes them, and only then measures heldout8 and computes its
+    errors, once; `heldout()` returns it from then on;
   * "microbench": microbenchmarks (launch floor, strided global access, bank conflicts, atomics
     spread over k addresses...): where parameters come from.
 
@@ -1732,6 +1737,365 @@ extern "C" __global__ void grid_stride_sum_unroll(const float *in, float *total,
 """
 
 
+# ---------------------------------------------------------------- sources of heldout8
+SRC["flush32_lane_counters"] = r"""
+// count[c] += x[i] for c = threadIdx.x % 32: an integer shared atomicAdd per thread on 32 shared
+// counters (lane l on counter l), then one global integer atomicAdd per counter per block
+extern "C" __global__ void flush32_lane_counters(const int *x, int *count, int n)
+{
+    __shared__ int c[32];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (threadIdx.x < 32)
+        c[threadIdx.x] = 0;
+    __syncthreads();
+    if (i < n)
+        atomicAdd(&c[threadIdx.x % 32], x[i]);
+    __syncthreads();
+    if (threadIdx.x < 32)
+        atomicAdd(&count[threadIdx.x], c[threadIdx.x]);
+}
+"""
+SRC["flush8_warp_float"] = r"""
+// sums[w % 8] += x[i] for the thread's warp w of its block: a float shared atomicAdd per thread
+// (a whole warp on one of 8 shared counters), then one global float atomicAdd per counter per block
+extern "C" __global__ void flush8_warp_float(const float *x, float *sums, int n)
+{
+    __shared__ float c[8];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (threadIdx.x < 8)
+        c[threadIdx.x] = 0.0f;
+    __syncthreads();
+    if (i < n)
+        atomicAdd(&c[(threadIdx.x / 32) % 8], x[i]);
+    __syncthreads();
+    if (threadIdx.x < 8)
+        atomicAdd(&sums[threadIdx.x], c[threadIdx.x]);
+}
+"""
+SRC["ballot_popc_count"] = r"""
+// *count += the number of elements above limit: a __ballot_sync of the test in each warp, then
+// lane 0 adds the __popc of the mask to one integer counter
+extern "C" __global__ void ballot_popc_count(const float *x, int *count, float limit, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int above = (i < n) ? (x[i] > limit) : 0;
+    unsigned int mask = __ballot_sync(0xffffffffu, above);
+    if (threadIdx.x % 32 == 0)
+        atomicAdd(count, __popc(mask));
+}
+"""
+SRC["slot4_block_range"] = r"""
+// hi[b % 4] = max, lo[b % 4] = min of the elements of the blocks b on that slot: every thread a
+// shared atomicMax and atomicMin on two shared words, then thread 0 one global atomicMax and one
+// atomicMin on its block's slot (4 slots chosen by blockIdx.x)
+extern "C" __global__ void slot4_block_range(const int *x, int *hi, int *lo, int n)
+{
+    __shared__ int bhi, blo;
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (threadIdx.x == 0) {
+        bhi = -0x7fffffff - 1;
+        blo = 0x7fffffff;
+    }
+    __syncthreads();
+    if (i < n) {
+        int v = x[i];
+        atomicMax(&bhi, v);
+        atomicMin(&blo, v);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        atomicMax(&hi[blockIdx.x % 4], bhi);
+        atomicMin(&lo[blockIdx.x % 4], blo);
+    }
+}
+"""
+SRC["byte_hist64"] = r"""
+// a 64-bin histogram of the top 6 bits of every byte: each thread reads one 32-bit word (4
+// bytes) and does 4 shared atomicAdds on 64 shared bins, then one global atomicAdd per bin per block
+extern "C" __global__ void byte_hist64(const unsigned int *words, unsigned int *bins, int n)
+{
+    __shared__ unsigned int h[64];
+    for (int j = threadIdx.x; j < 64; j += blockDim.x)
+        h[j] = 0u;
+    __syncthreads();
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        unsigned int w = words[i];
+        for (int k = 0; k < 4; k++)
+            atomicAdd(&h[(w >> (8 * k + 2)) & 63u], 1u);
+    }
+    __syncthreads();
+    for (int j = threadIdx.x; j < 64; j += blockDim.x)
+        atomicAdd(&bins[j], h[j]);
+}
+"""
+SRC["block_queue_shared"] = r"""
+// each block works through its CHUNK elements as a queue: a thread takes the next index with a
+// shared atomicAdd on one counter until the chunk is used up; out = 2 in - 1
+extern "C" __global__ void block_queue_shared(const float *in, float *out, int n)
+{
+    __shared__ int next;
+    if (threadIdx.x == 0)
+        next = 0;
+    __syncthreads();
+    int base = blockIdx.x * CHUNK;
+    for (;;) {
+        int j = atomicAdd(&next, 1);
+        if (j >= CHUNK || base + j >= n)
+            break;
+        out[base + j] = 2.0f * in[base + j] - 1.0f;
+    }
+}
+"""
+SRC["dot_block_partials"] = r"""
+// partial[block] = the block's share of x . y: a grid-stride loop per thread, a __shfl_down_sync
+// sum in each warp, the warps' sums in shared memory, thread 0 adds them up
+extern "C" __global__ void dot_block_partials(const float *x, const float *y, float *partial, int n)
+{
+    __shared__ float ws[32];
+    float acc = 0.0f;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+        acc += x[i] * y[i];
+    for (int o = 16; o > 0; o /= 2)
+        acc += __shfl_down_sync(0xffffffffu, acc, o);
+    if (threadIdx.x % 32 == 0)
+        ws[threadIdx.x / 32] = acc;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        float s = 0.0f;
+        for (int w = 0; w < BLOCK / 32; w++)
+            s += ws[w];
+        partial[blockIdx.x] = s;
+    }
+}
+"""
+SRC["gs_scale_add3"] = r"""
+// w = a x + b y + z over a grid-stride loop: three arrays read, one written
+extern "C" __global__ void gs_scale_add3(const float *x, const float *y, const float *z, float *w,
+                                         float a, float b, int n)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+        w[i] = a * x[i] + b * y[i] + z[i];
+}
+"""
+SRC["smooth7_steps"] = r"""
+// STEPS rounds of a 7-point box sum inside each block's tile (zero outside it), in place in one
+// shared buffer: each round sums its 7 neighbours into a register, a barrier, writes, a barrier
+extern "C" __global__ void smooth7_steps(const float *in, float *out, int n)
+{
+    __shared__ float a[BLOCK + 6];
+    int t = threadIdx.x;
+    int i = blockIdx.x * BLOCK + t;
+    if (t < 3) {
+        a[t] = 0.0f;
+        a[BLOCK + 3 + t] = 0.0f;
+    }
+    a[t + 3] = (i < n) ? in[i] : 0.0f;
+    __syncthreads();
+    for (int s = 0; s < STEPS; s++) {
+        float v = 0.0f;
+        for (int d = 0; d < 7; d++)
+            v += a[t + d];
+        __syncthreads();
+        a[t + 3] = v;
+        __syncthreads();
+    }
+    if (i < n)
+        out[i] = a[t + 3];
+}
+"""
+SRC["reduce_interleaved"] = r"""
+// partial[block] = the block's sum by a shared tree with interleaved addressing: at stride d the
+// threads with tid % (2 d) == 0 add s[tid + d] (divergent warps, strided shared accesses)
+extern "C" __global__ void reduce_interleaved(const float *in, float *partial, int n)
+{
+    __shared__ float s[BLOCK];
+    int tid = threadIdx.x;
+    int i = blockIdx.x * BLOCK + tid;
+    s[tid] = (i < n) ? in[i] : 0.0f;
+    __syncthreads();
+    for (int d = 1; d < BLOCK; d *= 2) {
+        if (tid % (2 * d) == 0)
+            s[tid] += s[tid + d];
+        __syncthreads();
+    }
+    if (tid == 0)
+        partial[blockIdx.x] = s[0];
+}
+"""
+SRC["warp_row_sum_xor"] = r"""
+// out[r] = sum of row r of a rows x cols matrix: one warp per row, each lane sums every 32nd
+// element of the row, then a __shfl_xor_sync butterfly; lane 0 writes
+extern "C" __global__ void warp_row_sum_xor(const float *m, float *out, int rows, int cols)
+{
+    int r = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    int lane = threadIdx.x % 32;
+    if (r >= rows)
+        return;
+    float v = 0.0f;
+    for (int c = lane; c < cols; c += 32)
+        v += m[r * cols + c];
+    for (int o = 16; o > 0; o /= 2)
+        v += __shfl_xor_sync(0xffffffffu, v, o);
+    if (lane == 0)
+        out[r] = v;
+}
+"""
+SRC["shfl_up_scan_int"] = r"""
+// an inclusive scan of every block's ints: __shfl_up_sync steps in each warp, the warp totals in
+// shared memory, then each thread adds the totals of the warps before its own in a loop; the last
+// thread writes the block's total
+extern "C" __global__ void shfl_up_scan_int(const int *in, int *out, int *totals, int n)
+{
+    __shared__ int tot[32];
+    int t = threadIdx.x;
+    int lane = t % 32;
+    int i = blockIdx.x * BLOCK + t;
+    int v = (i < n) ? in[i] : 0;
+    for (int d = 1; d < 32; d *= 2) {
+        int u = __shfl_up_sync(0xffffffffu, v, d);
+        if (lane >= d)
+            v += u;
+    }
+    if (lane == 31)
+        tot[t / 32] = v;
+    __syncthreads();
+    int off = 0;
+    for (int w = 0; w < t / 32; w++)
+        off += tot[w];
+    v += off;
+    if (i < n)
+        out[i] = v;
+    if (t == BLOCK - 1)
+        totals[blockIdx.x] = v;
+}
+"""
+SRC["transpose_pad_int_tall"] = r"""
+// out (width x height) = in (height x width)^T of ints: each block of 32 x (BLOCK / 32) threads
+// moves one 32 x 32 tile through a shared tile padded to [32][33]; no bounds tests
+#define ROWS (BLOCK / 32)
+extern "C" __global__ void transpose_pad_int_tall(const int *in, int *out, int width, int height)
+{
+    __shared__ int tile[32][33];
+    int tx = threadIdx.x, ty = threadIdx.y;
+    int bx = blockIdx.x * 32, by = blockIdx.y * 32;
+    for (int j = ty; j < 32; j += ROWS)
+        tile[j][tx] = in[(by + j) * width + bx + tx];
+    __syncthreads();
+    for (int j = ty; j < 32; j += ROWS)
+        out[(bx + j) * height + by + tx] = tile[tx][j];
+}
+"""
+SRC["transpose_tile64"] = r"""
+// out = in^T of a side x side float matrix through 64 x 64 shared tiles padded to [64][65]: each
+// block of 32 x (BLOCK / 32) threads moves one tile, every thread two columns of it
+#define ROWS (BLOCK / 32)
+extern "C" __global__ void transpose_tile64(const float *in, float *out, int side)
+{
+    __shared__ float tile[64][65];
+    int tx = threadIdx.x, ty = threadIdx.y;
+    int bx = blockIdx.x * 64, by = blockIdx.y * 64;
+    for (int j = ty; j < 64; j += ROWS) {
+        tile[j][tx] = in[(by + j) * side + bx + tx];
+        tile[j][tx + 32] = in[(by + j) * side + bx + tx + 32];
+    }
+    __syncthreads();
+    for (int j = ty; j < 64; j += ROWS) {
+        out[(bx + j) * side + by + tx] = tile[tx][j];
+        out[(bx + j) * side + by + tx + 32] = tile[tx + 32][j];
+    }
+}
+"""
+SRC["matmul_at_b"] = r"""
+// C (M x N) = A^T B with A stored K x M and B K x N (M, N, K multiples of TILE): TILE x TILE
+// tiles of A and B in shared memory, both read row by row (coalesced)
+extern "C" __global__ void matmul_at_b(const float *A, const float *B, float *C, int M, int N, int K)
+{
+    __shared__ float sa[TILE][TILE];
+    __shared__ float sb[TILE][TILE];
+    int tx = threadIdx.x, ty = threadIdx.y;
+    int row = blockIdx.y * TILE + ty;
+    int col = blockIdx.x * TILE + tx;
+    float acc = 0.0f;
+    for (int k0 = 0; k0 < K; k0 += TILE) {
+        sa[ty][tx] = A[(k0 + ty) * M + blockIdx.y * TILE + tx];
+        sb[ty][tx] = B[(k0 + ty) * N + col];
+        __syncthreads();
+        for (int k = 0; k < TILE; k++)
+            acc += sa[k][ty] * sb[k][tx];
+        __syncthreads();
+    }
+    C[row * N + col] = acc;
+}
+"""
+SRC["dot4_rows"] = r"""
+// out[i] = a[i] . b[i] of 4-vectors: one float4 load of each and one float store per thread
+extern "C" __global__ void dot4_rows(const float4 *a, const float4 *b, float *out, int n4)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n4) {
+        float4 u = a[i];
+        float4 v = b[i];
+        out[i] = u.x * v.x + u.y * v.y + u.z * v.z + u.w * v.w;
+    }
+}
+"""
+SRC["int4_rotate_inc"] = r"""
+// out[i] = (y, z, w, x) + 1 of in[i]: one int4 load and one int4 store per thread
+extern "C" __global__ void int4_rotate_inc(const int4 *in, int4 *out, int n4)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n4) {
+        int4 v = in[i];
+        out[i] = make_int4(v.y + 1, v.z + 1, v.w + 1, v.x + 1);
+    }
+}
+"""
+SRC["odd_blocks_quad"] = r"""
+// blocks with an odd blockIdx.x repeat v = 0.75 v + 0.5 4 REPS times per element, even blocks
+// REPS times: half the grid does 4x the work
+extern "C" __global__ void odd_blocks_quad(const float *in, float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int reps = (blockIdx.x % 2 == 1) ? 4 * REPS : REPS;
+    if (i < n) {
+        float v = in[i];
+        for (int r = 0; r < reps; r++)
+            v = 0.75f * v + 0.5f;
+        out[i] = v;
+    }
+}
+"""
+SRC["ramp_work_table"] = r"""
+// the block's work is read from a table: block b repeats len[64 b / gridDim.x] steps of an
+// unsigned linear congruential update per element (len a ramp: the last blocks do the most)
+extern "C" __global__ void ramp_work_table(const int *len, const unsigned int *in, unsigned int *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int reps = len[(blockIdx.x * 64) / gridDim.x];
+    if (i < n) {
+        unsigned int h = in[i];
+        for (int r = 0; r < reps; r++)
+            h = h * 1664525u + 1013904223u;
+        out[i] = h;
+    }
+}
+"""
+SRC["warp_sign_exit"] = r"""
+// a warp whose first element is negative returns at once (all 32 lanes together); the others
+// write out = x x + x
+extern "C" __global__ void warp_sign_exit(const float *x, float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int first = i - threadIdx.x % 32;
+    if (first < n && x[first] < 0.0f)
+        return;
+    if (i < n)
+        out[i] = x[i] * x[i] + x[i];
+}
+"""
+
+
 def _chain_next(n, rng):
     perm = rng.permutation(n).astype(np.int32)
     nxt = np.empty(n, np.int32)
@@ -1861,6 +2225,7 @@ def _build():
     _heldout5_rows(add)
     _heldout6_rows(add)
     _heldout7_rows(add)
+    _heldout8_rows(add)
     _microbench_rows(add)
     _microbench3_rows(add)
     _microbench5_rows(add)
@@ -2588,6 +2953,195 @@ def _heldout7_rows(add):
               macros={"REPS": 32}))
 
 
+def _exact(got, want, what):
+    """An integer comparison without _equal's relative tolerance (values near 2^31 or 2^32)."""
+    got = np.asarray(got).astype(np.int64).ravel()
+    want = np.asarray(want).astype(np.int64).ravel()
+    bad = np.flatnonzero(got != want)
+    if got.size != want.size or bad.size:
+        first = bad[0] if bad.size else 0
+        raise AssertionError(f"{what}: {bad.size} wrong values (sizes {got.size}, {want.size}), first at {first}")
+
+
+def _flush8_warp_float_check(ins, outs, b):
+    i = np.arange(ins[0].size)
+    _equal(outs[1], np.bincount(((i % b) // 32) % 8, weights=ins[0].astype(np.float64), minlength=8),
+           "flush8_warp_float")
+
+
+def _slot4_block_range_check(ins, outs, b):
+    x = ins[0].astype(np.int64)
+    slot = (np.arange(x.size) // b) % 4
+    hi, lo = np.full(4, -(1 << 31), np.int64), np.full(4, (1 << 31) - 1, np.int64)
+    np.maximum.at(hi, slot, x)
+    np.minimum.at(lo, slot, x)
+    _exact(outs[1], hi, "slot4_block_range hi")
+    _exact(outs[2], lo, "slot4_block_range lo")
+
+
+def _byte_hist64_check(ins, outs, b):
+    w = ins[0].astype(np.int64)
+    want = sum(np.bincount((w >> (8 * k + 2)) & 63, minlength=64) for k in range(4))
+    _exact(outs[1], want, "byte_hist64")
+
+
+def _dot_block_partials_check(grid):
+    def check(ins, outs, b):
+        prod = (ins[0].astype(np.float64) * ins[1]).reshape(-1, b).sum(axis=1)   # row r: block r % grid's
+        _equal(outs[2][:grid], [prod[g::grid].sum() for g in range(grid)], "dot_block_partials")
+    return check
+
+
+def _smooth7_steps_reference(x, block, steps):
+    a = x.astype(np.float64).reshape(-1, block)
+    for _ in range(steps):
+        p = np.pad(a, ((0, 0), (3, 3)))
+        a = sum(p[:, d:d + block] for d in range(7))
+    return a.ravel()
+
+
+def _shfl_up_scan_int_check(ins, outs, b):
+    n = ins[0].size
+    scans = np.cumsum(ins[0].astype(np.int64).reshape(-1, b), axis=1)
+    _exact(outs[1], scans.ravel(), "shfl_up_scan_int")
+    _exact(outs[2][: n // b], scans[:, -1], "shfl_up_scan_int totals")
+
+
+def _odd_blocks_quad_check(reps):
+    def check(ins, outs, b):
+        x = ins[0].astype(np.float64)
+        r = np.where((np.arange(x.size) // b) % 2 == 1, 4 * reps, reps)
+        _equal(outs[1], 2.0 + (x - 2.0) * 0.75 ** r, "odd_blocks_quad")
+    return check
+
+
+def _ramp_work_table_check(ins, outs, b):
+    """r steps of h = a h + c (mod 2^32) are h = A_r h + C_r: A_r = a^r, C_r = c (1 + a + ... + a^(r-1))."""
+    length, x = ins[0], ins[1].astype(np.uint64)
+    mul, inc, mod = 1664525, 1013904223, 1 << 32
+    top = int(length.max())
+    amul, cadd = [1], [0]
+    for _ in range(top):
+        amul.append(amul[-1] * mul % mod)
+        cadd.append((cadd[-1] * mul + inc) % mod)
+    grid = -(-x.size // b)
+    reps = length[(np.arange(x.size) // b) * 64 // grid]
+    want = (np.array(amul, np.uint64)[reps] * x + np.array(cadd, np.uint64)[reps]) % np.uint64(mod)
+    _exact(outs[2], want, "ramp_work_table")
+
+
+def _warp_sign_exit_check(ins, outs, b):
+    x = ins[0].astype(np.float64)
+    alive = x.reshape(-1, 32)[:, :1] >= 0.0
+    _equal(outs[1], np.where(alive, x.reshape(-1, 32) * x.reshape(-1, 32) + x.reshape(-1, 32), 0.0).ravel(),
+           "warp_sign_exit")
+
+
+def _heldout8_rows(add):
+    """The eighth held-out set (heldout8): 20 sweeps of kernels no earlier set has (a flush of 32
+    integer shared lane counters and of 8 float shared warp counters into global counters, one
+    global atomicAdd per counter per block; a __ballot_sync + __popc count added per warp to one
+    counter; a shared atomicMax and atomicMin per thread, then one global atomicMax and atomicMin per
+    block on 4 slots chosen by blockIdx; a 64-bin shared histogram of the bytes of 32-bit words; a
+    shared atomicAdd work queue per block; a dot product on 2 blocks and a 3-array scale-and-add on
+    1056 by grid-stride loops; a 7-point box iterated 3 times in place in shared memory; an
+    interleaved-addressing tree; a warp-per-row __shfl_xor_sync sum; an int __shfl_up_sync scan
+    with a looped warp-total combine; a padded int transpose of a 2048 x 4096 rectangle and a 64 x
+    64-tile float transpose at 3584^2; C = A^T B at 640 x 1280 x 640; float4 and int4 loads; odd
+    blocks doing 4x the work, a per-block work ramp read from a table, and whole warps exiting on a
+    negative first element); fixed and committed before they were measured and before any rule of
+    this round changed."""
+    H8 = "heldout8"
+    n18, n22, n23, n24 = 1 << 18, 1 << 22, 1 << 23, 1 << 24
+    add(Sweep("flush32_lane_counters/2^22", H8, "flush32_lane_counters", SRC["flush32_lane_counters"],
+              one_per_thread(n22),
+              lambda rng: (rng.integers(-8, 9, n22).astype(np.int32), np.zeros(32, np.int32), np.int32(n22)),
+              lambda ins, outs, b: _exact(outs[1], np.bincount(np.arange(n22) % 32, weights=ins[0], minlength=32),
+                                          "flush32_lane_counters")))
+    add(Sweep("flush8_warp_float/2^22", H8, "flush8_warp_float", SRC["flush8_warp_float"], one_per_thread(n22),
+              lambda rng: (_ints(rng, n22, 0, 3), np.zeros(8, np.float32), np.int32(n22)), _flush8_warp_float_check))
+    add(Sweep("ballot_popc_count/2^24", H8, "ballot_popc_count", SRC["ballot_popc_count"], one_per_thread(n24),
+              lambda rng: (_ints(rng, n24), np.zeros(1, np.int32), np.float32(0.5), np.int32(n24)),
+              lambda ins, outs, b: _exact(outs[1], [(ins[0] > 0.5).sum()], "ballot_popc_count")))
+    add(Sweep("slot4_block_range/2^22", H8, "slot4_block_range", SRC["slot4_block_range"], one_per_thread(n22),
+              lambda rng: (rng.integers(-(1 << 30), 1 << 30, n22).astype(np.int32),
+                           np.full(4, -0x7fffffff - 1, np.int32), np.full(4, 0x7fffffff, np.int32), np.int32(n22)),
+              _slot4_block_range_check))
+    n = 1 << 21
+    add(Sweep("byte_hist64/2^21", H8, "byte_hist64", SRC["byte_hist64"], one_per_thread(n),
+              lambda rng, n=n: (rng.integers(0, 1 << 32, n, dtype=np.uint32), np.zeros(64, np.uint32), np.int32(n)),
+              _byte_hist64_check))
+    chunk = 2048
+    add(Sweep(f"block_queue_shared_c{chunk}/2^22", H8, "block_queue_shared", SRC["block_queue_shared"],
+              fixed_grid(n22 // chunk), lambda rng: (_ints(rng, n22), np.zeros(n22, np.float32), np.int32(n22)),
+              lambda ins, outs, b: _equal(outs[1], 2.0 * ins[0].astype(np.float64) - 1.0, "block_queue_shared"),
+              macros={"CHUNK": chunk}))
+    add(Sweep("dot_block_partials/grid2/2^18", H8, "dot_block_partials", SRC["dot_block_partials"], fixed_grid(2),
+              lambda rng: (_ints(rng, n18, -2, 3), _ints(rng, n18, -2, 3), np.zeros(2, np.float32), np.int32(n18)),
+              _dot_block_partials_check(2)))
+    add(Sweep(f"gs_scale_add3/grid{8 * SMS}/2^24", H8, "gs_scale_add3", SRC["gs_scale_add3"], fixed_grid(8 * SMS),
+              lambda rng: (_ints(rng, n24), _ints(rng, n24), _ints(rng, n24), np.zeros(n24, np.float32),
+                           np.float32(2.0), np.float32(-3.0), np.int32(n24)),
+              lambda ins, outs, b: _equal(outs[3], 2.0 * ins[0].astype(np.float64) - 3.0 * ins[1] + ins[2],
+                                          "gs_scale_add3")))
+    add(Sweep("smooth7_steps_3/2^22", H8, "smooth7_steps", SRC["smooth7_steps"], one_per_thread(n22),
+              lambda rng: (_ints(rng, n22, -1, 2), np.zeros(n22, np.float32), np.int32(n22)),
+              lambda ins, outs, b: _equal(outs[1], _smooth7_steps_reference(ins[0], b, 3), "smooth7_steps"),
+              macros={"STEPS": 3}))
+    add(Sweep("reduce_interleaved/2^22", H8, "reduce_interleaved", SRC["reduce_interleaved"], one_per_thread(n22),
+              lambda rng: (_ints(rng, n22), np.zeros(n22 // 32, np.float32), np.int32(n22)),
+              lambda ins, outs, b: _equal(outs[1][: n22 // b], _per_block_reference(ins[0], b, np.sum),
+                                          "reduce_interleaved")))
+    rows, cols = 8192, 1024
+    add(Sweep(f"warp_row_sum_xor/{rows}x{cols}", H8, "warp_row_sum_xor", SRC["warp_row_sum_xor"],
+              one_per_thread(32 * rows),
+              lambda rng: (_ints(rng, rows * cols), np.zeros(rows, np.float32), np.int32(rows), np.int32(cols)),
+              lambda ins, outs, b: _equal(outs[1], ins[0].astype(np.float64).reshape(rows, cols).sum(axis=1),
+                                          "warp_row_sum_xor")))
+    add(Sweep("shfl_up_scan_int/2^22", H8, "shfl_up_scan_int", SRC["shfl_up_scan_int"], one_per_thread(n22),
+              lambda rng: (rng.integers(-8, 9, n22).astype(np.int32), np.zeros(n22, np.int32),
+                           np.zeros(n22 // 32, np.int32), np.int32(n22)),
+              _shfl_up_scan_int_check))
+    width, height = 2048, 4096
+    add(Sweep(f"transpose_pad_int_tall/{width}x{height}", H8, "transpose_pad_int_tall", SRC["transpose_pad_int_tall"],
+              lambda b: ((width // 32, height // 32), (32, b // 32)),
+              lambda rng: (rng.integers(-1000, 1000, width * height).astype(np.int32),
+                           np.zeros(width * height, np.int32), np.int32(width), np.int32(height)),
+              lambda ins, outs, b: _exact(outs[1], ins[0].reshape(height, width).T.ravel(), "transpose_pad_int_tall")))
+    side = 3584
+    add(Sweep(f"transpose_tile64/{side}^2", H8, "transpose_tile64", SRC["transpose_tile64"],
+              lambda b: ((side // 64, side // 64), (32, b // 32)),
+              lambda rng: (_ints(rng, side * side), np.zeros(side * side, np.float32), np.int32(side)),
+              lambda ins, outs, b: _equal(outs[1], ins[0].reshape(side, side).T.ravel(), "transpose_tile64")))
+    m, k, n = 640, 1280, 640
+    add(Sweep(f"matmul_at_b/{m}x{k}x{n}", H8, "matmul_at_b", SRC["matmul_at_b"],
+              lambda b: ((n // _tile(b), m // _tile(b)), (_tile(b), _tile(b))),
+              lambda rng: (_ints(rng, k * m, -2, 3), _ints(rng, k * n, -2, 3), np.zeros(m * n, np.float32),
+                           np.int32(m), np.int32(n), np.int32(k)),
+              lambda ins, outs, b: _equal(outs[2], (ins[0].reshape(k, m).T.astype(np.float64)
+                                                    @ ins[1].reshape(k, n)).ravel(), "matmul_at_b"),
+              blocks=(64, 256, 1024), macros={"TILE": "TILE_OF_BLOCK"}))
+    add(Sweep("dot4_rows/2^24", H8, "dot4_rows", SRC["dot4_rows"], one_per_thread(n24 // 4),
+              lambda rng: (_ints(rng, n24, -2, 3), _ints(rng, n24, -2, 3), np.zeros(n24 // 4, np.float32),
+                           np.int32(n24 // 4)),
+              lambda ins, outs, b: _equal(outs[2], (ins[0].astype(np.float64) * ins[1]).reshape(-1, 4).sum(axis=1),
+                                          "dot4_rows")))
+    add(Sweep("int4_rotate_inc/2^24", H8, "int4_rotate_inc", SRC["int4_rotate_inc"], one_per_thread(n24 // 4),
+              lambda rng: (rng.integers(-1000, 1000, n24).astype(np.int32), np.zeros(n24, np.int32),
+                           np.int32(n24 // 4)),
+              lambda ins, outs, b: _exact(outs[1], np.roll(ins[0].reshape(-1, 4), -1, axis=1).ravel() + 1,
+                                          "int4_rotate_inc")))
+    add(Sweep("odd_blocks_quad_r32/2^23", H8, "odd_blocks_quad", SRC["odd_blocks_quad"], one_per_thread(n23),
+              lambda rng: (_ints(rng, n23), np.zeros(n23, np.float32), np.int32(n23)), _odd_blocks_quad_check(32),
+              macros={"REPS": 32}))
+    add(Sweep("ramp_work_table/2^22", H8, "ramp_work_table", SRC["ramp_work_table"], one_per_thread(n22),
+              lambda rng: (4 * np.arange(1, 65, dtype=np.int32), rng.integers(0, 1 << 32, n22, dtype=np.uint32),
+                           np.zeros(n22, np.uint32), np.int32(n22)),
+              _ramp_work_table_check))
+    add(Sweep("warp_sign_exit/2^22", H8, "warp_sign_exit", SRC["warp_sign_exit"], one_per_thread(n22),
+              lambda rng: (_ints(rng, n22), np.zeros(n22, np.float32), np.int32(n22)), _warp_sign_exit_check))
+
+
 # how each mb6 contention pattern picks the word of thread i (n threads)
 ATOMIC_PATTERNS = {
     "same": lambda rng, n: np.zeros(n, np.int32),                      # one address, the whole grid
@@ -2886,8 +3440,14 @@ def sweep_options(sweep, block):
 
 
 def heldout():
-    """The held-out set that no rule was changed after seeing (heldout7)."""
+    """The held-out set measured last, whose errors were computed once with no rule changed
+    after seeing it (heldout7)."""
     return [s for s in SWEEPS if s.role == "heldout7"]
+
+
+def next_heldout():
+    """The held-out set chosen for the next round, not measured yet (heldout8)."""
+    return [s for s in SWEEPS if s.role == "heldout8"]
 
 
 def training():

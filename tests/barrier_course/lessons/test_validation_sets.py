@@ -60,3 +60,18 @@ def test_the_held_out_set_is_the_seventh_and_covers_the_shapes_the_course_uses()
     for construct in ("atomicAdd", "atomicMax", "atomicMin", "__syncthreads", "__shfl_xor_sync", "__shfl_down_sync",
                       "float4", "float2", "int2", "return;", "gridDim.x"):
         assert construct in sources, construct
+
+
+def test_the_next_held_out_set_is_new_unmeasured_and_covers_the_shapes_the_course_uses():
+    """heldout8 waits for the next round's rules: nothing else runs its kernels or sources (the
+    microbenchmarks included), and no measurement of it is in course/data yet."""
+    nxt = validation_kernels.next_heldout()
+    assert {s.role for s in nxt} == {"heldout8"} and 16 <= len(nxt) <= 24
+    others = [s for s in validation_kernels.SWEEPS if s.role != "heldout8"]
+    assert not {s.kernel for s in others} & {s.kernel for s in nxt}
+    assert not {s.source for s in others} & {s.source for s in nxt}
+    assert not set(_measured()) & {s.name for s in nxt}
+    sources = " ".join(s.source for s in nxt)
+    for construct in ("atomicAdd", "atomicMax", "atomicMin", "__syncthreads", "__shfl_xor_sync", "__shfl_down_sync",
+                      "__shfl_up_sync", "__ballot_sync", "float4", "int4", "return;", "gridDim.x"):
+        assert construct in sources, construct
