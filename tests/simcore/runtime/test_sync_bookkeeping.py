@@ -91,8 +91,10 @@ def checked(monkeypatch):
     return made
 
 
-CONFIGS = [dict(schedule="lockstep"), dict(schedule="random", seed=1, checks=False), dict(schedule="adversarial"),
-           dict(model="stack")]
+# (random with the checks off: two broken barrier loops get no verdict there and run until the time
+# limit, 600 s each under the test suite's default; the counts are checked as well in 30 s)
+CONFIGS = [dict(schedule="lockstep"), dict(schedule="random", seed=1, checks=False, time_limit=30),
+           dict(schedule="adversarial"), dict(model="stack")]
 
 
 @pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: "-".join(f"{v}" for v in c.values()))
