@@ -83,10 +83,9 @@ class OwnWords:
         first = offsets // WORD
         span = int(((offsets + size - 1) // WORD - first).max()) + 1
         changed = self._changed(region, offsets, size, kind, rows)
-        keys = [rows * nwords + first + k for k in range(span)] if span > 1 else [rows * nwords + first]
-        keys = np.concatenate(keys) if span > 1 else keys[0]
-        who = np.tile(slots, span) if span > 1 else slots
-        moved = np.tile(changed, span) if span > 1 else changed
+        # one key per (lane, word it spans): a row's words follow each other in the flat arrays
+        keys = np.concatenate([rows * nwords + first + k for k in range(span)])
+        who, moved = np.tile(slots, span), np.tile(changed, span)
         owner, moving = self._arrays(region, nwords)
         # owners: nobody -> this thread; this thread stays; another -> several (two threads of one
         # access on one word: several as well)

@@ -705,11 +705,9 @@ class Watchdog:
         # (memory that moved in the cycle: a deterministic schedule's repeat, which another order
         # might leave, or one that every order repeats: random's looks ask for one of those or for
         # memory that never took another value)
-        if own_words:
-            e.report.endless_loop(pc, L, w.steps - since, pre_volta=pre_volta, loop=self.loop_of(cycle),
-                                  own_words=True)
+        memory_words = {"own_words": True} if own_words else self._moved(changes != self.turns[2], since_atomics)
         e.report.endless_loop(pc, L, w.steps - since, pre_volta=pre_volta, loop=self.loop_of(cycle),
-                              **self._moved(changes != self.turns[2], since_atomics))
+                              **memory_words)
 
     def _moved(self, memory_moved, since_atomics):
         """The endless report's words on memory: it moved in the cycle (a deterministic schedule
