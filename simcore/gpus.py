@@ -63,7 +63,9 @@ class GPU:
     shared_carveouts_kb: tuple = (0, 8, 16, 32, 64, 100, 132, 164, 196, 228)
     l1_latency_cycles: float = 60.0
     atomic_parallel_lines: float = 84.0
-    atomic_sector_ns: float = 2.4
+    atomic_distinct_sector_ns: float = 0.6      # distinct words of a line, per sector (mb6)
+    atomic_line_gain: float = 1 / 7             # what each hot line beyond the first adds (mb7)
+    atomic_lane_ops_per_s: float = 5.44e10      # lane operations on lines, all lines together (mb6)
     atomic_integer_same_address_ns: float = 0.733   # an integer atomic's same-address turnaround (mb6)
     memory_kernel_us: float = 1.3
     launch_overhead_us: float = 5.7

@@ -337,7 +337,7 @@ class PerfCounters(Plugin):
     l1_sectors = 0              # the L1 sectors one block may keep (0: no L1); see with_l1
     """Counts per block; results in `self.blocks` (block number -> BlockCounts) and
     `self.atomic_lines` ({(region name, 128-byte line): {block: {(sectors, most lanes on one
-    address, GLOBAL_ATOMIC_KIND): warp accesses}}}) and `self.atomic_line_words` (the first two words of each such
+    address, GLOBAL_ATOMIC_KIND, whether the warp access hit this line alone): warp accesses}}}) and `self.atomic_line_words` (the first two words of each such
     line that atomics hit: a line with one word is one counter).
 
     Global sectors are counted once per warp and basic-block execution: the member loads of a
@@ -772,10 +772,14 @@ class PerfCounters(Plugin):
         first_of_sector = np.concatenate([[True], sector_key[1:] != sector_key[:-1]])
         sectors = np.add.reduceat(first_of_sector.astype(np.int64), starts)
         lines = line_key & ((1 << 36) - 1)
+        # a warp access alone on its line (its lanes hit no other line) waits for its own
+        # turnaround; one that spans lines is split into requests the L2 pipelines
+        _, line_of_warp, lines_per_warp = np.unique(line_key >> 36, return_inverse=True, return_counts=True)
+        alone = lines_per_warp[line_of_warp] == 1
         blocks = self.warp_block[line_key >> 36] + self.wave.first_block
-        for line, n, m, b in zip(lines.tolist(), sectors.tolist(), most.tolist(), blocks.tolist()):
+        for line, n, m, a, b in zip(lines.tolist(), sectors.tolist(), most.tolist(), alone.tolist(), blocks.tolist()):
             entry = self.atomic_lines.setdefault((region.name, line), {}).setdefault(b, {})
-            key = (n, m, atomic_kind)
+            key = (n, m, atomic_kind, a)
             entry[key] = entry.get(key, 0) + 1
         for line, word in zip(((offset // 128)).tolist(), (offset // 4).tolist()):
             seen = self.atomic_line_words.setdefault((region.name, line), set())

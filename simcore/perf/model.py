@@ -169,45 +169,75 @@ def atomic_same_address_ns(gpu, kind):
     return gpu.atomic_integer_same_address_ns if kind == "integer" else gpu.atomic_same_address_ns
 
 
-def atomic_line_ns(gpu, accesses, one_word):
-    """Nanoseconds that a line's warp accesses {(sectors, most lanes on one address, kind):
-    count} keep the L2's atomic unit busy. On a line whose atomics all hit one word (one
-    counter), its lanes go one after another, at the same-address turnaround of their kind. On
-    a line of several counters, so do the lanes of one warp access on its busiest address, or
-    its distinct sectors (atomic_sector_ns each, whatever the kind: mb6's 64 random words take
-    as long in int as in float), whichever takes longer."""
+def atomic_access_ns(gpu, sectors, most, kind, alone, one_word):
+    """Nanoseconds one warp access {sectors of the line it hits, most lanes on one address,
+    GLOBAL_ATOMIC_KIND, whether this line is the only one it hits} keeps its line's atomic unit
+    busy (mb6, mb7):
+    - on a line of one counter, its lanes go one after another at the same-address turnaround
+      of their kind (integer 0.733 ns, float add 1.76);
+    - lanes on distinct words are served a sector at a time (`atomic_distinct_sector_ns`, 0.6:
+      32 words of a line take 2.4 ns in int as in float); an access alone on its line costs at
+      least an integer turnaround (a lone request waits for its own answer);
+    - lanes that collide on words go round once per lane on the busiest word, each round over
+      the sectors again, or at the same-address turnaround, whichever is slower."""
     if one_word:
-        return sum(count * most * atomic_same_address_ns(gpu, kind) for (_, most, kind), count in accesses.items())
-    return sum(count * max(sectors * gpu.atomic_sector_ns, most * atomic_same_address_ns(gpu, kind))
-               for (sectors, most, kind), count in accesses.items())
+        return most * atomic_same_address_ns(gpu, kind)
+    served = sectors * gpu.atomic_distinct_sector_ns
+    if most == 1:
+        return max(served, gpu.atomic_integer_same_address_ns) if alone else served
+    return most * max(served, atomic_same_address_ns(gpu, kind))
 
 
-def atomic_time(gpu, counters, lane_atomics):
+def atomic_line_ns(gpu, accesses, one_word):
+    """Nanoseconds that a line's warp accesses {(sectors, most, kind, alone): count} keep the
+    L2's atomic unit busy (atomic_access_ns each, one after another)."""
+    return sum(count * atomic_access_ns(gpu, *key, one_word) for key, count in accesses.items())
+
+
+def atomic_lines_at_once(gpu, lines):
+    """How many lines' atomics proceed at once: each hot line beyond the first adds only
+    `atomic_line_gain` of a line's rate (mb7: 2, 8 and 64 lines of one-word warp accesses run
+    1.05, 2.0 and 11.4 times one line's rate), up to `atomic_parallel_lines`."""
+    return max(1.0, min(gpu.atomic_parallel_lines, 1 + (lines - 1) * gpu.atomic_line_gain))
+
+
+def atomic_time(gpu, counters, lane_atomics, region_bytes=None):
     """Seconds of the L2's atomic units for the whole grid. A warp's atomics on a 128-byte
-    line (atomic_line_ns) wait for the earlier ones on that line; different lines proceed in
-    parallel, up to `atomic_parallel_lines` at once. A line that sampled blocks far apart hit
-    is hit by the whole grid: its time is each sampled block's times the blocks it stands
-    for. A line only one block (or two neighbours) hit stands for one such line per block."""
+    line (atomic_line_ns) wait for the earlier ones on that line; different lines proceed
+    partly in parallel (atomic_lines_at_once). A line that sampled blocks far apart hit is hit
+    by the whole grid: its time is each sampled block's times the blocks it stands for. A line
+    only one block (or two neighbours) hit stands for one such line per block, but never more
+    lines than the arrays the atomics hit hold. Every lane operation on a line also passes
+    through the L2's atomic units at `atomic_lane_ops_per_s` at most (mb6: a word per warp over
+    4096 lines), and distinct addresses at `atomic_distinct_per_s`."""
     if not counters.atomic_lines:
         return 0.0
     blocks = counters.blocks
-    busiest = total = lines = 0.0
+    busiest = total = lines = lane_ops = 0.0
     for key, per_block in counters.atomic_lines.items():
         hit = list(per_block)
         one_word = len(counters.atomic_line_words.get(key, ())) == 1
         ns_of = {b: atomic_line_ns(gpu, accesses, one_word) for b, accesses in per_block.items()}
+        ops_of = {b: sum(count * most for (_, most, _, _), count in accesses.items())
+                  for b, accesses in per_block.items()}
         if max(hit) - min(hit) > 1:          # grid-wide
             ns = sum(n * blocks[b].weight for b, n in ns_of.items())
             busiest = max(busiest, ns)
             total += ns
             lines += 1
+            lane_ops += sum(n * blocks[b].weight for b, n in ops_of.items())
         else:
             weight = max(blocks[b].weight for b in hit)
             busiest = max(busiest, sum(ns_of.values()))
             total += sum(ns_of.values()) * weight
             lines += weight
-    return max(busiest * 1e-9, total * 1e-9 / min(lines, gpu.atomic_parallel_lines),
-               lane_atomics / gpu.atomic_distinct_per_s)
+            lane_ops += sum(ops_of.values()) * weight
+    if region_bytes:
+        held = sum(math.ceil(region_bytes.get(name, 0) / 128) for name in {name for name, _ in counters.atomic_lines})
+        if held:
+            lines = min(lines, held)
+    return max(busiest * 1e-9, total * 1e-9 / atomic_lines_at_once(gpu, lines),
+               lane_ops / gpu.atomic_lane_ops_per_s, lane_atomics / gpu.atomic_distinct_per_s)
 
 
 def l1_sectors_per_block(gpu, threads, registers, shared_per_block, num_blocks):
@@ -294,7 +324,7 @@ def estimate_time(gpu, kernel_name, grid, block, counters, registers, shared_per
     t["dram"] = (sum(v / dram_bandwidth(gpu, element_bytes.get(name, 4)) for (name, _), v in dram_by_array.items())
                  + merged / dram_bandwidth(gpu, 4))
     t["l2"] = l2_bytes / gpu.l2_bytes_per_s
-    t["atomics"] = atomic_time(gpu, counters, per_block["atomics"] * nblocks)
+    t["atomics"] = atomic_time(gpu, counters, per_block["atomics"] * nblocks, region_bytes)
     # the SMs' load/store units: one 128-byte line of a warp's global access per cycle
     per_block["global_lines"] = _mean(blocks, "global_lines")
     # (per SM: the busiest SM runs ceil(blocks / SMs) of them)
