@@ -430,9 +430,13 @@ class PerfCounters(Plugin):
         shuffles = self.shuffled[warps] - self.shuffled_at_phase_start[warps]
         counts = self._wave_blocks[b]
         counts.critical_instructions += float(work.max()) if work.size else 0.0
-        counts.read_rounds += float(rounds.max()) if rounds.size else 0.0
         l1_rounds = self.l1_rounds[warps] - self.l1_rounds_at_phase_start[warps]
-        counts.l1_rounds += float(l1_rounds.max()) if l1_rounds.size else 0.0
+        if rounds.size:
+            # the phase's longest warp: the most memory rounds (one is several L1 rounds long),
+            # and of those warps the most L1 rounds
+            most = rounds.max()
+            counts.read_rounds += float(most)
+            counts.l1_rounds += float(l1_rounds[rounds == most].max())
         self.l1_rounds_at_phase_start[warps] = self.l1_rounds[warps]
         counts.critical_shuffles += float(shuffles.max()) if shuffles.size else 0.0
         self.shuffled_at_phase_start[warps] = self.shuffled[warps]
@@ -678,6 +682,13 @@ class PerfCounters(Plugin):
         last_block, last_clock = state
         owner = blocks + self.wave.first_block
         missed = ~((last_block[sectors] == owner) & (self.l1_clock[blocks] - last_clock[sectors] < self.l1_sectors))
+        if missed.size > 1 and pairs[0] >> 36 != pairs[-1] >> 36:     # several warps (pairs ascend)
+            # warps of one block that miss on the same sector at once wait for one fetch (the
+            # L1 merges misses to a line in flight): only the first warp's read goes to the L2
+            _, first = np.unique(owner * (1 << 36) + sectors, return_index=True)
+            once = np.zeros(missed.size, bool)
+            once[first] = True
+            missed &= once
         self.l1_clock += np.bincount(blocks[missed], minlength=self.l1_clock.size)
         last_block[sectors] = owner
         last_clock[sectors] = self.l1_clock[blocks]
