@@ -40,7 +40,7 @@ PATTERNS_KEPT = 4096        # access patterns remembered per launch (a loop repe
 # followed by an add counted once (NVCC fuses them into one FMA or IMAD instruction). Free:
 # copies and conversions, the arithmetic of a memory operation's address (base + offset goes
 # into the addressing mode, index arithmetic is usually hoisted out of loops), the simulator's
-# own bookkeeping (u_* definedness shadows). A loop counter's increment by a constant costs 1/8
+# own bookkeeping (u_* definedness shadows). A loop counter's increment by an integer constant costs 1/8
 # (NVCC unrolls such loops, by 4 or more; the fma_chain training sweep issues 1.1-1.2
 # instructions per one-FMA iteration).
 STATEMENT_WEIGHT = {
@@ -120,6 +120,19 @@ def counted_loop_tests(program):
     return found
 
 
+def _adds_float_constant(line, floats):
+    """Whether a statement of lowered code is `t = (x + K)` (or -) with K a float constant."""
+    if not floats or "+" not in line and "-" not in line:
+        return False
+    try:
+        node = ast.parse(line.strip()).body[0]
+    except SyntaxError:
+        return False
+    return (isinstance(node, ast.Assign) and isinstance(node.value, ast.BinOp)
+            and isinstance(node.value.op, (ast.Add, ast.Sub)) and isinstance(node.value.left, ast.Name)
+            and isinstance(node.value.right, ast.Name) and node.value.right.id in floats)
+
+
 def instruction_weights(program):
     """Per basic block: an estimate of the machine instructions one warp issues to run it once:
     its statements, plus its branch condition for a conditional branch, from the facts lowering
@@ -127,8 +140,12 @@ def instruction_weights(program):
     out to fall through). A counted loop's test costs a constant test's (counted_loop_tests)."""
     weights = []
     unrolled = counted_loop_tests(program)
+    floats = {name for name, value in program_constants(program).items() if isinstance(value, float)}
     for block in program.blocks:
         w = sum(work_instructions(work) for work in block.facts.work)
+        # a float register plus a constant is an FADD that no unrolling folds away (only an
+        # integer counter's steps do): it costs a whole instruction, not a counter's 1/8
+        w += sum(1.0 - STATEMENT_WEIGHT["increment"](None) for line in block.code if _adds_float_constant(line, floats))
         condition = block.facts.condition
         if condition is not None:
             table_kind = "constant_test" if block.id in unrolled else condition.kind
