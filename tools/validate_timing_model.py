@@ -131,7 +131,7 @@ MEASUREMENTS = ("course/data/h200-timing-sweeps.json", "course/data/h200-timing-
                 "course/data/h200-timing-sweeps5.json", "course/data/h200-microbench5.json",
                 "course/data/h200-microbench6.json", "course/data/h200-timing-sweeps6.json",
                 "course/data/h200-microbench7.json", "course/data/h200-timing-sweeps7.json")
-HELDOUT = "heldout7"            # the set no rule was changed after seeing; error bars come from it
+HELDOUT = "heldout7"            # the latest measured held-out set (seen since round 9); error bars come from it
 ROLES = (HELDOUT, "heldout6", "heldout5", "heldout4", "heldout3", "heldout2", "development", "training", "microbench")
 BEFORE = "3f9b9c6"              # the model the --before rows were computed with
 
