@@ -15,10 +15,11 @@ Explainable on purpose (a roofline with occupancy), no fitted fudge factors:
                 fit in half the L2 (they stay there between launches)
      l2         all sectors x 32 B / L2 bandwidth (sectors re-read from the block's share of the L1
                 are not L2 traffic: counters.py)
-     atomics    L2 atomic operations per 128-byte line, one after another on a line, lines in
-                parallel up to a measured width, from the whole grid (atomic_time); an integer
-                atomic turns around on its address faster than a float add; at least the
-                distinct-address rate
+     atomics    L2 atomic operations per 128-byte line, one after another on a line (a sector of
+                distinct words at a time, colliding lanes once per round, a line of one counter
+                at its kind's same-address turnaround: atomic_access_ns), hot lines only partly
+                in parallel (atomic_lines_at_once), from the whole grid (atomic_time); at least
+                the lane-operation and distinct-address rates
      dispatch   blocks per SM x the cost of starting a block (microbenchmark)
      latency    waves x one block's critical path: per phase (barrier to barrier) the longest
                 warp's instructions at 4 cycles each (a dependent chain), its shuffles at the
