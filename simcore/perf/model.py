@@ -202,7 +202,7 @@ def atomic_lines_at_once(gpu, lines):
     return max(1.0, min(gpu.atomic_parallel_lines, 1 + (lines - 1) * gpu.atomic_line_gain))
 
 
-def atomic_time(gpu, counters, lane_atomics, region_bytes=None):
+def atomic_time(gpu, counters, lane_atomics, region_bytes):
     """Seconds of the L2's atomic units for the whole grid. A warp's atomics on a 128-byte
     line (atomic_line_ns) wait for the earlier ones on that line; different lines proceed
     partly in parallel (atomic_lines_at_once). A line that sampled blocks far apart hit is hit
@@ -233,10 +233,9 @@ def atomic_time(gpu, counters, lane_atomics, region_bytes=None):
             total += sum(ns_of.values()) * weight
             lines += weight
             lane_ops += sum(ops_of.values()) * weight
-    if region_bytes:
-        held = sum(math.ceil(region_bytes.get(name, 0) / 128) for name in {name for name, _ in counters.atomic_lines})
-        if held:
-            lines = min(lines, held)
+    held = sum(math.ceil(region_bytes.get(name, 0) / 128) for name in {name for name, _ in counters.atomic_lines})
+    if held:                  # (0: arrays of unknown size)
+        lines = min(lines, held)
     return max(busiest * 1e-9, total * 1e-9 / atomic_lines_at_once(gpu, lines),
                lane_ops / gpu.atomic_lane_ops_per_s, lane_atomics / gpu.atomic_distinct_per_s)
 
