@@ -136,14 +136,20 @@ ROLES = (HELDOUT, "heldout6", "heldout5", "heldout4", "heldout3", "heldout2", "d
 BEFORE = "3f9b9c6"              # the model the --before rows were computed with
 
 
-def sweeps(only=None):
+def sweeps(only=None, gpu="H200", measurements=MEASUREMENTS):
     """(name, role, measured {block: ms}, estimate(block) -> Estimate) for every measured sweep;
     the role is the kernels table's (validation_kernels.py), which may have moved on since the
-    measurement (the first held-out set is now "development")."""
+    measurement (the first held-out set is now "development"). `gpu`: the GPU the estimates are
+    for, which must be the one `measurements` were taken on (the earlier tuning sweeps, H200
+    only, are left out for any other)."""
     table = {s.name: s for s in validation_kernels.SWEEPS}
     done = set()
-    for path in MEASUREMENTS:
-        for sweep in json.loads((ROOT / path).read_text())["sweeps"]:
+    for path in measurements:
+        data = json.loads((ROOT / path).read_text())
+        card = data.get("device", {}).get("name", "")
+        if gpu.upper() not in card.replace(" ", "").upper():
+            raise SystemExit(f"{path} was measured on {card!r}, not on the {gpu} the estimates are for")
+        for sweep in data["sweeps"]:
             if sweep["name"] in done:        # measured again in a later round: the first file's stays
                 continue
             done.add(sweep["name"])
@@ -155,8 +161,10 @@ def sweeps(only=None):
                     inputs.append(case.inputs(np.random.default_rng(0)))
                 grid, block = case.shape(b)
                 return _kernel(case.source, validation_kernels.sweep_options(case, b), case.kernel).estimate(
-                    grid, block, inputs[0])
+                    grid, block, inputs[0], gpu=gpu)
             yield sweep["name"], case.role, {r["block"]: r["median_ms"] for r in sweep["runs"]}, est
+    if gpu != "H200" or measurements != MEASUREMENTS:
+        return
     old = json.loads((ROOT / "course/data/h200-block-sweeps.json").read_text())
     cases = {c.name: c for c in tuning_kernels.cases("measured")}
     for sweep in old["sweeps"]:
@@ -169,9 +177,9 @@ def sweeps(only=None):
         yield "earlier:" + sweep["name"], "training", {r["block"]: r["median_ms"] for r in sweep["runs"]}, est
 
 
-def validate(only=None, progress=True, roles=ROLES):
+def validate(only=None, progress=True, roles=ROLES, gpu="H200", measurements=MEASUREMENTS):
     rows = []
-    for name, role, measured, est in sweeps():
+    for name, role, measured, est in sweeps(gpu=gpu, measurements=measurements):
         if only and only not in name or role not in roles:
             continue
         started = time.process_time()
@@ -292,6 +300,8 @@ def main():
                     help="write the held-out error bars per bound (simcore/data/timing-error-bars.json)")
     ap.add_argument("--rows", type=pathlib.Path, help="a --json file of this script to report instead of estimating")
     ap.add_argument("--only")
+    ap.add_argument("--gpu", default="H200", help="the GPU to estimate for (a key of simcore/data/gpus.json)")
+    ap.add_argument("--measured", help="comma-separated measurement files taken on --gpu (default: the H200's)")
     ap.add_argument("--roles", default=",".join(ROLES),
                     help="comma-separated roles to estimate (leave the held-out role out until the rules are frozen)")
     args = ap.parse_args()
@@ -301,7 +311,8 @@ def main():
             for key in ("measured", "model", "errors", "bounds"):
                 r[key] = {int(b): v for b, v in r[key].items()}
     else:
-        rows = validate(args.only, roles=tuple(args.roles.split(",")))
+        measurements = tuple(args.measured.split(",")) if args.measured else MEASUREMENTS
+        rows = validate(args.only, roles=tuple(args.roles.split(",")), gpu=args.gpu, measurements=measurements)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1, default=str) + "\n")
     if args.error_bars:
