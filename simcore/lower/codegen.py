@@ -30,7 +30,8 @@ def generate(prog, consts):
         exec(code, namespace)
     for b in prog.blocks:
         b.fn = namespace[f"b{b.id}"]
-    record_facts(prog)                       # what each block's code does, for its consumers
+    # what each block's code does, for its consumers (the timing model's instruction counts)
+    record_facts(prog, frozenset(name for name, value, _ in consts.values() if type(value) is float))
     prog.python_source = src
 
 

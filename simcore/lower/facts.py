@@ -128,14 +128,15 @@ def _is_constant(node):
     return isinstance(node, ast.Name) and node.id[:1] == "K" and node.id[1:].isdigit()
 
 
-def statement_facts(stmt):
-    """-> (Work of one statement of generated code (an ast statement), the context attributes it names)."""
+def statement_facts(stmt, float_constants=frozenset()):
+    """-> (Work of one statement of generated code (an ast statement), the context attributes it
+    names). `float_constants`: the names of the program's float constants (K<n>)."""
     scan = _Scan(stmt)
-    work, context = _statement_kind(stmt, scan)
+    work, context = _statement_kind(stmt, scan, float_constants)
     return (replace(work, shuffles=scan.shuffles) if scan.shuffles else work), context
 
 
-def _statement_kind(stmt, scan):
+def _statement_kind(stmt, scan, float_constants):
     target = stmt.targets[0] if isinstance(stmt, ast.Assign) else None
     value = stmt.value if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.Expr)) else stmt
     if (isinstance(target, ast.Name) and target.id.startswith("u_")) or "DEFINED" in scan.context:
@@ -145,6 +146,10 @@ def _statement_kind(stmt, scan):
     if (isinstance(stmt, ast.Assign) and isinstance(target, ast.Name) and isinstance(value, ast.BinOp)
             and isinstance(value.op, (ast.Add, ast.Sub)) and isinstance(value.left, ast.Name)
             and _is_constant(value.right)):
+        # an integer counter's step, which NVCC folds when it unrolls; a float register plus a
+        # constant is an FADD that no unrolling folds away: one whole instruction
+        if value.right.id in float_constants:
+            return Work("arithmetic", 1), scan.context
         return Work("increment"), scan.context
     if scan.memory:
         first = min(scan.memory, key=lambda n: (n.lineno, n.col_offset))    # the first in the text
@@ -157,9 +162,9 @@ def _statement_kind(stmt, scan):
     return Work("arithmetic", part.operators, part.fused), scan.context
 
 
-def statement_work(stmt):
+def statement_work(stmt, float_constants=frozenset()):
     """-> Work of one statement of generated code (an ast statement)."""
-    return statement_facts(stmt)[0]
+    return statement_facts(stmt, float_constants)[0]
 
 
 def condition_facts(expr):
@@ -171,10 +176,11 @@ def condition_facts(expr):
     return Work("test", scan.operators, scan.fused), scan.context
 
 
-def record_facts(program):
+def record_facts(program, float_constants=frozenset()):
     """Give every block of a program with generated code its BlockFacts (block.facts). The
     blocks' statements and branch conditions are parsed together, once (the loads and stores
-    codegen wraps around them name no context)."""
+    codegen wraps around them name no context). `float_constants`: the names of the program's
+    constants whose value is a float."""
     text, owner = [], []          # one line per statement of code or condition; its block, condition?
     for block in program.blocks:
         for line in block.code:
@@ -191,7 +197,7 @@ def record_facts(program):
             condition, names = condition_facts(stmt.value)
             found[bid] = (work, context | names, condition)
         else:
-            one, names = statement_facts(stmt)
+            one, names = statement_facts(stmt, float_constants)
             work.append(one)
             context |= names
     arrays = {name for name, var in program.vars.items() if var.shape}

@@ -120,19 +120,6 @@ def counted_loop_tests(program):
     return found
 
 
-def _adds_float_constant(line, floats):
-    """Whether a statement of lowered code is `t = (x + K)` (or -) with K a float constant."""
-    if not floats or "+" not in line and "-" not in line:
-        return False
-    try:
-        node = ast.parse(line.strip()).body[0]
-    except SyntaxError:
-        return False
-    return (isinstance(node, ast.Assign) and isinstance(node.value, ast.BinOp)
-            and isinstance(node.value.op, (ast.Add, ast.Sub)) and isinstance(node.value.left, ast.Name)
-            and isinstance(node.value.right, ast.Name) and node.value.right.id in floats)
-
-
 def instruction_weights(program):
     """Per basic block: an estimate of the machine instructions one warp issues to run it once:
     its statements, plus its branch condition for a conditional branch, from the facts lowering
@@ -140,12 +127,8 @@ def instruction_weights(program):
     out to fall through). A counted loop's test costs a constant test's (counted_loop_tests)."""
     weights = []
     unrolled = counted_loop_tests(program)
-    floats = {name for name, value in program_constants(program).items() if isinstance(value, float)}
     for block in program.blocks:
         w = sum(work_instructions(work) for work in block.facts.work)
-        # a float register plus a constant is an FADD that no unrolling folds away (only an
-        # integer counter's steps do): it costs a whole instruction, not a counter's 1/8
-        w += sum(1.0 - STATEMENT_WEIGHT["increment"](None) for line in block.code if _adds_float_constant(line, floats))
         condition = block.facts.condition
         if condition is not None:
             table_kind = "constant_test" if block.id in unrolled else condition.kind

@@ -66,3 +66,19 @@ def test_statement_work_tells_copies_bookkeeping_counters_memory_and_arithmetic_
     assert (store.kind, store.operators) == ("memory", 1)       # the stored sum; the address is free
     arithmetic = one("_t7 = np.where((_t6 > K1), (_t5 - _t4), ~_t3)")
     assert (arithmetic.kind, arithmetic.operators) == ("arithmetic", 4)
+
+
+def test_a_register_plus_a_float_constant_is_arithmetic_not_a_counter_step():
+    # an FADD: no unrolling folds it away, unlike an integer counter's step
+    step = statement_work(ast.parse("v_v_4 = (v_v_4 + K2)").body[0], float_constants=frozenset({"K2"}))
+    assert (step.kind, step.operators) == ("arithmetic", 1)
+    assert statement_work(ast.parse("v_i_4 = (v_i_4 + K3)").body[0], float_constants=frozenset({"K2"})).kind == "increment"
+
+
+def test_lowering_tells_the_float_constants_from_the_integer_ones():
+    src = r"""extern "C" __global__ void k(float *out, int n)
+    { float v = out[threadIdx.x]; for (int i = 0; i < n; i++) v += 0.25f; out[threadIdx.x] = v; }"""
+    program = simcore.RawKernel(src, "k").program
+    kinds = [w.kind for b in program.blocks for w in b.facts.work]
+    assert kinds.count("increment") == 1            # i++ only
+    assert any(w.kind == "arithmetic" and w.operators == 1 for b in program.blocks for w in b.facts.work)
