@@ -3446,7 +3446,8 @@ def heldout():
 
 
 def next_heldout():
-    """The held-out set chosen for the next round, not measured yet (heldout8)."""
+    """The held-out set chosen after heldout7 (heldout8): measured blind on an H100 (the card lent;
+    course/data/h100-timing-sweeps8.json), not yet on the H200."""
     return [s for s in SWEEPS if s.role == "heldout8"]
 
 

@@ -62,9 +62,9 @@ def test_the_held_out_set_is_the_seventh_and_covers_the_shapes_the_course_uses()
         assert construct in sources, construct
 
 
-def test_the_next_held_out_set_is_new_unmeasured_and_covers_the_shapes_the_course_uses():
-    """heldout8 waits for the next round's rules: nothing else runs its kernels or sources (the
-    microbenchmarks included), and no measurement of it is in course/data yet."""
+def test_the_next_held_out_set_is_new_and_covers_the_shapes_the_course_uses():
+    """heldout8: nothing else runs its kernels or sources (the microbenchmarks included), and no
+    H200 measurement of it is in course/data yet (it was measured on an H100 only)."""
     nxt = validation_kernels.next_heldout()
     assert {s.role for s in nxt} == {"heldout8"} and 16 <= len(nxt) <= 24
     others = [s for s in validation_kernels.SWEEPS if s.role != "heldout8"]
@@ -75,3 +75,13 @@ def test_the_next_held_out_set_is_new_unmeasured_and_covers_the_shapes_the_cours
     for construct in ("atomicAdd", "atomicMax", "atomicMin", "__syncthreads", "__shfl_xor_sync", "__shfl_down_sync",
                       "__shfl_up_sync", "__ballot_sync", "float4", "int4", "return;", "gridDim.x"):
         assert construct in sources, construct
+
+
+def test_the_next_held_out_set_was_measured_on_the_h100_at_every_block_size_with_right_outputs():
+    data = json.loads((ROOT / "course/data/h100-timing-sweeps8.json").read_text())
+    assert "H100" in data["device"]["name"]
+    measured = {s["name"]: s for s in data["sweeps"]}
+    for sweep in validation_kernels.next_heldout():
+        runs = measured[sweep.name]["runs"]
+        assert sorted(r["block"] for r in runs) == sorted(sweep.blocks), sweep.name
+        assert not [r["block"] for r in runs if "check_error" in r], sweep.name
