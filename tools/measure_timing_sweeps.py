@@ -31,7 +31,7 @@ import time
 
 import numpy as np
 
-BLIND_ROLES = ("heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "heldout8")
+BLIND_ROLES = ("heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "heldout8", "heldout9")
 
 try:
     from barrier_course.lessons import validation_kernels

@@ -3,6 +3,8 @@ with right outputs, and every measured sweep still has its row in the kernels ta
 import json
 import pathlib
 
+import numpy as np
+
 from barrier_course.lessons import validation_kernels
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
@@ -63,25 +65,46 @@ def test_the_held_out_set_is_the_seventh_and_covers_the_shapes_the_course_uses()
 
 
 def test_the_next_held_out_set_is_new_and_covers_the_shapes_the_course_uses():
-    """heldout8: nothing else runs its kernels or sources (the microbenchmarks included), and no
-    H200 measurement of it is in course/data yet (it was measured on an H100 only)."""
+    """heldout9: nothing else runs its kernels or sources (the microbenchmarks included), and no
+    measurement of it on any card is in course/data yet."""
     nxt = validation_kernels.next_heldout()
-    assert {s.role for s in nxt} == {"heldout8"} and 16 <= len(nxt) <= 24
-    others = [s for s in validation_kernels.SWEEPS if s.role != "heldout8"]
+    assert {s.role for s in nxt} == {"heldout9"} and 16 <= len(nxt) <= 24
+    others = [s for s in validation_kernels.SWEEPS if s.role != "heldout9"]
     assert not {s.kernel for s in others} & {s.kernel for s in nxt}
     assert not {s.source for s in others} & {s.source for s in nxt}
-    assert not set(_measured()) & {s.name for s in nxt}
+    every_card = {s["name"] for path in (ROOT / "course/data").glob("h*-timing-sweeps*.json")
+                  for s in json.loads(path.read_text())["sweeps"]}
+    assert not every_card & {s.name for s in nxt}
     sources = " ".join(s.source for s in nxt)
-    for construct in ("atomicAdd", "atomicMax", "atomicMin", "__syncthreads", "__shfl_xor_sync", "__shfl_down_sync",
-                      "__shfl_up_sync", "__ballot_sync", "float4", "int4", "return;", "gridDim.x"):
+    for construct in ("atomicAdd", "atomicMax", "atomicMin", "atomicCAS", "__syncthreads", "__shfl_xor_sync",
+                      "__shfl_down_sync", "__shfl_up_sync", "__ballot_sync", "float4", "int4", "return;",
+                      "gridDim.x"):
         assert construct in sources, construct
 
 
-def test_the_next_held_out_set_was_measured_on_the_h100_at_every_block_size_with_right_outputs():
+def test_every_check_of_the_next_held_out_set_accepts_what_the_simulator_computes_at_a_small_size():
+    """A wrong numpy check would make every GPU point of the set report `check_error`; each
+    sweep is run here on the simulator at 1/64 of its size (1/8 for the matmul and the transpose)."""
+    import simcore
+
+    small = []
+    validation_kernels._heldout9_rows(small.append, shift=6)
+    assert [s.name for s in small] == [s.name for s in validation_kernels.next_heldout()]
+    for sweep in small:
+        for block in (sweep.blocks[0], sweep.blocks[-1]):
+            kernel = simcore.RawModule(code=sweep.source, options=validation_kernels.sweep_options(sweep, block)) \
+                .get_function(sweep.kernel)
+            host = sweep.inputs(np.random.default_rng(0))
+            dev = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in host)
+            kernel(*sweep.shape(block), dev)
+            sweep.check(host, dev, block)
+
+
+def test_heldout8_was_measured_on_the_h100_at_every_block_size_with_right_outputs():
     data = json.loads((ROOT / "course/data/h100-timing-sweeps8.json").read_text())
     assert "H100" in data["device"]["name"]
     measured = {s["name"]: s for s in data["sweeps"]}
-    for sweep in validation_kernels.next_heldout():
+    for sweep in validation_kernels.seen_heldout8():
         runs = measured[sweep.name]["runs"]
         assert sorted(r["block"] for r in runs) == sorted(sweep.blocks), sweep.name
         assert not [r["block"] for r in runs if "check_error" in r], sweep.name
