@@ -2438,6 +2438,39 @@ extern "C" __global__ void cas_max_slots(const float *x, unsigned int *slot, int
 }
 """
 
+SRC["shared_atomic_op_words"] = r"""
+// REPS integer shared atomics per thread of operation OP (0 add of a value, 1 atomicMax,
+// 2 atomicMin, 3 add whose old value is used) on WORDS shared words: lane l on word l % WORDS
+// (LANE_SPREAD 1) or warp w on word w % WORDS (LANE_SPREAD 0); then one global atomicAdd
+// per word per block of what the word holds
+extern "C" __global__ void shared_atomic_op_words(unsigned int *out, unsigned int *kept)
+{
+    __shared__ int s[32];
+    if (threadIdx.x < 32)
+        s[threadIdx.x] = 0;
+    __syncthreads();
+    int w = LANE_SPREAD ? (threadIdx.x % 32) % WORDS : (threadIdx.x / 32) % WORDS;
+    int acc = 0;
+    for (int r = 0; r < REPS; r++) {
+        int v = (threadIdx.x * 7 + r) & 1023;
+#if OP == 0
+        atomicAdd(&s[w], v);
+#elif OP == 1
+        atomicMax(&s[w], v);
+#elif OP == 2
+        atomicMin(&s[w], -v);
+#else
+        acc += atomicAdd(&s[w], v);
+#endif
+    }
+    __syncthreads();
+    if (threadIdx.x < WORDS)
+        atomicAdd(&out[threadIdx.x], (unsigned int)s[threadIdx.x]);
+    if (acc == 0x7fffffff)
+        kept[0] = 1u;
+}
+"""
+
 
 def _chain_next(n, rng):
     perm = rng.permutation(n).astype(np.int32)
@@ -2575,6 +2608,7 @@ def _build():
     _microbench5_rows(add)
     _microbench6_rows(add)
     _microbench7_rows(add)
+    _microbench8_rows(add)
     return rows
 
 
@@ -3621,6 +3655,40 @@ def _heldout9_rows(add, shift=0):
               lambda rng: (rng.standard_normal(n22).astype(np.float32),
                            np.full(8, np.float32(-3.0e38).view(np.uint32), np.uint32), np.int32(n22)),
               _cas_max_slots_check))
+
+
+def _shared_atomic_op_words_check(op, words, lane_spread, reps, grid):
+    def check(ins, outs, b):
+        t = np.arange(b)
+        w = (t % 32) % words if lane_spread else (t // 32) % words
+        v = (t[:, None] * 7 + np.arange(reps)[None, :]) & 1023
+        if op in (0, 3):
+            per = np.bincount(np.repeat(w, reps), weights=v.ravel(), minlength=words)
+        elif op == 1:
+            per = np.array([v[w == k].max() if (w == k).any() else 0 for k in range(words)])
+        else:
+            per = np.array([-v[w == k].max() if (w == k).any() else 0 for k in range(words)])
+        want = (per.astype(np.int64) * grid) % (1 << 32)
+        _equal(outs[0][:words], want, "shared_atomic_op_words")
+    return check
+
+
+def _microbench8_rows(add):
+    """Microbenchmarks for this round's rules (role "microbench", names starting "mb8/"): integer
+    shared atomics that are neither increments nor float adds (an add of a value, atomicMax,
+    atomicMin, an add whose old value is used), REPS = 512 per thread on one block per SM, with
+    the lanes of a warp spread over 1, 2, 8 or 32 words or whole warps on 1 or 8 words: what a
+    native shared atomic costs when lanes or warps share a word."""
+    M = "microbench"
+    grid, reps = SMS, 512
+    for op, tag in ((0, "add"), (1, "max"), (2, "min"), (3, "add_ret")):
+        for lane_spread, words_set in ((1, (1, 2, 8, 32)), (0, (1, 8))):
+            for words in words_set:
+                add(Sweep(f"mb8/shared_atomic_op/{tag}/{'lanes' if lane_spread else 'warps'}/W{words}", M,
+                          "shared_atomic_op_words", SRC["shared_atomic_op_words"], fixed_grid(grid),
+                          lambda rng: (np.zeros(32, np.uint32), np.zeros(1, np.uint32)),
+                          _shared_atomic_op_words_check(op, words, lane_spread, reps, grid), blocks=(32, 256, 1024),
+                          macros={"OP": op, "WORDS": words, "LANE_SPREAD": lane_spread, "REPS": reps}))
 
 
 # how each mb6 contention pattern picks the word of thread i (n threads)
