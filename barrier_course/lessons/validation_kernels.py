@@ -2471,6 +2471,23 @@ extern "C" __global__ void shared_atomic_op_words(unsigned int *out, unsigned in
 }
 """
 
+SRC["line_words_atomic"] = r"""
+// lanes 0..WORDS-1 of every warp of the grid add 1 to word `lane` of one 128-byte line, a
+// float atomicAdd (FLOAT 1) or an unsigned one (FLOAT 0; lane-distinct addresses, so nvcc
+// does not aggregate it): one warp access per warp on 1-32 words (1-4 sectors) of one hot line
+extern "C" __global__ void line_words_atomic(float *f, unsigned int *u)
+{
+    int lane = threadIdx.x % 32;
+    if (lane < WORDS) {
+#if FLOAT
+        atomicAdd(&f[lane], 1.0f);
+#else
+        atomicAdd(&u[lane], 1u);
+#endif
+    }
+}
+"""
+
 
 def _chain_next(n, rng):
     perm = rng.permutation(n).astype(np.int32)
@@ -3678,7 +3695,9 @@ def _microbench8_rows(add):
     shared atomics that are neither increments nor float adds (an add of a value, atomicMax,
     atomicMin, an add whose old value is used), REPS = 512 per thread on one block per SM, with
     the lanes of a warp spread over 1, 2, 8 or 32 words or whole warps on 1 or 8 words: what a
-    native shared atomic costs when lanes or warps share a word."""
+    native shared atomic costs when lanes or warps share a word; and one global atomicAdd (float
+    or unsigned) per warp from 1-32 lanes on distinct words of one line that every warp of the
+    grid hits (2^18 warps): what a warp access on 1-4 sectors of a hot line costs by type."""
     M = "microbench"
     grid, reps = SMS, 512
     for op, tag in ((0, "add"), (1, "max"), (2, "min"), (3, "add_ret")):
@@ -3689,6 +3708,15 @@ def _microbench8_rows(add):
                           lambda rng: (np.zeros(32, np.uint32), np.zeros(1, np.uint32)),
                           _shared_atomic_op_words_check(op, words, lane_spread, reps, grid), blocks=(32, 256, 1024),
                           macros={"OP": op, "WORDS": words, "LANE_SPREAD": lane_spread, "REPS": reps}))
+    warps = 1 << 18
+    for is_float in (1, 0):
+        for words in (1, 2, 4, 8, 16, 32):
+            add(Sweep(f"mb8/line_words_atomic/{'float' if is_float else 'uint'}/W{words}", M, "line_words_atomic",
+                      SRC["line_words_atomic"], lambda b: ((warps * 32 // b,), (b,)),
+                      lambda rng: (np.zeros(32, np.float32), np.zeros(32, np.uint32)),
+                      lambda ins, outs, b, words=words, is_float=is_float: _equal(
+                          outs[0 if is_float else 1], [warps] * words + [0] * (32 - words), "line_words_atomic"),
+                      blocks=(32, 256), macros={"WORDS": words, "FLOAT": is_float}))
 
 
 # how each mb6 contention pattern picks the word of thread i (n threads)
