@@ -2488,6 +2488,24 @@ extern "C" __global__ void line_words_atomic(float *f, unsigned int *u)
 }
 """
 
+SRC["shared_float_atomic_spread"] = r"""
+// REPS float shared atomicAdds per thread (compare-and-swap loops on the GPU) on word
+// threadIdx.x % WORDS of 1024: 32 words shared by every warp of the block down to a word per
+// thread, so the SM's many independent loops show its throughput, not one word's chain
+extern "C" __global__ void shared_float_atomic_spread(float *out)
+{
+    __shared__ float s[1024];
+    for (int j = threadIdx.x; j < 1024; j += blockDim.x)
+        s[j] = 0.0f;
+    __syncthreads();
+    for (int r = 0; r < REPS; r++)
+        atomicAdd(&s[threadIdx.x % WORDS], 1.0f);
+    __syncthreads();
+    for (int j = threadIdx.x; j < WORDS; j += blockDim.x)
+        atomicAdd(&out[j], s[j]);
+}
+"""
+
 
 def _chain_next(n, rng):
     perm = rng.permutation(n).astype(np.int32)
@@ -3697,7 +3715,9 @@ def _microbench8_rows(add):
     the lanes of a warp spread over 1, 2, 8 or 32 words or whole warps on 1 or 8 words: what a
     native shared atomic costs when lanes or warps share a word; and one global atomicAdd (float
     or unsigned) per warp from 1-32 lanes on distinct words of one line that every warp of the
-    grid hits (2^18 warps): what a warp access on 1-4 sectors of a hot line costs by type."""
+    grid hits (2^18 warps): what a warp access on 1-4 sectors of a hot line costs by type; and float shared
+    atomicAdds (compare-and-swap loops) on 32-1024 words of a block, every thread on
+    threadIdx.x % WORDS: the SM's throughput of independent loops."""
     M = "microbench"
     grid, reps = SMS, 512
     for op, tag in ((0, "add"), (1, "max"), (2, "min"), (3, "add_ret")):
@@ -3708,6 +3728,13 @@ def _microbench8_rows(add):
                           lambda rng: (np.zeros(32, np.uint32), np.zeros(1, np.uint32)),
                           _shared_atomic_op_words_check(op, words, lane_spread, reps, grid), blocks=(32, 256, 1024),
                           macros={"OP": op, "WORDS": words, "LANE_SPREAD": lane_spread, "REPS": reps}))
+    for words in (32, 256, 1024):
+        add(Sweep(f"mb8/shared_float_atomic_spread/W{words}", M, "shared_float_atomic_spread",
+                  SRC["shared_float_atomic_spread"], fixed_grid(grid), lambda rng: (np.zeros(1024, np.float32),),
+                  lambda ins, outs, b, words=words: _equal(
+                      outs[0][:words], np.bincount(np.arange(b) % words, minlength=words) * 64 * grid,
+                      "shared_float_atomic_spread"),
+                  blocks=(256, 1024), macros={"WORDS": words, "REPS": 64}))
     warps = 1 << 18
     for is_float in (1, 0):
         for words in (1, 2, 4, 8, 16, 32):
