@@ -178,14 +178,15 @@ def atomic_access_ns(gpu, sectors, most, kind, alone, one_word):
       of their kind (integer 0.733 ns, float add 1.76);
     - lanes on distinct words are served a sector at a time (`atomic_distinct_sector_ns`, 0.6:
       32 words of a line take 2.4 ns in int as in float); an access alone on its line costs at
-      least an integer turnaround (a lone request waits for its own answer);
+      least the same-address turnaround of its kind (a lone request waits for its own answer:
+      8 lanes' float adds on 8 words of one sector take 1.76 ns, not 0.6);
     - lanes that collide on words go round once per lane on the busiest word, each round over
       the sectors again, or at the same-address turnaround, whichever is slower."""
     if one_word:
         return most * atomic_same_address_ns(gpu, kind)
     served = sectors * gpu.atomic_distinct_sector_ns
     if most == 1:
-        return max(served, gpu.atomic_integer_same_address_ns) if alone else served
+        return max(served, atomic_same_address_ns(gpu, kind)) if alone else served
     return most * max(served, atomic_same_address_ns(gpu, kind))
 
 
