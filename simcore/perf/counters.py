@@ -196,12 +196,19 @@ GLOBAL_ATOMIC_KIND = (
 # active lanes. Where the address comes from memory or a lane's own value (mb6's key[i], even when
 # every key is the same) each lane's atomic stays.
 AGGREGATED_OPS = {("add", "I4"), ("add", "U4"), ("max", "I4")}
+# The same in shared memory, on a shared word the same for every lane (a __shared__ scalar or a
+# constant index), min included: a shared atomicMax and atomicMin of every lane on one word per
+# block cost about one operation per warp, not 32 (heldout7's block_range_int and heldout8's
+# slot4_block_range, 0.019-0.025 ms at 1024 threads where 32 operations per warp would take
+# 0.5-1.4); the SASS that says how is dumped by tools/round11_device.sh (mb8), not yet seen.
+SHARED_AGGREGATED_OPS = AGGREGATED_OPS | {("min", "I4")}
 UNIFORM_CALLS = {"imod", "idiv", "smul", "shl", "shr"}      # X.<call>(a, b, L, site) of uniform a and b
 UNIFORM_ATTRIBUTES = {"bdim_x", "bdim_y", "bdim_z", "gdim_x", "gdim_y", "gdim_z"}
 
 
-def warp_aggregated_sites(program):
-    """The sites of global atomics that nvcc aggregates per warp (AGGREGATED_OPS), as a set."""
+def warp_aggregated_sites(program, ops=AGGREGATED_OPS):
+    """The sites of atomics that nvcc aggregates per warp (`ops`: AGGREGATED_OPS for global
+    memory, SHARED_AGGREGATED_OPS for shared), as a set."""
     code = [line for block in program.blocks for line in block.code]
     conds = [str(getattr(block.term, "cond", "")) for block in program.blocks]
     text = "\n".join(code + conds)
@@ -236,7 +243,7 @@ def warp_aggregated_sites(program):
                 and isinstance(call.args[3], ast.Name) and isinstance(call.args[5], ast.Constant)):
             continue
         op, addr, dtype, site, compare = call.args[0].value, call.args[1], call.args[3].id, call.args[5].value, call.args[6]
-        if (op, dtype) not in AGGREGATED_OPS or not (isinstance(compare, ast.Constant) and compare.value is None):
+        if (op, dtype) not in ops or not (isinstance(compare, ast.Constant) and compare.value is None):
             continue
         if isinstance(node, ast.Assign):
             result = node.targets[0].id if isinstance(node.targets[0], ast.Name) else None
@@ -371,6 +378,7 @@ class PerfCounters(Plugin):
         self.atomic_kinds = atomic_site_kinds(program)
         self.global_atomic_kinds = atomic_site_kinds(program, GLOBAL_ATOMIC_KIND)
         self.aggregated_sites = warp_aggregated_sites(program)
+        self.shared_aggregated_sites = warp_aggregated_sites(program, SHARED_AGGREGATED_OPS)
 
     # ------------------------------------------------------------------ waves
     def on_wave_start(self, wave):
@@ -569,11 +577,12 @@ class PerfCounters(Plugin):
         if len(offsets) == 0:
             return
         warps = np.asarray(self.wave.slot_warp[lanes], np.int64)
+        aggregated = self.aggregated_sites if region.kind == "global" else self.shared_aggregated_sites
+        if site in aggregated:
+            # one atomic per warp, by its leader (the lanes' address is the same)
+            warps, first = np.unique(warps, return_index=True)
+            offsets = offsets[first]
         if region.kind == "global":
-            if site in self.aggregated_sites:
-                # one atomic per warp, by its leader (the lanes' address is the same)
-                warps, first = np.unique(warps, return_index=True)
-                offsets = offsets[first]
             self._global_access(region, offsets, size, kind, warps, self.global_atomic_kinds.get(site, "float"))
         else:
             self._shared_access(offsets, size, kind, warps, self.atomic_kinds.get(site, "native"))
