@@ -57,7 +57,7 @@ class GPU:
     # measured on the H200 (course/data/h200-timing-sweeps.json, training sweeps); other GPUs
     # take these values unless gpus.json gives theirs
     shared_atomic_cycles: float = 4.0
-    shared_atomic_contention_cycles: float = 1.21
+    shared_atomic_contention_cycles: float = 0.0   # none measured for native integer atomics (gpus.json)
     shared_atomic_cas_cycles: float = 85.0
     l1_shared_bytes_per_sm: int = 0            # unified L1 + shared memory (0: no L1 in the model)
     shared_carveouts_kb: tuple = (0, 8, 16, 32, 64, 100, 132, 164, 196, 228)
