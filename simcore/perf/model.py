@@ -10,7 +10,8 @@ Explainable on purpose (a roofline with occupancy), no fitted fudge factors:
    weighted by the blocks it stands for (sampling.py):
      issue      warp instructions / (SMs x 4 per cycle)                     (x tail)
      shared     (wavefronts + native shared-atomic cycles) x 128 B / (SMs x shared bytes per cycle) (x tail);
-                an integer increment by 1 is one warp-aggregated wavefront (ATOMS.POPC.INC)
+                an integer increment by 1 is one warp-aggregated wavefront (ATOMS.POPC.INC); an
+                add, max or min of every lane on one uniform word is one operation per warp
      dram       per array: min(its size, sectors x 32 B) / DRAM bandwidth; 0 when the arrays
                 fit in half the L2 (they stay there between launches)
      l2         all sectors x 32 B / L2 bandwidth (sectors re-read from the block's share of the L1
@@ -147,10 +148,12 @@ def _weighted(values, blocks):
 
 def shared_atomic_cycles(gpu, counts):
     """Cycles of the SM's shared-memory unit for one block's native shared atomics: the lanes
-    of a warp on one word go one after another, each slower by the other warps of the block
-    that hit the same word at the same time (about (warps - 1) / words the block's atomics
-    use). Warp-aggregated increments cost only their wavefronts; compare-and-swap loops are
-    shared_atomic_chain_cycles."""
+    of a warp on one word go one after another, each slower by `shared_atomic_contention_cycles`
+    per other warp of the block that hits the same word at the same time (about (warps - 1) /
+    words the block's atomics use; 0 since round 11: no integer measurement behind it).
+    Warp-aggregated increments cost only their wavefronts; an add, max or min of every lane on
+    one word the same for every lane counts one lane per warp (counters.py
+    SHARED_AGGREGATED_OPS); compare-and-swap loops are shared_atomic_chain_cycles."""
     if not counts.shared_atomic_serial:
         return 0.0
     others = (counts.warps - 1) / max(1, len(counts.shared_atomic_words))
