@@ -3,9 +3,9 @@
 # the mb8 shared-atomic microbenchmarks and their SASS, and, on an H200, heldout8.
 set -u
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader | tee "$OUT/gpu.txt"
-python3 tools/measure_timing_sweeps.py --out "$OUT/h9" --roles heldout9 --budget-s 250 > "$OUT/h9.log" 2>&1
+python3 tools/measure_timing_sweeps.py --out "$OUT/h9" --roles heldout9 --budget-s 190 > "$OUT/h9.log" 2>&1
 tail -25 "$OUT/h9.log"
-python3 tools/measure_timing_sweeps.py --out "$OUT/mb8" --only mb8/ --budget-s 70 > "$OUT/mb8.log" 2>&1
+python3 tools/measure_timing_sweeps.py --out "$OUT/mb8" --only mb8/ --budget-s 45 > "$OUT/mb8.log" 2>&1
 tail -3 "$OUT/mb8.log"
 python3 tools/dump_sass.py --only mb8/shared_atomic_op/max/lanes/W1,mb8/shared_atomic_op/min/warps/W1,mb8/shared_atomic_op/add/lanes/W1,mb8/shared_atomic_op/add_ret/lanes/W1,slot4_block_range,flush8_warp_float \
     --grep ATOMS,REDUX,VOTE,ATOM,RED,POPC,SHFL > "$OUT/sass.txt" 2>&1
