@@ -4,6 +4,7 @@ import json
 import pathlib
 
 import numpy as np
+import pytest
 
 from barrier_course.lessons import validation_kernels
 
@@ -100,21 +101,15 @@ def test_every_check_of_the_next_held_out_set_accepts_what_the_simulator_compute
             sweep.check(host, dev, block)
 
 
-def test_heldout8_was_measured_on_the_h100_at_every_block_size_with_right_outputs():
-    data = json.loads((ROOT / "course/data/h100-timing-sweeps8.json").read_text())
+@pytest.mark.parametrize("data_file, held_out", [
+    ("h100-timing-sweeps8.json", validation_kernels.seen_heldout8),
+    ("h100-timing-sweeps9.json", validation_kernels.next_heldout),      # blind, round 11
+])
+def test_a_held_out_set_was_measured_on_the_h100_at_every_block_size_with_right_outputs(data_file, held_out):
+    data = json.loads((ROOT / "course/data" / data_file).read_text())
     assert "H100" in data["device"]["name"]
     measured = {s["name"]: s for s in data["sweeps"]}
-    for sweep in validation_kernels.seen_heldout8():
-        runs = measured[sweep.name]["runs"]
-        assert sorted(r["block"] for r in runs) == sorted(sweep.blocks), sweep.name
-        assert not [r["block"] for r in runs if "check_error" in r], sweep.name
-
-
-def test_heldout9_was_measured_blind_on_the_h100_at_every_block_size_with_right_outputs():
-    data = json.loads((ROOT / "course/data/h100-timing-sweeps9.json").read_text())
-    assert "H100" in data["device"]["name"]
-    measured = {s["name"]: s for s in data["sweeps"]}
-    for sweep in validation_kernels.next_heldout():
+    for sweep in held_out():
         runs = measured[sweep.name]["runs"]
         assert sorted(r["block"] for r in runs) == sorted(sweep.blocks), sweep.name
         assert not [r["block"] for r in runs if "check_error" in r], sweep.name
