@@ -254,6 +254,35 @@ def warp_aggregated_sites(program, ops=AGGREGATED_OPS):
     return sites
 
 
+def vector_access_sites(program):
+    """Site id -> bytes per lane of the loads and stores that are members of one vector access
+    (float2, float4, int4, double2...). The simulator splits such an access into its members, after
+    one alignment check of the whole (`X.check_align(address, bytes, ...)`); on the GPU it is one
+    wide instruction (LDG.E.128), which keeps more bytes in flight per lane than scalar loads of the
+    same sectors, so the DRAM reaches a higher rate (dram_bytes_per_s_by_width). A struct without
+    the vector types' alignment is copied member by member on the GPU too, and is not listed."""
+    sites = {}
+    for block in program.blocks:
+        aligned = {}
+        for line in block.code:
+            if "X.check_align(" not in line and "X.ld(" not in line and "X.st(" not in line:
+                continue
+            for node in ast.walk(ast.parse(line.strip())):
+                if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                        and isinstance(node.func.value, ast.Name) and node.func.value.id == "X"):
+                    continue
+                f, args = node.func.attr, node.args
+                if f == "check_align" and len(args) >= 2 and isinstance(args[0], ast.Name) \
+                        and isinstance(args[1], ast.Constant) and args[1].value > 4:
+                    aligned[args[0].id] = args[1].value
+                elif f in ("ld", "st") and len(args) >= 5:
+                    addr = args[0].left if isinstance(args[0], ast.BinOp) else args[0]
+                    site = args[3] if f == "ld" else args[4]
+                    if isinstance(addr, ast.Name) and addr.id in aligned and isinstance(site, ast.Constant):
+                        sites[site.value] = aligned[addr.id]
+    return sites
+
+
 def _atomic_calls(program):
     """(site id, op, dtype name, constant value or None) of every lowered atomic call
     `X.atomic(op, address, value, dtype, L, site, compare)`."""
@@ -370,6 +399,8 @@ class PerfCounters(Plugin):
         self.atomic_lines = {}
         self.atomic_line_words = {}     # (region name, line) -> up to two words its atomics hit
         self.region_bytes = {}
+        self.lane_bytes = {}        # array name -> its widest vector access (bytes per lane; vector_access_sites)
+        self.vector_sites = vector_access_sites(program)
         self._wave_blocks = []
         self._wave_sectors, self._wave_touched = {}, {}
         self._step = 0
@@ -583,6 +614,9 @@ class PerfCounters(Plugin):
             warps, first = np.unique(warps, return_index=True)
             offsets = offsets[first]
         if region.kind == "global":
+            width = self.vector_sites.get(site)
+            if width is not None and width > self.lane_bytes.get(region.name, 0):
+                self.lane_bytes[region.name] = width
             self._global_access(region, offsets, size, kind, warps, self.global_atomic_kinds.get(site, "float"))
         else:
             self._shared_access(offsets, size, kind, warps, self.atomic_kinds.get(site, "native"))

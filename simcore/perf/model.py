@@ -12,8 +12,9 @@ Explainable on purpose (a roofline with occupancy), no fitted fudge factors:
      shared     (wavefronts + native shared-atomic cycles) x 128 B / (SMs x shared bytes per cycle) (x tail);
                 an integer increment by 1 is one warp-aggregated wavefront (ATOMS.POPC.INC); an
                 add, max or min of every lane on one uniform word is one operation per warp
-     dram       per array: min(its size, sectors x 32 B) / DRAM bandwidth; 0 when the arrays
-                fit in half the L2 (they stay there between launches)
+     dram       per array: min(its size, sectors x 32 B) / DRAM bandwidth at its access width (the
+                element type, or the vector type it is cast to: a float* read as float4 is 16 B);
+                0 when the arrays fit in half the L2 (they stay there between launches)
      l2         all sectors x 32 B / L2 bandwidth (sectors re-read from the block's share of the L1
                 are not L2 traffic: counters.py)
      atomics    L2 atomic operations per 128-byte line, one after another on a line (a sector of

@@ -269,6 +269,54 @@ def test_a_float4_load_moves_the_same_sectors_as_four_coalesced_floats():
     assert est.per_block["global_sectors"] == 8 * 32
 
 
+CAST_COPY = r"""
+extern "C" __global__ void cast_copy(const float *in, float *out, int n4)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n4) {
+        float4 v = reinterpret_cast<const float4 *>(in)[i];
+        reinterpret_cast<float4 *>(out)[i] = v;
+    }
+}
+"""
+TWO_SCALARS_COPY = r"""
+extern "C" __global__ void two_scalars(const float *in, float *out, int n2)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n2) {
+        out[2 * i] = in[2 * i] * in[2 * i];
+        out[2 * i + 1] = in[2 * i + 1];
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("gpu", ["H200", "H100"])
+def test_a_float_array_read_through_a_float4_cast_streams_at_the_float4_rate(gpu):
+    """`reinterpret_cast<const float4 *>(in)[i]` of a `const float *` is one 16-byte load per lane
+    on the GPU (LDG.E.128), as for a `const float4 *` parameter: the same DRAM rate, not the
+    4-byte one of the pointer's type. Scalar loads of the same sectors (two floats per lane,
+    one read twice) stay at the 4-byte rate."""
+    n = 1 << 24                       # 128 MB moved: DRAM-bound, far past the L2
+    args = (np.ones(n, np.float32), np.zeros(n, np.float32), np.int32(n // 4))
+    cast = kernel(CAST_COPY, "cast_copy").estimate((n // 4 // 256,), (256,), args, gpu=gpu)
+    typed = kernel(r"""
+    extern "C" __global__ void typed(const float4 *in, float4 *out, int n4)
+    {
+        int i = blockIdx.x * blockDim.x + threadIdx.x;
+        if (i < n4)
+            out[i] = in[i];
+    }
+    """, "typed").estimate((n // 4 // 256,), (256,), args, gpu=gpu)
+    assert cast.bound == typed.bound == "dram"
+    assert cast.time_ms == pytest.approx(typed.time_ms, rel=1e-6)
+    rates = get_gpu(gpu).dram_bytes_per_s_by_width
+    assert cast.breakdown["dram"] == pytest.approx(2 * n * 4 / rates["16"] * 1e3, rel=0.01)
+    scalars = kernel(TWO_SCALARS_COPY, "two_scalars").estimate((n // 2 // 256,), (256,), (
+        np.ones(n, np.float32), np.zeros(n, np.float32), np.int32(n // 2)), gpu=gpu)
+    assert scalars.breakdown["dram"] == pytest.approx(2 * n * 4 / rates["4"] * 1e3, rel=0.01)
+
+
 def test_same_word_shared_atomics_serialise_and_cost_more_with_more_warps():
     src = r"""
     extern "C" __global__ void same_word(float *total, int n)
