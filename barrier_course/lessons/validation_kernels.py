@@ -31,8 +31,12 @@ launch shape, inputs and a numpy check. `role` splits them:
     (docs/timing-validation.md, round 10); its errors have been seen since, so it is a
     development set now;
   * "heldout9": the ninth held-out set, fixed and committed before it was measured and before
-    any rule of its round changed (`next_heldout()`): the round writes its rules from
-    microbenchmarks, freezes them, and only then computes heldout9's errors, once;
+    any rule of its round changed; measured blind on an H100 (twice) and reported once
+    (docs/timing-validation.md, round 11); its errors have been seen since, so it is a
+    development set now (`seen_heldout9()`);
+  * "heldout10": the tenth held-out set, fixed and committed before it was measured; written
+    while round 12's rules changed, by someone who saw no measurement or estimate of it
+    (`next_heldout()`);
   * "microbench": microbenchmarks (launch floor, strided global access, bank conflicts, atomics
     spread over k addresses...): where parameters come from.
 
@@ -2438,6 +2442,331 @@ extern "C" __global__ void cas_max_slots(const float *x, unsigned int *slot, int
 }
 """
 
+# ---------------------------------------------------------------- sources of heldout10
+SRC["top6_hist64_shared"] = r"""
+// a 64-bin histogram of the keys' top 6 bits: one shared unsigned atomicAdd per thread on the
+// bin its key picks (the block's threads share 64 words, the low bins hotter: the keys are
+// skewed), then one global atomicAdd per non-empty bin per block
+extern "C" __global__ void top6_hist64_shared(const unsigned int *keys, unsigned int *bins, int n)
+{
+    __shared__ unsigned int h[64];
+    for (int j = threadIdx.x; j < 64; j += blockDim.x)
+        h[j] = 0u;
+    __syncthreads();
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        atomicAdd(&h[keys[i] >> 26], 1u);
+    __syncthreads();
+    for (int j = threadIdx.x; j < 64; j += blockDim.x)
+        if (h[j] != 0u)
+            atomicAdd(&bins[j], h[j]);
+}
+"""
+SRC["label8_value_sum_shared"] = r"""
+// sums[l] = the sum of x >> 3 over the elements whose low 3 bits are l: one shared atomicAdd of
+// a value (not an increment) per thread on one of 8 words, then one global atomicAdd per word
+// per block
+extern "C" __global__ void label8_value_sum_shared(const int *x, int *sums, int n)
+{
+    __shared__ int s[8];
+    if (threadIdx.x < 8)
+        s[threadIdx.x] = 0;
+    __syncthreads();
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        int v = x[i];
+        atomicAdd(&s[v & 7], v >> 3);
+    }
+    __syncthreads();
+    if (threadIdx.x < 8)
+        atomicAdd(&sums[threadIdx.x], s[threadIdx.x]);
+}
+"""
+SRC["label16_weight_float_shared"] = r"""
+// bins[l] = the sum of the weights of the elements labelled l (16 labels, half the elements on
+// one hot label): one float shared atomicAdd per thread, then one global float atomicAdd per bin
+// per block; the weights are small integers, so every order of the adds gives the same sums
+extern "C" __global__ void label16_weight_float_shared(const int *label, const float *w, float *bins, int n)
+{
+    __shared__ float s[16];
+    if (threadIdx.x < 16)
+        s[threadIdx.x] = 0.0f;
+    __syncthreads();
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        atomicAdd(&s[label[i]], w[i]);
+    __syncthreads();
+    if (threadIdx.x < 16)
+        atomicAdd(&bins[threadIdx.x], s[threadIdx.x]);
+}
+"""
+SRC["quad_word_u64_global"] = r"""
+// acc[v % 4] += v over the elements: one 64-bit global atomicAdd per thread on one of 4 words
+// that the data picks, so about a quarter of the grid's threads meet on each word
+extern "C" __global__ void quad_word_u64_global(const unsigned int *v, unsigned long long *acc, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        unsigned int x = v[i];
+        atomicAdd(&acc[x % 4u], (unsigned long long)x);
+    }
+}
+"""
+SRC["count_above_per_block"] = r"""
+// *count = the number of elements above `limit`: __syncthreads_count gives each block its count,
+// then thread 0 adds it to one global word (one atomic per block, every block on the same word)
+extern "C" __global__ void count_above_per_block(const float *x, float limit, unsigned int *count, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int c = __syncthreads_count(i < n && x[i] > limit);
+    if (threadIdx.x == 0)
+        atomicAdd(count, (unsigned int)c);
+}
+"""
+SRC["presence_bitmap_or"] = r"""
+// bits = the set of keys present (keys below 8192, a 256-word bitmap): one global atomicOr per
+// thread setting its key's bit, the 256 words shared by the whole grid
+extern "C" __global__ void presence_bitmap_or(const int *keys, unsigned int *bits, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        int k = keys[i];
+        atomicOr(&bits[k >> 5], 1u << (k & 31));
+    }
+}
+"""
+SRC["gs_double_sum_sq"] = r"""
+// *total = the sum of x^2 in double: a grid-stride loop over a fixed grid (8-byte loads), a
+// __shfl_down_sync sum per warp, then one double atomicAdd per warp on one word
+extern "C" __global__ void gs_double_sum_sq(const double *x, double *total, int n)
+{
+    double s = 0.0;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+        s += x[i] * x[i];
+    for (int o = 16; o > 0; o /= 2)
+        s += __shfl_down_sync(0xffffffffu, s, o);
+    if (threadIdx.x % 32 == 0)
+        atomicAdd(total, s);
+}
+"""
+SRC["gs_saxpy_float2"] = r"""
+// y = a x + y in place, one float2 of x and one of y per step of a grid-stride loop over a
+// fixed grid
+extern "C" __global__ void gs_saxpy_float2(const float2 *x, float2 *y, float a, int n2)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n2; i += blockDim.x * gridDim.x) {
+        float2 u = x[i];
+        float2 v = y[i];
+        v.x = a * u.x + v.x;
+        v.y = a * u.y + v.y;
+        y[i] = v;
+    }
+}
+"""
+SRC["ring13_steps"] = r"""
+// STEPS rounds of a radius-6 smoothing, (3 a[t] + the 13 values a[t-6..t+6]) / 16, on each
+// block's tile taken as a ring (t + d wraps around the block), ping-ponging between two shared
+// buffers: a step reads one and writes the other, so one barrier a step is enough
+extern "C" __global__ void ring13_steps(const float *in, float *out, int n)
+{
+    __shared__ float buf[2][BLOCK];
+    int t = threadIdx.x;
+    int i = blockIdx.x * BLOCK + t;
+    buf[0][t] = (i < n) ? in[i] : 0.0f;
+    __syncthreads();
+    int cur = 0;
+    for (int s = 0; s < STEPS; s++) {
+        float v = 3.0f * buf[cur][t];
+        for (int d = -6; d <= 6; d++)
+            v += buf[cur][(t + d + BLOCK) % BLOCK];
+        buf[1 - cur][t] = 0.0625f * v;
+        cur = 1 - cur;
+        __syncthreads();
+    }
+    if (i < n)
+        out[i] = buf[cur][t];
+}
+"""
+SRC["tree_sum_seq_int"] = r"""
+// partial[block] = the sum of the block's BLOCK ints: a shared tree with sequential addressing
+// (at each level thread t < k adds s[t + k], k = BLOCK / 2 ... 1), a barrier after every level
+extern "C" __global__ void tree_sum_seq_int(const int *x, int *partial, int n)
+{
+    __shared__ int s[BLOCK];
+    int t = threadIdx.x;
+    int i = blockIdx.x * BLOCK + t;
+    s[t] = (i < n) ? x[i] : 0;
+    __syncthreads();
+    for (int k = BLOCK / 2; k > 0; k /= 2) {
+        if (t < k)
+            s[t] += s[t + k];
+        __syncthreads();
+    }
+    if (t == 0)
+        partial[blockIdx.x] = s[0];
+}
+"""
+SRC["shfl_down_two_halves"] = r"""
+// partial[block] = the sum over the block's BLOCK places i of x[i] + x[n / 2 + i]: two loads per
+// thread half the array apart, a __shfl_down_sync sum per warp, the warps' sums through shared
+// memory, summed again by the first warp with __shfl_down_sync
+extern "C" __global__ void shfl_down_two_halves(const float *x, float *partial, int n)
+{
+    __shared__ float ws[32];
+    int half = n / 2;
+    int i = blockIdx.x * BLOCK + threadIdx.x;
+    float v = 0.0f;
+    if (i < half)
+        v = x[i] + x[half + i];
+    for (int o = 16; o > 0; o /= 2)
+        v += __shfl_down_sync(0xffffffffu, v, o);
+    if (threadIdx.x % 32 == 0)
+        ws[threadIdx.x / 32] = v;
+    __syncthreads();
+    if (threadIdx.x < 32) {
+        v = (threadIdx.x < BLOCK / 32) ? ws[threadIdx.x] : 0.0f;
+        for (int o = 16; o > 0; o /= 2)
+            v += __shfl_down_sync(0xffffffffu, v, o);
+        if (threadIdx.x == 0)
+            partial[blockIdx.x] = v;
+    }
+}
+"""
+SRC["hillis_steele_pairs"] = r"""
+// an inclusive scan of each block's 2 BLOCK elements: one float2 load per thread (two
+// neighbours), a Hillis-Steele inclusive scan of the pair sums over two shared buffers (one
+// barrier a step), then each thread stores its pair's two prefixes with one float2 store
+extern "C" __global__ void hillis_steele_pairs(const float2 *in, float2 *out, int n2)
+{
+    __shared__ float buf[2][BLOCK];
+    int t = threadIdx.x;
+    int i = blockIdx.x * BLOCK + t;
+    float2 p = make_float2(0.0f, 0.0f);
+    if (i < n2)
+        p = in[i];
+    buf[0][t] = p.x + p.y;
+    __syncthreads();
+    int cur = 0;
+    for (int d = 1; d < BLOCK; d *= 2) {
+        float v = buf[cur][t];
+        if (t >= d)
+            v += buf[cur][t - d];
+        buf[1 - cur][t] = v;
+        cur = 1 - cur;
+        __syncthreads();
+    }
+    float before = buf[cur][t] - (p.x + p.y);
+    if (i < n2)
+        out[i] = make_float2(before + p.x, before + p.x + p.y);
+}
+"""
+SRC["transpose_nopad_int_rect"] = r"""
+// out (width x height) = in (height x width)^T of ints through a 32 x 32 shared tile without
+// padding (the tile's column reads all hit one bank); blocks of 32 x (BLOCK / 32) threads, the
+// width and height multiples of 32
+#define ROWS (BLOCK / 32)
+extern "C" __global__ void transpose_nopad_int_rect(const int *in, int *out, int width, int height)
+{
+    __shared__ int tile[32][32];
+    int x = blockIdx.x * 32 + threadIdx.x;
+    int y = blockIdx.y * 32 + threadIdx.y;
+    for (int j = 0; j < 32; j += ROWS)
+        tile[threadIdx.y + j][threadIdx.x] = in[(y + j) * width + x];
+    __syncthreads();
+    x = blockIdx.y * 32 + threadIdx.x;
+    y = blockIdx.x * 32 + threadIdx.y;
+    for (int j = 0; j < 32; j += ROWS)
+        out[(y + j) * height + x] = tile[threadIdx.x][threadIdx.y + j];
+}
+"""
+SRC["matmul_two_rows"] = r"""
+// C (M x N) = A (M x K) B (K x N), every thread computing two outputs TILE rows apart: a block of
+// TILE x TILE threads covers 2 TILE rows of C, loading a 2 TILE x TILE tile of A (two loads a
+// thread) and a TILE x TILE tile of B into shared memory at each step, each B value read from
+// shared memory used twice; M a multiple of 2 TILE, N and K of TILE
+extern "C" __global__ void matmul_two_rows(const float *A, const float *B, float *C, int M, int N, int K)
+{
+    __shared__ float sa[2 * TILE][TILE];
+    __shared__ float sb[TILE][TILE];
+    int tx = threadIdx.x, ty = threadIdx.y;
+    int row = blockIdx.y * 2 * TILE + ty;
+    int col = blockIdx.x * TILE + tx;
+    float top = 0.0f, bottom = 0.0f;
+    for (int k0 = 0; k0 < K; k0 += TILE) {
+        sa[ty][tx] = A[row * K + k0 + tx];
+        sa[ty + TILE][tx] = A[(row + TILE) * K + k0 + tx];
+        sb[ty][tx] = B[(k0 + ty) * N + col];
+        __syncthreads();
+        for (int k = 0; k < TILE; k++) {
+            float b = sb[k][tx];
+            top += sa[ty][k] * b;
+            bottom += sa[ty + TILE][k] * b;
+        }
+        __syncthreads();
+    }
+    C[row * N + col] = top;
+    C[(row + TILE) * N + col] = bottom;
+}
+"""
+SRC["int2_sort_pairs"] = r"""
+// each int2 (x, y) becomes (min, max): one int2 load and one int2 store per thread
+extern "C" __global__ void int2_sort_pairs(const int2 *in, int2 *out, int n2)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n2) {
+        int2 v = in[i];
+        out[i] = make_int2(min(v.x, v.y), max(v.x, v.y));
+    }
+}
+"""
+SRC["lcg_skip_quarter3"] = r"""
+// the blocks with blockIdx.x % 4 == 3 return at once; the others run REPS steps of the linear
+// congruential generator h = 1664525 h + 1013904223 (mod 2^32) on each element
+extern "C" __global__ void lcg_skip_quarter3(const unsigned int *in, unsigned int *out, int n)
+{
+    if (blockIdx.x % 4 == 3)
+        return;
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        unsigned int h = in[i];
+        for (int r = 0; r < REPS; r++)
+            h = 1664525u * h + 1013904223u;
+        out[i] = h;
+    }
+}
+"""
+SRC["zero_tile_exit"] = r"""
+// a block whose elements are all zero returns (__syncthreads_or tells every thread whether any
+// is not); the others run REPS steps of v = 0.875 v + 0.25 on each element
+extern "C" __global__ void zero_tile_exit(const float *x, float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float v = (i < n) ? x[i] : 0.0f;
+    if (!__syncthreads_or(v != 0.0f))
+        return;
+    for (int r = 0; r < REPS; r++)
+        v = 0.875f * v + 0.25f;
+    if (i < n)
+        out[i] = v;
+}
+"""
+SRC["sawtooth16_work"] = r"""
+// block b loops b % 16 times over REPS steps of v = 0.9375 v + 0.125 on each element: a sawtooth
+// of work over the grid (no steps for blocks 0, 16, 32, ..., 15 REPS for blocks 15, 31, ...)
+extern "C" __global__ void sawtooth16_work(const float *x, float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    float v = x[i];
+    for (int k = 0; k < blockIdx.x % 16; k++)
+        for (int r = 0; r < REPS; r++)
+            v = 0.9375f * v + 0.125f;
+    out[i] = v;
+}
+"""
+
+
 SRC["shared_atomic_op_words"] = r"""
 // REPS integer shared atomics per thread of operation OP (0 add of a value, 1 atomicMax,
 // 2 atomicMin, 3 add whose old value is used) on WORDS shared words: lane l on word l % WORDS
@@ -2638,6 +2967,7 @@ def _build():
     _heldout7_rows(add)
     _heldout8_rows(add)
     _heldout9_rows(add)
+    _heldout10_rows(add)
     _microbench_rows(add)
     _microbench3_rows(add)
     _microbench5_rows(add)
@@ -3692,6 +4022,178 @@ def _heldout9_rows(add, shift=0):
               _cas_max_slots_check))
 
 
+def _ring13_reference(x, block, steps):
+    a = x.astype(np.float64).reshape(-1, block)
+    for _ in range(steps):
+        ring = np.concatenate((a[:, -6:], a, a[:, :6]), axis=1)     # ring[:, t + 6] = a[:, t], wrapped
+        c = np.cumsum(np.pad(ring, ((0, 0), (1, 0))), axis=1)        # c[:, j] = the sum of ring[:, :j]
+        a = (3.0 * a + c[:, 13:] - c[:, :-13]) / 16.0
+    return a.ravel()
+
+
+def _top6_keys(rng, n):
+    """Keys whose top 6 bits are the smaller of two uniform bins: bin 0 is picked 127 times as
+    often as bin 63, so a block's threads pile onto the low bins."""
+    top = np.minimum(rng.integers(0, 64, n), rng.integers(0, 64, n)).astype(np.uint32)
+    return (top << np.uint32(26)) | rng.integers(0, 1 << 26, n, dtype=np.uint32)
+
+
+def _label16_weight_float_check(ins, outs, b):
+    _exact(outs[2], np.bincount(ins[0], weights=ins[1].astype(np.float64), minlength=16),
+           "label16_weight_float_shared")
+
+
+def _quad_word_u64_check(ins, outs, b):
+    v = ins[0].astype(np.uint64)
+    _exact(outs[1], [int(v[v % 4 == k].sum()) for k in range(4)], "quad_word_u64_global")
+
+
+def _presence_bitmap_check(ins, outs, b):
+    keys = ins[0]
+    bits = np.zeros(256, np.uint32)
+    np.bitwise_or.at(bits, keys >> 5, np.left_shift(np.uint32(1), (keys & 31).astype(np.uint32)))
+    _exact(outs[1], bits, "presence_bitmap_or")
+
+
+def _shfl_down_two_halves_check(ins, outs, b):
+    x = ins[0].astype(np.float64)
+    pairs = x[: x.size // 2] + x[x.size // 2:]
+    _equal(outs[1][: pairs.size // b], pairs.reshape(-1, b).sum(axis=1), "shfl_down_two_halves")
+
+
+def _lcg_skip_quarter3_check(reps):
+    def check(ins, outs, b):
+        h = ins[0].copy()
+        for _ in range(reps):
+            h = h * np.uint32(1664525) + np.uint32(1013904223)      # wraps mod 2^32, as the GPU's
+        h[(np.arange(h.size) // b) % 4 == 3] = 0
+        _exact(outs[1], h, "lcg_skip_quarter3")
+    return check
+
+
+def _zero_tiles(rng, n):
+    """Small integers with about half of the 1024-element runs all zero: the runs line up with the
+    blocks at every block size, so about half the blocks (more at small blocks) find no work."""
+    x = _ints(rng, n)
+    x.reshape(-1, 1024)[rng.random(n // 1024) < 0.5] = 0.0
+    return x
+
+
+def _zero_tile_exit_check(reps):
+    def check(ins, outs, b):
+        x = ins[0].astype(np.float64)
+        live = np.repeat((x.reshape(-1, b) != 0.0).any(axis=1), b)
+        _equal(outs[1], np.where(live, 2.0 + (x - 2.0) * 0.875 ** reps, 0.0), "zero_tile_exit")
+    return check
+
+
+def _sawtooth16_check(reps):
+    def check(ins, outs, b):
+        x = ins[0].astype(np.float64)
+        steps = ((np.arange(x.size) // b) % 16) * reps
+        _equal(outs[1], 2.0 + (x - 2.0) * 0.9375 ** steps, "sawtooth16_work")
+    return check
+
+
+def _heldout10_rows(add, shift=0):
+    """The tenth held-out set (heldout10): 19 sweeps of kernels no earlier set has (a 64-bin shared
+    histogram of skewed keys' top bits; a shared atomicAdd of a value on 8 words the data picks; a
+    float shared atomicAdd of small weights on 16 labels, one of them hot; a 64-bit global
+    atomicAdd per thread on 4 data-picked words; __syncthreads_count and one atomicAdd per block on
+    one word; a global atomicOr per thread into a 256-word bitmap; a double grid-stride sum of
+    squares on 5 blocks and a float2 saxpy grid-stride loop on 2112; a radius-6 ring smoothing
+    iterated 2 and 24 times over two shared buffers; an int shared tree with sequential
+    addressing; a __shfl_down_sync sum of two loads per thread half the array apart; a
+    Hillis-Steele scan of float2 pairs; an unpadded int transpose at 4096 x 2048; C = A B with two
+    outputs per thread TILE rows apart at 512 x 768 x 1024; int2 loads; blocks with
+    blockIdx.x % 4 == 3 exiting, blocks of zeros exiting, and a sawtooth of b % 16 rounds of work
+    per block); fixed and committed before they were measured, by someone who saw no measurement
+    or estimate of them. `shift` divides every size by 2^shift (at most 2^3 for the matmul and the
+    transpose) for the test that runs each check on the simulator."""
+    H10 = "heldout10"
+    n20, n21, n22, n23, n24 = ((1 << p) >> shift for p in (20, 21, 22, 23, 24))
+    add(Sweep("top6_hist64_shared/2^22", H10, "top6_hist64_shared", SRC["top6_hist64_shared"], one_per_thread(n22),
+              lambda rng: (_top6_keys(rng, n22), np.zeros(64, np.uint32), np.int32(n22)),
+              lambda ins, outs, b: _exact(outs[1], np.bincount(ins[0] >> 26, minlength=64), "top6_hist64_shared")))
+    add(Sweep("label8_value_sum_shared/2^22", H10, "label8_value_sum_shared", SRC["label8_value_sum_shared"],
+              one_per_thread(n22),
+              lambda rng: (rng.integers(-4000, 4000, n22).astype(np.int32), np.zeros(8, np.int32), np.int32(n22)),
+              lambda ins, outs, b: _exact(outs[1], np.bincount(ins[0] & 7, weights=ins[0] >> 3, minlength=8),
+                                          "label8_value_sum_shared")))
+    add(Sweep("label16_weight_float_shared/2^22", H10, "label16_weight_float_shared",
+              SRC["label16_weight_float_shared"], one_per_thread(n22),
+              lambda rng: (np.where(rng.random(n22) < 0.5, 5, rng.integers(0, 16, n22)).astype(np.int32),
+                           _ints(rng, n22, 0, 4), np.zeros(16, np.float32), np.int32(n22)),
+              _label16_weight_float_check))
+    add(Sweep("quad_word_u64_global/2^21", H10, "quad_word_u64_global", SRC["quad_word_u64_global"],
+              one_per_thread(n21),
+              lambda rng: (rng.integers(0, 1 << 32, n21, dtype=np.uint32), np.zeros(4, np.uint64), np.int32(n21)),
+              _quad_word_u64_check))
+    add(Sweep("count_above_per_block/2^24", H10, "count_above_per_block", SRC["count_above_per_block"],
+              one_per_thread(n24),
+              lambda rng: (_ints(rng, n24), np.float32(1.5), np.zeros(1, np.uint32), np.int32(n24)),
+              lambda ins, outs, b: _exact(outs[2], [(ins[0] > 1.5).sum()], "count_above_per_block")))
+    add(Sweep("presence_bitmap_or/2^22", H10, "presence_bitmap_or", SRC["presence_bitmap_or"], one_per_thread(n22),
+              lambda rng: (rng.choice(8192, 2500, replace=False).astype(np.int32)[rng.integers(0, 2500, n22)],
+                           np.zeros(256, np.uint32), np.int32(n22)),
+              _presence_bitmap_check))
+    add(Sweep("gs_double_sum_sq/grid5/2^20", H10, "gs_double_sum_sq", SRC["gs_double_sum_sq"], fixed_grid(5),
+              lambda rng: (_ints(rng, n20).astype(np.float64), np.zeros(1, np.float64), np.int32(n20)),
+              lambda ins, outs, b: _exact(outs[1], [(ins[0] * ins[0]).sum()], "gs_double_sum_sq")))
+    add(Sweep(f"gs_saxpy_float2/grid{16 * SMS}/2^24", H10, "gs_saxpy_float2", SRC["gs_saxpy_float2"],
+              fixed_grid(16 * SMS),
+              lambda rng: (_ints(rng, n24), _ints(rng, n24), np.float32(2.0), np.int32(n24 // 2)),
+              lambda ins, outs, b: _equal(outs[1], 2.0 * ins[0].astype(np.float64) + ins[1], "gs_saxpy_float2")))
+    for steps in (2, 24):
+        add(Sweep(f"ring13_steps_{steps}/2^22", H10, "ring13_steps", SRC["ring13_steps"], one_per_thread(n22),
+                  lambda rng: (_ints(rng, n22), np.zeros(n22, np.float32), np.int32(n22)),
+                  lambda ins, outs, b, steps=steps: _equal(outs[1], _ring13_reference(ins[0], b, steps),
+                                                           "ring13_steps"),
+                  macros={"STEPS": steps}))
+    add(Sweep("tree_sum_seq_int/2^23", H10, "tree_sum_seq_int", SRC["tree_sum_seq_int"], one_per_thread(n23),
+              lambda rng: (rng.integers(-1000, 1000, n23).astype(np.int32), np.zeros(n23 // 32, np.int32),
+                           np.int32(n23)),
+              lambda ins, outs, b: _exact(outs[1][: n23 // b], ins[0].astype(np.int64).reshape(-1, b).sum(axis=1),
+                                          "tree_sum_seq_int")))
+    add(Sweep("shfl_down_two_halves/2^24", H10, "shfl_down_two_halves", SRC["shfl_down_two_halves"],
+              one_per_thread(n24 // 2),
+              lambda rng: (_ints(rng, n24), np.zeros(n24 // 64, np.float32), np.int32(n24)),
+              _shfl_down_two_halves_check))
+    add(Sweep("hillis_steele_pairs/2^22", H10, "hillis_steele_pairs", SRC["hillis_steele_pairs"],
+              one_per_thread(n22 // 2),
+              lambda rng: (_ints(rng, n22), np.zeros(n22, np.float32), np.int32(n22 // 2)),
+              lambda ins, outs, b: _equal(outs[1], np.cumsum(ins[0].astype(np.float64).reshape(-1, 2 * b), axis=1)
+                                          .ravel(), "hillis_steele_pairs")))
+    width, height = 4096 >> min(shift, 3), 2048 >> min(shift, 3)
+    add(Sweep("transpose_nopad_int_rect/4096x2048", H10, "transpose_nopad_int_rect", SRC["transpose_nopad_int_rect"],
+              lambda b: ((width // 32, height // 32), (32, b // 32)),
+              lambda rng: (rng.integers(-1000, 1000, width * height).astype(np.int32),
+                           np.zeros(width * height, np.int32), np.int32(width), np.int32(height)),
+              lambda ins, outs, b: _exact(outs[1], ins[0].reshape(height, width).T.ravel(),
+                                          "transpose_nopad_int_rect")))
+    m, k, n = 512 >> min(shift, 3), 768 >> min(shift, 3), 1024 >> min(shift, 3)
+    add(Sweep("matmul_two_rows/512x768x1024", H10, "matmul_two_rows", SRC["matmul_two_rows"],
+              lambda b: ((n // _tile(b), m // (2 * _tile(b))), (_tile(b), _tile(b))),
+              lambda rng: (_ints(rng, m * k, -2, 3), _ints(rng, k * n, -2, 3), np.zeros(m * n, np.float32),
+                           np.int32(m), np.int32(n), np.int32(k)),
+              lambda ins, outs, b: _equal(outs[2], (ins[0].reshape(m, k).astype(np.float64)
+                                                    @ ins[1].reshape(k, n)).ravel(), "matmul_two_rows"),
+              blocks=(64, 256, 1024), macros={"TILE": "TILE_OF_BLOCK"}))
+    add(Sweep("int2_sort_pairs/2^24", H10, "int2_sort_pairs", SRC["int2_sort_pairs"], one_per_thread(n24 // 2),
+              lambda rng: (rng.integers(-1000, 1000, n24).astype(np.int32), np.zeros(n24, np.int32),
+                           np.int32(n24 // 2)),
+              lambda ins, outs, b: _exact(outs[1], np.sort(ins[0].reshape(-1, 2), axis=1), "int2_sort_pairs")))
+    add(Sweep("lcg_skip_quarter3_r32/2^23", H10, "lcg_skip_quarter3", SRC["lcg_skip_quarter3"], one_per_thread(n23),
+              lambda rng: (rng.integers(0, 1 << 32, n23, dtype=np.uint32), np.zeros(n23, np.uint32), np.int32(n23)),
+              _lcg_skip_quarter3_check(32), macros={"REPS": 32}))
+    add(Sweep("zero_tile_exit_r40/2^22", H10, "zero_tile_exit", SRC["zero_tile_exit"], one_per_thread(n22),
+              lambda rng: (_zero_tiles(rng, n22), np.zeros(n22, np.float32), np.int32(n22)),
+              _zero_tile_exit_check(40), macros={"REPS": 40}))
+    add(Sweep("sawtooth16_work_r16/2^22", H10, "sawtooth16_work", SRC["sawtooth16_work"], one_per_thread(n22),
+              lambda rng: (_ints(rng, n22), np.zeros(n22, np.float32), np.int32(n22)),
+              _sawtooth16_check(16), macros={"REPS": 16}))
+
+
 def _shared_atomic_op_words_check(op, words, lane_spread, reps, grid):
     def check(ins, outs, b):
         t = np.arange(b)
@@ -4050,15 +4552,21 @@ def heldout():
 
 
 def next_heldout():
-    """The held-out set chosen after heldout8 (heldout8 was measured on an H100 and its errors
-    seen): heldout9, not yet compared with any estimate."""
-    return [s for s in SWEEPS if s.role == "heldout9"]
+    """The held-out set chosen after heldout9 (heldout9 was measured on an H100 and its errors
+    seen): heldout10, not yet measured nor compared with any estimate."""
+    return [s for s in SWEEPS if s.role == "heldout10"]
 
 
 def seen_heldout8():
     """heldout8: measured blind on an H100 (course/data/h100-timing-sweeps8.json), its errors
     seen in round 10."""
     return [s for s in SWEEPS if s.role == "heldout8"]
+
+
+def seen_heldout9():
+    """heldout9: measured blind on an H100 (course/data/h100-timing-sweeps9.json), its errors
+    seen in round 11."""
+    return [s for s in SWEEPS if s.role == "heldout9"]
 
 
 def training():
