@@ -2836,6 +2836,65 @@ extern "C" __global__ void shared_float_atomic_spread(float *out)
 """
 
 
+# ---------------------------------------------------------------- sources of mb9
+SRC["fma_chains"] = r"""
+// REPS rounds of CHAINS independent multiply-add chains per thread: CHAINS is how many
+// instructions a warp has ready at once, the number of warps per SM (one block per SM, or a
+// few) how many the SM's schedulers can choose from; together they set the issue rate reached
+extern "C" __global__ void fma_chains(float *out, int n)
+{
+    int i = blockIdx.x * BLOCK + threadIdx.x;
+    float a[CHAINS];
+#pragma unroll
+    for (int c = 0; c < CHAINS; c++)
+        a[c] = (float)((i + c) % 7);
+    for (int r = 0; r < REPS; r++) {
+#pragma unroll
+        for (int c = 0; c < CHAINS; c++)
+            a[c] = a[c] * 0.5f + 1.0f;
+    }
+    float v = 0.0f;
+#pragma unroll
+    for (int c = 0; c < CHAINS; c++)
+        v += a[c];
+    if (i < n)
+        out[i] = v;
+}
+"""
+
+SRC["shared_read_chains"] = r"""
+// REPS conflict-free shared loads per thread (32 a round, lane l of a round at word
+// l + 32 * ((r + k) % 32) + 32 * k: one wavefront each, immediate offsets, a different word
+// every round so no load can be hoisted) summed into CHAINS accumulators: how many warps an SM
+// needs to keep its shared-memory pipe busy
+extern "C" __global__ void shared_read_chains(float *out, int n)
+{
+    __shared__ float s[2048];
+    int t = threadIdx.x;
+    for (int j = t; j < 2048; j += BLOCK)
+        s[j] = (float)(j % 3);
+    __syncthreads();
+    float v[CHAINS];
+#pragma unroll
+    for (int c = 0; c < CHAINS; c++)
+        v[c] = 0.0f;
+    for (int r = 0; r < REPS / 32; r++) {
+        const float *row = s + (t % 32) + 32 * (r % 32);
+#pragma unroll
+        for (int k = 0; k < 32; k++)
+            v[k % CHAINS] += row[32 * k];
+    }
+    float sum = 0.0f;
+#pragma unroll
+    for (int c = 0; c < CHAINS; c++)
+        sum += v[c];
+    int i = blockIdx.x * BLOCK + t;
+    if (i < n)
+        out[i] = sum;
+}
+"""
+
+
 def _chain_next(n, rng):
     perm = rng.permutation(n).astype(np.int32)
     nxt = np.empty(n, np.int32)
@@ -2974,6 +3033,7 @@ def _build():
     _microbench6_rows(add)
     _microbench7_rows(add)
     _microbench8_rows(add)
+    _microbench9_rows(add)
     return rows
 
 
@@ -4532,6 +4592,47 @@ def _microbench_rows(add):
               lambda rng: (np.zeros(n, np.float32), np.int32(512), np.int32(n)),
               lambda ins, outs, b: _equal(outs[0], _fma_reference(np.arange(n), 512), "fma_loop_runtime"),
               blocks=(256, 1024)))
+
+
+def _fma_chains_check(chains, reps, grid):
+    def check(ins, outs, b):
+        i = np.arange(grid * b)         # the threads of the launch; the rest of out stays 0
+        want = sum(_fma_reference(i + c, reps).astype(np.float64) for c in range(chains))
+        _equal(outs[0], np.concatenate([want, np.zeros(outs[0].size - i.size)]), "fma_chains")
+    return check
+
+
+def _shared_read_chains_check(reps, grid):
+    def check(ins, outs, b):
+        s = np.arange(2048) % 3
+        lane = np.arange(b) % 32
+        v = sum(s[lane[:, None] + 32 * (r % 32) + 32 * np.arange(32)].sum(axis=1) for r in range(reps // 32))
+        want = np.tile(v, grid)
+        _equal(outs[0], np.concatenate([want, np.zeros(outs[0].size - want.size)]), "shared_read_chains")
+    return check
+
+
+def _microbench9_rows(add):
+    """Microbenchmarks for the rate a round of resident blocks reaches (role "microbench", names
+    starting "mb9/"): independent multiply-add chains (1, 2, 4 or 8 per thread) and conflict-free
+    shared loads (into 1 or 4 accumulators) on one block per SM or four, at 1-32 warps a block: how
+    the SM's issue rate and shared-memory rate grow with the warps it has, where the model now
+    charges every SM for a full round of blocks_per_sm blocks."""
+    M = "microbench"
+    for per_sm in (1, 4):
+        grid = per_sm * SMS
+        for chains in (1, 2, 4, 8):
+            reps = 4096 // chains
+            add(Sweep(f"mb9/fma_chains/C{chains}/grid{grid}", M, "fma_chains", SRC["fma_chains"], fixed_grid(grid),
+                      lambda rng, grid=grid: (np.zeros(grid * 1024, np.float32), np.int32(grid * 1024)),
+                      _fma_chains_check(chains, reps, grid), blocks=BLOCKS,
+                      macros={"CHAINS": chains, "REPS": reps}))
+        for chains in (1, 4):
+            reps = 2048
+            add(Sweep(f"mb9/shared_read_chains/C{chains}/grid{grid}", M, "shared_read_chains",
+                      SRC["shared_read_chains"], fixed_grid(grid),
+                      lambda rng, grid=grid: (np.zeros(grid * 1024, np.float32), np.int32(grid * 1024)),
+                      _shared_read_chains_check(reps, grid), blocks=BLOCKS, macros={"CHAINS": chains, "REPS": reps}))
 
 
 SWEEPS = _build()
