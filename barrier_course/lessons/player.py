@@ -465,8 +465,11 @@ class Player:
         self.speed = W.IntSlider(value=4, min=1, max=30, description="steps/s",
                                  layout=W.Layout(width="260px", max_width="100%"))
         options = [("all blocks", -1)] + [(f"block {b}", b) for b in range(min(nblocks, 256))]
+        # a launch of one block has nothing to filter: the control stays, greyed out, so the
+        # layout is the same for every launch
         self.block_filter = W.Dropdown(options=options, value=-1 if blocks is None else blocks[0],
-                                       description="show", layout=W.Layout(width="180px", max_width="100%"))
+                                       description="show", disabled=nblocks <= 1,
+                                       layout=W.Layout(width="180px", max_width="100%"))
         if blocks is not None and len(blocks) > 1:
             self.block_filter.options = options + [(f"blocks {blocks[0]}-{blocks[-1]}", -2)]
             self.block_filter.value = -2

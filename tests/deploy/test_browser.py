@@ -279,8 +279,9 @@ def _shown(root):
 
 
 def _operate(page, root):
-    """Change the first control of a widget that can change; returns what was done."""
-    for select in root.query_selector_all(".widget-dropdown select"):
+    """Change the first control of a widget that can change; returns what was done. A disabled
+    dropdown (the player's block filter on a one-block launch) is not one a student can change."""
+    for select in root.query_selector_all(".widget-dropdown select:not([disabled])"):
         values = select.evaluate("s => [...s.options].map(o => o.value)")
         current = select.evaluate("s => s.value")
         others = [v for v in values if v != current]

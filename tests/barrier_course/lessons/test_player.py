@@ -268,6 +268,16 @@ def test_block_and_warp_filters_draw_only_what_is_chosen():
     assert "(block 0)" not in p.memory.value
     p.warp_filter.value = (1, 1)
     assert "warp 0" not in p.lanes.value and "warp 1" in p.lanes.value
+    assert not p.block_filter.disabled
+
+
+def test_a_one_block_launch_offers_no_block_filter_to_change():
+    """With one block, "block 0" shows what "all blocks" shows: the control is greyed out, not a
+    choice that does nothing when a student picks it."""
+    x = np.arange(128, dtype=np.float32)
+    p = player.show(kern(REVERSE, "rev"), (1,), (128,), (np.zeros_like(x), x))
+    assert p.block_filter.disabled
+    assert not p.warp_filter.disabled and not p.slider.disabled
 
 
 def test_big_launch_opens_with_a_block_filter():
