@@ -56,7 +56,7 @@ class GPU:
     source: dict
     # measured on the H200 (course/data/h200-timing-sweeps.json, training sweeps); other GPUs
     # take these values unless gpus.json gives theirs
-    shared_atomic_cycles: float = 4.0
+    shared_atomic_cycles: float = 1.0            # per lane after the first on a word (mb8, H100)
     shared_atomic_contention_cycles: float = 0.0   # none measured for native integer atomics (gpus.json)
     shared_atomic_cas_cycles: float = 85.0
     l1_shared_bytes_per_sm: int = 0            # unified L1 + shared memory (0: no L1 in the model)

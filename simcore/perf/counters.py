@@ -349,7 +349,7 @@ class BlockCounts:
     global_lines: int = 0           # sum over warp accesses of the distinct 128-byte lines (the SM's load/store unit)
     shared_accesses: int = 0        # warp-level shared load/store instructions
     shared_wavefronts: int = 0      # >= shared_accesses; the excess is bank conflicts
-    shared_atomic_serial: int = 0   # native shared atomics: sum over warp accesses of the most lanes on one word
+    shared_atomic_serial: int = 0   # native shared atomics: sum over warp accesses of the most lanes on one word, less 1
     shared_atomic_chain: int = 0    # compare-and-swap shared atomics: the lane operations on the busiest word
     shared_atomic_words: set = field(default_factory=set)   # the shared words this block's atomics hit
     atomics: int = 0                # lane-level global atomics
@@ -869,7 +869,7 @@ class PerfCounters(Plugin):
         starts = np.unique(key_warps, return_index=True)[1]
         most = np.maximum.reduceat(per_word, starts)
         for b, m in zip(self.warp_block[key_warps[starts]].tolist(), most.tolist()):
-            self._wave_blocks[b].shared_atomic_serial += m
+            self._wave_blocks[b].shared_atomic_serial += m - 1
         for b in np.unique(self.warp_block[key_warps]):
             sel = self.warp_block[key_warps] == b
             found = self._wave_blocks[b].shared_atomic_words

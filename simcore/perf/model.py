@@ -8,10 +8,15 @@ Explainable on purpose (a roofline with occupancy), no fitted fudge factors:
    resident blocks); the last, partial wave leaves SMs idle (the tail).
 2. Per resource, the time the whole grid needs from it, from the sampled blocks' counts, each
    weighted by the blocks it stands for (sampling.py):
-     issue      warp instructions / (SMs x 4 per cycle)                     (x tail)
-     shared     (wavefronts + native shared-atomic cycles) x 128 B / (SMs x shared bytes per cycle) (x tail);
-                an integer increment by 1 is one warp-aggregated wavefront (ATOMS.POPC.INC); an
-                add, max or min of every lane on one uniform word is one operation per warp
+     issue      the busiest SM's warp instructions / 4 per cycle: it runs ceil(blocks / SMs) blocks
+                (a grid of one block per SM is charged one block per SM, not a full round of
+                blocks_per_sm)
+     shared     the busiest SM's (wavefronts + native shared-atomic cycles) x 128 B / shared bytes
+                per cycle; a native integer shared atomic costs its wavefront and one cycle for
+                each lane after the first on its busiest word (mb8 on the H100, SASS one ATOMS
+                per warp); an integer increment by 1 is one warp-aggregated wavefront
+                (ATOMS.POPC.INC); an add, max or min of every lane on one uniform word is one
+                operation per warp
      dram       per array: min(its size, sectors x 32 B) / DRAM bandwidth at its access width (the
                 element type, or the vector type it is cast to: a float* read as float4 is 16 B);
                 0 when the arrays fit in half the L2 (they stay there between launches)
@@ -35,6 +40,10 @@ Explainable on purpose (a roofline with occupancy), no fitted fudge factors:
    and computing, barriers and its own end keep its warps together, and only the other
    resident blocks fill the wait, so with k resident blocks per SM about 1/k of the waiting
    (at most the compute there is to hide it) stays exposed.
+   The SM-local parts do not overlap across rounds: the busiest SM runs its blocks in rounds of
+   blocks_per_sm, and each round takes at least one block's critical path, so where the sum
+   over rounds of max(round's issue, round's shared, path) is more than the bound, the rest is
+   exposed too (a last round of a few blocks waits on their path with its issue slots idle).
    The other resources are shown too: they are the ones that would bind next.
 """
 import json
@@ -148,8 +157,9 @@ def _weighted(values, blocks):
 
 
 def shared_atomic_cycles(gpu, counts):
-    """Cycles of the SM's shared-memory unit for one block's native shared atomics: the lanes
-    of a warp on one word go one after another, each slower by `shared_atomic_contention_cycles`
+    """Cycles of the SM's shared-memory unit for one block's native shared atomics beyond their
+    wavefronts: the lanes of a warp on one word after the first go one after another,
+    `shared_atomic_cycles` each (1: mb8 on the H100), each slower by `shared_atomic_contention_cycles`
     per other warp of the block that hits the same word at the same time (about (warps - 1) /
     words the block's atomics use; 0 since round 11: no integer measurement behind it).
     Warp-aggregated increments cost only their wavefronts; an add, max or min of every lane on
@@ -245,6 +255,14 @@ def atomic_time(gpu, counters, lane_atomics, region_bytes):
                lane_ops / gpu.atomic_lane_ops_per_s, lane_atomics / gpu.atomic_distinct_per_s)
 
 
+def sm_rounds(gpu, num_blocks, blocks_per_sm):
+    """The rounds of resident blocks the busiest SM runs, as (blocks in the round, how many such
+    rounds): it gets ceil(blocks / SMs) of the grid's blocks, blocks_per_sm at a time."""
+    busiest = math.ceil(num_blocks / gpu.sms)
+    full, rest = divmod(busiest, blocks_per_sm)
+    return [(blocks_per_sm, full)] + ([(rest, 1)] if rest else [])
+
+
 def l1_sectors_per_block(gpu, threads, registers, shared_per_block, num_blocks):
     """32-byte sectors of L1 one block may keep: the SM's unified L1/shared memory less the
     shared-memory carve-out its resident blocks need (the smallest configuration that holds
@@ -301,11 +319,14 @@ def estimate_time(gpu, kernel_name, grid, block, counters, registers, shared_per
         per_block["sectors_per_access"] = per_block["global_sectors"] / per_block["global_accesses"]
 
     t = {}
-    # issue and shared memory: SM-local, so the tail's idle SMs cost
-    t["issue"] = nblocks * per_block["warp_instructions"] / (gpu.sms * gpu.issue_per_cycle_per_sm) / clock / tail
+    # issue and shared memory: SM-local, so the busiest SM's blocks set them, in rounds of at
+    # most blocks_per_sm resident blocks (the last round may hold fewer)
+    rounds = sm_rounds(gpu, nblocks, occ.blocks_per_sm)
+    issue_cycles = per_block["warp_instructions"] / gpu.issue_per_cycle_per_sm
     wavefronts = _mean(blocks, "shared_wavefronts") + _weighted([shared_atomic_cycles(gpu, b) for b in blocks], blocks)
-    t["shared"] = nblocks * wavefronts * (gpu.shared_banks * gpu.bank_bytes) / (
-        gpu.sms * gpu.shared_bytes_per_cycle_per_sm) / clock / tail
+    shared_cycles = wavefronts * (gpu.shared_banks * gpu.bank_bytes) / gpu.shared_bytes_per_cycle_per_sm
+    t["issue"] = sum(k * n for k, n in rounds) * issue_cycles / clock
+    t["shared"] = sum(k * n for k, n in rounds) * shared_cycles / clock
     # memory: each array's DRAM traffic is at most its size (reuse between blocks hits L2);
     # a launch whose arrays fit in half the L2 finds them there when it runs again (as in
     # any timing loop), so it reads and writes the L2 only
@@ -365,6 +386,10 @@ def estimate_time(gpu, kernel_name, grid, block, counters, registers, shared_per
     compute = max(t["issue"], t["shared"])
     waiting = full_waves * per_block["read_phases"] * mem_latency / clock
     t["overlap"] = min(compute, waiting) / occ.blocks_per_sm
+    # rounds whose blocks wait on their critical path leave the SM's issue slots idle: what the
+    # rounds take beyond the bound is exposed too
+    by_rounds = sum(n * max(k * issue_cycles, k * shared_cycles, path) for k, n in rounds) / clock
+    t["overlap"] += max(0.0, by_rounds - t[bound])
     breakdown = {k: t[k] * 1e3 for k in RESOURCES}
     # a launch costs a fixed overhead before its blocks run, and never less than an almost
     # empty kernel takes (the floor; more for one that touches global memory)
