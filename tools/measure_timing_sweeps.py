@@ -32,7 +32,7 @@ import time
 import numpy as np
 
 BLIND_ROLES = ("heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "heldout8", "heldout9",
-               "heldout10")
+               "heldout10", "heldout11")
 
 try:
     from barrier_course.lessons import validation_kernels

@@ -37,6 +37,8 @@ launch shape, inputs and a numpy check. `role` splits them:
   * "heldout10": the tenth held-out set, fixed and committed before it was measured; written
     while round 12's rules changed, by someone who saw no measurement or estimate of it
     (`next_heldout()`);
+  * "heldout11": the eleventh held-out set, fixed and committed before it was measured, by
+    someone who saw no measurement or estimate of it (`heldout11()`);
   * "microbench": microbenchmarks (launch floor, strided global access, bank conflicts, atomics
     spread over k addresses...): where parameters come from.
 
@@ -2836,6 +2838,461 @@ extern "C" __global__ void shared_float_atomic_spread(float *out)
 """
 
 
+# ---------------------------------------------------------------- sources of heldout11
+SRC["digit_hist10_shared"] = r"""
+// a histogram of the elements' last decimal digit (v % 10): one shared unsigned atomicAdd per
+// thread on one of 10 words (the digits uniform, about 3 lanes of a warp on each word), then one
+// global atomicAdd per word per block
+extern "C" __global__ void digit_hist10_shared(const unsigned int *v, unsigned int *bins, int n)
+{
+    __shared__ unsigned int h[10];
+    if (threadIdx.x < 10)
+        h[threadIdx.x] = 0u;
+    __syncthreads();
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        atomicAdd(&h[v[i] % 10u], 1u);
+    __syncthreads();
+    if (threadIdx.x < 10)
+        atomicAdd(&bins[threadIdx.x], h[threadIdx.x]);
+}
+"""
+SRC["skew_hist96_float_shared"] = r"""
+// bins[k] = the sum of the weights of the elements with key k (96 keys; three of them, 0, 40 and
+// 80, take three quarters of the elements): one float shared atomicAdd per thread on one of 96
+// words, then one global float atomicAdd per non-zero word per block; the weights are small
+// positive integers, so every order of the adds gives the same sums
+extern "C" __global__ void skew_hist96_float_shared(const int *key, const float *w, float *bins, int n)
+{
+    __shared__ float s[96];
+    for (int j = threadIdx.x; j < 96; j += blockDim.x)
+        s[j] = 0.0f;
+    __syncthreads();
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        atomicAdd(&s[key[i]], w[i]);
+    __syncthreads();
+    for (int j = threadIdx.x; j < 96; j += blockDim.x)
+        if (s[j] != 0.0f)
+            atomicAdd(&bins[j], s[j]);
+}
+"""
+SRC["gs_hist2048_shared"] = r"""
+// a 2048-bin histogram on a fixed small grid: each block zeroes 2048 shared words (8 KB), its
+// threads walk the keys with a grid-stride loop, one shared atomicAdd per key (the keys skewed
+// towards the low bins), then the block adds its non-zero words to the global bins
+extern "C" __global__ void gs_hist2048_shared(const int *key, unsigned int *bins, int n)
+{
+    __shared__ unsigned int h[2048];
+    for (int j = threadIdx.x; j < 2048; j += blockDim.x)
+        h[j] = 0u;
+    __syncthreads();
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+        atomicAdd(&h[key[i]], 1u);
+    __syncthreads();
+    for (int j = threadIdx.x; j < 2048; j += blockDim.x)
+        if (h[j] != 0u)
+            atomicAdd(&bins[j], h[j]);
+}
+"""
+SRC["xor_fold16_global"] = r"""
+// acc[v >> 28] ^= v: one global atomicXor per thread on one of 16 words that the value's top 4
+// bits pick, the 16 words shared by the whole grid
+extern "C" __global__ void xor_fold16_global(const unsigned int *v, unsigned int *acc, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        unsigned int x = v[i];
+        atomicXor(&acc[x >> 28], x);
+    }
+}
+"""
+SRC["append_positive_global"] = r"""
+// stream compaction through one global counter: each thread whose element is positive takes a
+// slot with atomicAdd(count, 1) (the old value used as the slot) and writes its element there;
+// the order of the kept elements depends on the run, their multiset does not
+extern "C" __global__ void append_positive_global(const int *x, int *out, unsigned int *count, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        int v = x[i];
+        if (v > 0) {
+            unsigned int slot = atomicAdd(count, 1u);
+            out[slot] = v;
+        }
+    }
+}
+"""
+SRC["block_argmax_tree"] = r"""
+// best[block] = the index of the block's largest element (the smallest index among equal ones):
+// a shared tree over (value, index) pairs held in two shared arrays, sequential addressing, a
+// barrier after every level
+extern "C" __global__ void block_argmax_tree(const float *x, int *best, int n)
+{
+    __shared__ float sv[BLOCK];
+    __shared__ int si[BLOCK];
+    int t = threadIdx.x;
+    int i = blockIdx.x * BLOCK + t;
+    sv[t] = (i < n) ? x[i] : -3.0e38f;
+    si[t] = i;
+    __syncthreads();
+    for (int k = BLOCK / 2; k > 0; k /= 2) {
+        if (t < k) {
+            float a = sv[t], b = sv[t + k];
+            int ib = si[t + k];
+            if (b > a || (b == a && ib < si[t])) {
+                sv[t] = b;
+                si[t] = ib;
+            }
+        }
+        __syncthreads();
+    }
+    if (t == 0)
+        best[blockIdx.x] = si[0];
+}
+"""
+SRC["gs_sum_i64"] = r"""
+// *total = the sum of the ints as a 64-bit integer on a fixed grid (33 blocks, a quarter of the
+// SMs): a long grid-stride loop per thread into a long long, a __shfl_xor_sync butterfly per warp,
+// the warps' sums through shared memory added by thread 0, one unsigned long long atomicAdd per
+// block
+extern "C" __global__ void gs_sum_i64(const int *x, unsigned long long *total, int n)
+{
+    __shared__ long long ws[32];
+    long long s = 0;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+        s += x[i];
+    for (int o = 16; o > 0; o /= 2)
+        s += __shfl_xor_sync(0xffffffffu, s, o);
+    if (threadIdx.x % 32 == 0)
+        ws[threadIdx.x / 32] = s;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        long long b = 0;
+        for (int w = 0; w < BLOCK / 32; w++)
+            b += ws[w];
+        atomicAdd(total, (unsigned long long)b);
+    }
+}
+"""
+SRC["int4_block_scan"] = r"""
+// an inclusive scan of each block's 4 BLOCK ints: one int4 load per thread and a serial scan of
+// its 4, a __shfl_up_sync scan of the threads' totals in each warp, the warps' totals scanned by
+// the first warp through shared memory, then one int4 store per thread
+extern "C" __global__ void int4_block_scan(const int4 *in, int4 *out, int n4)
+{
+    __shared__ int wsum[32];
+    int t = threadIdx.x, lane = t % 32, warp = t / 32;
+    int i = blockIdx.x * BLOCK + t;
+    int4 v = make_int4(0, 0, 0, 0);
+    if (i < n4)
+        v = in[i];
+    v.y += v.x;
+    v.z += v.y;
+    v.w += v.z;
+    int s = v.w;
+    for (int d = 1; d < 32; d *= 2) {
+        int u = __shfl_up_sync(0xffffffffu, s, d);
+        if (lane >= d)
+            s += u;
+    }
+    if (lane == 31)
+        wsum[warp] = s;
+    __syncthreads();
+    if (warp == 0) {
+        int w = (lane < BLOCK / 32) ? wsum[lane] : 0;
+        for (int d = 1; d < 32; d *= 2) {
+            int u = __shfl_up_sync(0xffffffffu, w, d);
+            if (lane >= d)
+                w += u;
+        }
+        wsum[lane] = w;
+    }
+    __syncthreads();
+    int before = s - v.w + (warp > 0 ? wsum[warp - 1] : 0);
+    if (i < n4)
+        out[i] = make_int4(before + v.x, before + v.y, before + v.z, before + v.w);
+}
+"""
+SRC["running_max_scan"] = r"""
+// the running maximum of each block's BLOCK elements, in place in one shared buffer
+// (Kogge-Stone): at each step a thread reads its own value and the one d places back, a barrier,
+// it writes the larger, a second barrier
+extern "C" __global__ void running_max_scan(const float *in, float *out, int n)
+{
+    __shared__ float s[BLOCK];
+    int t = threadIdx.x;
+    int i = blockIdx.x * BLOCK + t;
+    s[t] = (i < n) ? in[i] : -3.0e38f;
+    __syncthreads();
+    for (int d = 1; d < BLOCK; d *= 2) {
+        float v = s[t];
+        if (t >= d)
+            v = fmaxf(v, s[t - d]);
+        __syncthreads();
+        s[t] = v;
+        __syncthreads();
+    }
+    if (i < n)
+        out[i] = s[t];
+}
+"""
+SRC["gs_horner_float4"] = r"""
+// x = ((0.5 x + 1) x - 2) x + 0.25 in place, one float4 per step of a grid-stride loop over a
+// fixed grid (200 blocks: fewer than two a SM)
+extern "C" __global__ void gs_horner_float4(float4 *x, int n4)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n4; i += blockDim.x * gridDim.x) {
+        float4 v = x[i];
+        v.x = ((0.5f * v.x + 1.0f) * v.x - 2.0f) * v.x + 0.25f;
+        v.y = ((0.5f * v.y + 1.0f) * v.y - 2.0f) * v.y + 0.25f;
+        v.z = ((0.5f * v.z + 1.0f) * v.z - 2.0f) * v.z + 0.25f;
+        v.w = ((0.5f * v.w + 1.0f) * v.w - 2.0f) * v.w + 0.25f;
+        x[i] = v;
+    }
+}
+"""
+SRC["gs_xorshift_rounds"] = r"""
+// REPS rounds of xorshift32 (h ^= h << 13, h ^= h >> 17, h ^= h << 5) on each element, a
+// grid-stride loop over a fixed grid of 132 blocks (one a SM): integer work in a long loop per
+// thread, few warps on each SM at the small blocks
+extern "C" __global__ void gs_xorshift_rounds(const unsigned int *in, unsigned int *out, int n)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
+        unsigned int h = in[i];
+        for (int r = 0; r < REPS; r++) {
+            h ^= h << 13;
+            h ^= h >> 17;
+            h ^= h << 5;
+        }
+        out[i] = h;
+    }
+}
+"""
+SRC["gs_fmix32"] = r"""
+// out = murmur3's 32-bit finaliser of in, a grid-stride loop over a fixed grid of 8448 blocks
+// (64 a SM): at 1024 threads a block the grid covers the array in about one pass, at 32 in 31
+extern "C" __global__ void gs_fmix32(const unsigned int *in, unsigned int *out, int n)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
+        unsigned int h = in[i];
+        h ^= h >> 16;
+        h *= 0x85ebca6bu;
+        h ^= h >> 13;
+        h *= 0xc2b2ae35u;
+        h ^= h >> 16;
+        out[i] = h;
+    }
+}
+"""
+SRC["wave_leapfrog_steps"] = r"""
+// STEPS leapfrog steps of the 1-D wave equation on each block's tile with fixed ends (the tile's
+// first and last values stay): u' = 2 u - u_prev + (u[t-1] - 2 u + u[t+1]) / 4, u_prev starting
+// equal to u, over three shared buffers that rotate (a step reads two and writes the third), one
+// barrier a step
+extern "C" __global__ void wave_leapfrog_steps(const float *in, float *out, int n)
+{
+    __shared__ float buf[3][BLOCK];
+    int t = threadIdx.x;
+    int i = blockIdx.x * BLOCK + t;
+    float u0 = (i < n) ? in[i] : 0.0f;
+    buf[0][t] = u0;
+    buf[1][t] = u0;
+    __syncthreads();
+    int prev = 0, cur = 1;
+    for (int s = 0; s < STEPS; s++) {
+        int next = 3 - prev - cur;
+        float u = buf[cur][t];
+        float v = u;
+        if (t > 0 && t < BLOCK - 1)
+            v = 2.0f * u - buf[prev][t] + 0.25f * (buf[cur][t - 1] - 2.0f * u + buf[cur][t + 1]);
+        buf[next][t] = v;
+        prev = cur;
+        cur = next;
+        __syncthreads();
+    }
+    if (i < n)
+        out[i] = buf[cur][t];
+}
+"""
+SRC["life_tile_steps"] = r"""
+// STEPS generations of Conway's game of life on each block's 32 x (BLOCK / 32) tile of 0/1 cells,
+// in two shared int buffers holding the tile and a one-cell halo: the halo keeps its cells'
+// initial values from the world (dead outside it) while the tile's cells evolve, ping-ponging
+// between the buffers, one barrier a generation; blocks of 32 x (BLOCK / 32) threads, the world
+// width x height (width a multiple of 32, height of BLOCK / 32)
+#define ROWS (BLOCK / 32)
+extern "C" __global__ void life_tile_steps(const int *in, int *out, int width, int height)
+{
+    __shared__ int buf[2][ROWS + 2][34];
+    int x = threadIdx.x, y = threadIdx.y;
+    int x0 = blockIdx.x * 32, y0 = blockIdx.y * ROWS;
+    for (int j = y * 32 + x; j < (ROWS + 2) * 34; j += BLOCK) {
+        int hy = j / 34, hx = j % 34;
+        int gy = y0 + hy - 1, gx = x0 + hx - 1;
+        int v = (gy >= 0 && gy < height && gx >= 0 && gx < width) ? in[gy * width + gx] : 0;
+        buf[0][hy][hx] = v;
+        buf[1][hy][hx] = v;
+    }
+    __syncthreads();
+    int cur = 0;
+    for (int s = 0; s < STEPS; s++) {
+        int live = buf[cur][y][x] + buf[cur][y][x + 1] + buf[cur][y][x + 2]
+                 + buf[cur][y + 1][x] + buf[cur][y + 1][x + 2]
+                 + buf[cur][y + 2][x] + buf[cur][y + 2][x + 1] + buf[cur][y + 2][x + 2];
+        int me = buf[cur][y + 1][x + 1];
+        buf[1 - cur][y + 1][x + 1] = (live == 3 || (me != 0 && live == 2)) ? 1 : 0;
+        cur = 1 - cur;
+        __syncthreads();
+    }
+    out[(y0 + y) * width + x0 + x] = buf[cur][y + 1][x + 1];
+}
+"""
+SRC["transpose_float2_pad"] = r"""
+// out (width x height) = in (height x width)^T of float2s (8-byte elements) through a padded
+// 32 x 33 shared tile of float2s (8448 bytes); blocks of 32 x (BLOCK / 32) threads, the width and
+// height multiples of 32
+#define ROWS (BLOCK / 32)
+extern "C" __global__ void transpose_float2_pad(const float2 *in, float2 *out, int width, int height)
+{
+    __shared__ float2 tile[32][33];
+    int x = blockIdx.x * 32 + threadIdx.x;
+    int y = blockIdx.y * 32 + threadIdx.y;
+    for (int j = 0; j < 32; j += ROWS)
+        tile[threadIdx.y + j][threadIdx.x] = in[(y + j) * width + x];
+    __syncthreads();
+    x = blockIdx.y * 32 + threadIdx.x;
+    y = blockIdx.x * 32 + threadIdx.y;
+    for (int j = 0; j < 32; j += ROWS)
+        out[(y + j) * height + x] = tile[threadIdx.x][threadIdx.y + j];
+}
+"""
+SRC["transpose_xor_swizzle"] = r"""
+// out (width x height) = in (height x width)^T of unsigned ints through an unpadded 32 x 32
+// shared tile whose rows are stored XOR-swizzled (element (r, c) at tile[r][c ^ r]), so the
+// tile's column reads hit 32 banks without padding; blocks of 32 x (BLOCK / 32) threads, the
+// width and height multiples of 32
+#define ROWS (BLOCK / 32)
+extern "C" __global__ void transpose_xor_swizzle(const unsigned int *in, unsigned int *out, int width, int height)
+{
+    __shared__ unsigned int tile[32][32];
+    int x = blockIdx.x * 32 + threadIdx.x;
+    int y = blockIdx.y * 32 + threadIdx.y;
+    for (int j = 0; j < 32; j += ROWS) {
+        int r = threadIdx.y + j;
+        tile[r][threadIdx.x ^ r] = in[(y + j) * width + x];
+    }
+    __syncthreads();
+    x = blockIdx.y * 32 + threadIdx.x;
+    y = blockIdx.x * 32 + threadIdx.y;
+    for (int j = 0; j < 32; j += ROWS) {
+        int c = threadIdx.y + j;
+        out[(y + j) * height + x] = tile[threadIdx.x][c ^ threadIdx.x];
+    }
+}
+"""
+SRC["matmul_two_cols"] = r"""
+// C (M x N) = A (M x K) B (K x N), every thread computing two outputs TILE columns apart: a block
+// of TILE x TILE threads covers TILE rows and 2 TILE columns of C, loading a TILE x TILE tile of A
+// and a TILE x 2 TILE tile of B (two loads a thread) into shared memory at each step, each A value
+// read from shared memory used twice; N a multiple of 2 TILE, M and K of TILE
+extern "C" __global__ void matmul_two_cols(const float *A, const float *B, float *C, int M, int N, int K)
+{
+    __shared__ float sa[TILE][TILE];
+    __shared__ float sb[TILE][2 * TILE];
+    int tx = threadIdx.x, ty = threadIdx.y;
+    int row = blockIdx.y * TILE + ty;
+    int col = blockIdx.x * 2 * TILE + tx;
+    float left = 0.0f, right = 0.0f;
+    for (int k0 = 0; k0 < K; k0 += TILE) {
+        sa[ty][tx] = A[row * K + k0 + tx];
+        sb[ty][tx] = B[(k0 + ty) * N + col];
+        sb[ty][tx + TILE] = B[(k0 + ty) * N + col + TILE];
+        __syncthreads();
+        for (int k = 0; k < TILE; k++) {
+            float a = sa[ty][k];
+            left += a * sb[k][tx];
+            right += a * sb[k][tx + TILE];
+        }
+        __syncthreads();
+    }
+    C[row * N + col] = left;
+    C[row * N + col + TILE] = right;
+}
+"""
+SRC["complex_mul_float2"] = r"""
+// c = a b for complex numbers stored as float2 (re, im): two float2 loads and one float2 store per
+// thread
+extern "C" __global__ void complex_mul_float2(const float2 *a, const float2 *b, float2 *c, int n2)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n2) {
+        float2 u = a[i];
+        float2 v = b[i];
+        c[i] = make_float2(u.x * v.x - u.y * v.y, u.x * v.y + u.y * v.x);
+    }
+}
+"""
+SRC["collatz_steps"] = r"""
+// steps[i] = the number of Collatz steps (v -> v / 2 or 3 v + 1) from x[i] down to 1, at most CAP:
+// a while loop whose trip count differs from lane to lane, so each warp runs as long as its
+// slowest lane
+extern "C" __global__ void collatz_steps(const unsigned int *x, unsigned int *steps, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        unsigned int v = x[i];
+        unsigned int s = 0u;
+        while (v != 1u && s < CAP) {
+            v = (v & 1u) ? 3u * v + 1u : v >> 1;
+            s++;
+        }
+        steps[i] = s;
+    }
+}
+"""
+SRC["odd_parity_block_exit"] = r"""
+// the blocks whose index has an odd number of set bits (__popc) return at once, a scattered half
+// of the grid; the others run REPS steps of v = 0.75 v + 0.5 on each element
+extern "C" __global__ void odd_parity_block_exit(const float *x, float *out, int n)
+{
+    if (__popc(blockIdx.x) & 1)
+        return;
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        float v = x[i];
+        for (int r = 0; r < REPS; r++)
+            v = 0.75f * v + 0.5f;
+        out[i] = v;
+    }
+}
+"""
+SRC["rank_sort_chunk"] = r"""
+// each block sorts one CHUNK-element chunk of ints by ranking: the chunk is loaded into shared
+// memory, then each thread counts for each of its elements (t, t + BLOCK, ...) how many of the
+// chunk's elements come before it (smaller, or equal at a smaller place), CHUNK broadcast shared
+// reads an element, and writes the element at that rank: heavy shared work on a fixed grid, few
+// warps a block
+extern "C" __global__ void rank_sort_chunk(const int *x, int *out)
+{
+    __shared__ int s[CHUNK];
+    int base = blockIdx.x * CHUNK;
+    for (int e = threadIdx.x; e < CHUNK; e += BLOCK)
+        s[e] = x[base + e];
+    __syncthreads();
+    for (int e = threadIdx.x; e < CHUNK; e += BLOCK) {
+        int v = s[e];
+        int r = 0;
+        for (int k = 0; k < CHUNK; k++) {
+            int u = s[k];
+            r += (u < v || (u == v && k < e)) ? 1 : 0;
+        }
+        out[base + r] = v;
+    }
+}
+"""
+
+
 # ---------------------------------------------------------------- sources of mb9
 SRC["fma_chains"] = r"""
 // REPS rounds of CHAINS independent multiply-add chains per thread: CHAINS is how many
@@ -3027,6 +3484,7 @@ def _build():
     _heldout8_rows(add)
     _heldout9_rows(add)
     _heldout10_rows(add)
+    _heldout11_rows(add)
     _microbench_rows(add)
     _microbench3_rows(add)
     _microbench5_rows(add)
@@ -4254,6 +4712,236 @@ def _heldout10_rows(add, shift=0):
               _sawtooth16_check(16), macros={"REPS": 16}))
 
 
+def _skew96_keys(rng, n):
+    """Keys below 96, three quarters of them on the hot keys 0, 40 and 80 (a quarter each), the
+    rest uniform."""
+    hot = rng.integers(0, 3, n) * 40
+    return np.where(rng.random(n) < 0.75, hot, rng.integers(0, 96, n)).astype(np.int32)
+
+
+def _skew96_check(ins, outs, b):
+    _exact(outs[2], np.bincount(ins[0], weights=ins[1].astype(np.float64), minlength=96), "skew_hist96_float_shared")
+
+
+def _xor_fold16_check(ins, outs, b):
+    v = ins[0]
+    _exact(outs[1], [np.bitwise_xor.reduce(v[v >> 28 == k]) if (v >> 28 == k).any() else 0 for k in range(16)],
+           "xor_fold16_global")
+
+
+def _append_positive_check(ins, outs, b):
+    kept = ins[0][ins[0] > 0]
+    _exact(outs[2], [kept.size], "append_positive_global count")
+    _exact(np.sort(outs[1][: kept.size]), np.sort(kept), "append_positive_global kept")
+    _exact(outs[1][kept.size:], np.zeros(ins[0].size - kept.size), "append_positive_global past the count")
+
+
+def _block_argmax_check(ins, outs, b):
+    x = ins[0].reshape(-1, b)
+    _exact(outs[1][: x.shape[0]], np.argmax(x, axis=1) + b * np.arange(x.shape[0]), "block_argmax_tree")
+    _exact(outs[1][x.shape[0]:], np.full(outs[1].size - x.shape[0], -1), "block_argmax_tree past the blocks")
+
+
+def _int4_block_scan_check(ins, outs, b):
+    _exact(outs[1], np.cumsum(ins[0].astype(np.int64).reshape(-1, 4 * b), axis=1), "int4_block_scan")
+
+
+def _horner_check(ins, outs, b):
+    x = ins[0].astype(np.float64)
+    _equal(outs[0], ((0.5 * x + 1.0) * x - 2.0) * x + 0.25, "gs_horner_float4")
+
+
+def _xorshift_check(reps):
+    def check(ins, outs, b):
+        h = ins[0].copy()
+        for _ in range(reps):
+            h ^= h << np.uint32(13)
+            h ^= h >> np.uint32(17)
+            h ^= h << np.uint32(5)
+        _exact(outs[1], h, "gs_xorshift_rounds")
+    return check
+
+
+def _fmix32_check(ins, outs, b):
+    h = ins[0].copy()
+    h ^= h >> np.uint32(16)
+    h *= np.uint32(0x85ebca6b)
+    h ^= h >> np.uint32(13)
+    h *= np.uint32(0xc2b2ae35)
+    h ^= h >> np.uint32(16)
+    _exact(outs[1], h, "gs_fmix32")
+
+
+def _wave_reference(x, block, steps):
+    u = x.astype(np.float64).reshape(-1, block)
+    prev = u.copy()
+    for _ in range(steps):
+        nxt = u.copy()
+        nxt[:, 1:-1] = 2.0 * u[:, 1:-1] - prev[:, 1:-1] + 0.25 * (u[:, :-2] - 2.0 * u[:, 1:-1] + u[:, 2:])
+        prev, u = u, nxt
+    return u.ravel()
+
+
+def _life_reference(cells, width, height, block, steps):
+    """Each tile of 32 x (block / 32) cells with its one-cell halo from the world (zeros outside);
+    the halo stays, the tile's cells evolve."""
+    rows = block // 32
+    world = np.pad(cells.reshape(height, width).astype(np.int64), 1)
+    ys = np.arange(height // rows)[:, None] * rows + np.arange(rows + 2)[None, :]
+    xs = np.arange(width // 32)[:, None] * 32 + np.arange(34)[None, :]
+    a = world[ys[:, None, :, None], xs[None, :, None, :]]          # (tile row, tile column, rows + 2, 34)
+    for _ in range(steps):
+        live = sum(a[:, :, 1 + dy:1 + dy + rows, 1 + dx:33 + dx]
+                   for dy in (-1, 0, 1) for dx in (-1, 0, 1) if dy or dx)
+        me = a[:, :, 1:-1, 1:-1]
+        a = a.copy()
+        a[:, :, 1:-1, 1:-1] = (live == 3) | ((me != 0) & (live == 2))
+    return a[:, :, 1:-1, 1:-1].transpose(0, 2, 1, 3).ravel()
+
+
+def _complex_mul_check(ins, outs, b):
+    a = ins[0].astype(np.float64).reshape(-1, 2)
+    c = ins[1].astype(np.float64).reshape(-1, 2)
+    want = np.stack((a[:, 0] * c[:, 0] - a[:, 1] * c[:, 1], a[:, 0] * c[:, 1] + a[:, 1] * c[:, 0]), axis=1)
+    _equal(outs[2], want.ravel(), "complex_mul_float2")
+
+
+def _collatz_check(cap):
+    def check(ins, outs, b):
+        v = np.arange(1, int(ins[0].max()) + 1, dtype=np.int64)     # every start up to the largest
+        steps = np.zeros(v.size + 1, np.int64)                       # steps[k]: from k to 1, at most cap
+        for _ in range(cap):
+            go = v != 1
+            steps[1:] += go
+            v = np.where(go, np.where(v & 1, 3 * v + 1, v >> 1), v)
+        _exact(outs[1], steps[ins[0]], "collatz_steps")
+    return check
+
+
+def _odd_parity_exit_check(reps):
+    def check(ins, outs, b):
+        x = ins[0].astype(np.float64)
+        blocks = np.arange(x.size) // b
+        odd = np.array([bin(k).count("1") & 1 for k in range(blocks[-1] + 1)], bool)[blocks]
+        _equal(outs[1], np.where(odd, 0.0, 2.0 + (x - 2.0) * 0.75 ** reps), "odd_parity_block_exit")
+    return check
+
+
+def _heldout11_rows(add, shift=0):
+    """The eleventh held-out set (heldout11): 21 sweeps of kernels no earlier set has (a shared
+    histogram of last decimal digits on 10 words; a float shared atomicAdd of weights on 96 keys,
+    three of them hot; a 2048-bin shared histogram of skewed keys in a grid-stride loop on 165
+    blocks; a global atomicXor per thread on 16 data-picked words; stream compaction through one
+    global atomicAdd counter whose old value is the slot; a shared (value, index) argmax tree; a
+    64-bit grid-stride sum on 33 blocks with a __shfl_xor_sync butterfly and one 64-bit atomicAdd
+    per block; an int4 block scan with __shfl_up_sync; an in-place Kogge-Stone running max with two
+    barriers a step; a float4 grid-stride polynomial on 200 blocks, xorshift rounds in a grid-stride
+    loop on 132 blocks and a hash in one on 8448; a wave equation leapfrogged 14 times over three
+    rotating shared buffers; 12 generations of life on 2-D shared tiles with a fixed halo; a padded
+    float2 transpose at 3072 x 1536 and an unpadded XOR-swizzled one at 1024 x 5120; C = A B with
+    two outputs per thread TILE columns apart at 768 x 1280 x 1536; float2 complex products; Collatz
+    loops whose trip count differs per lane; blocks with an odd __popc of their index exiting; and a
+    rank sort of 1024-int chunks in shared memory on 264 blocks of 1-4 warps); fixed and committed
+    before they were measured, by someone who saw no measurement or estimate of them. `shift`
+    divides every size by 2^shift (at most 2^3 for the matmul, the transposes and the life world,
+    and the rank sort's chunks keep their 1024 elements: its grid shrinks) for the test that runs
+    each check on the simulator."""
+    H11 = "heldout11"
+    n21, n22, n23, n24 = ((1 << p) >> shift for p in (21, 22, 23, 24))
+    add(Sweep("digit_hist10_shared/2^23", H11, "digit_hist10_shared", SRC["digit_hist10_shared"], one_per_thread(n23),
+              lambda rng: (rng.integers(0, 1 << 32, n23, dtype=np.uint32), np.zeros(10, np.uint32), np.int32(n23)),
+              lambda ins, outs, b: _exact(outs[1], np.bincount(ins[0] % 10, minlength=10), "digit_hist10_shared")))
+    add(Sweep("skew_hist96_float_shared/2^22", H11, "skew_hist96_float_shared", SRC["skew_hist96_float_shared"],
+              one_per_thread(n22),
+              lambda rng: (_skew96_keys(rng, n22), _ints(rng, n22, 1, 4), np.zeros(96, np.float32), np.int32(n22)),
+              _skew96_check))
+    add(Sweep("gs_hist2048_shared/grid165/2^23", H11, "gs_hist2048_shared", SRC["gs_hist2048_shared"], fixed_grid(165),
+              lambda rng: (np.minimum(rng.exponential(300.0, n23), 2047).astype(np.int32), np.zeros(2048, np.uint32),
+                           np.int32(n23)),
+              lambda ins, outs, b: _exact(outs[1], np.bincount(ins[0], minlength=2048), "gs_hist2048_shared")))
+    add(Sweep("xor_fold16_global/2^22", H11, "xor_fold16_global", SRC["xor_fold16_global"], one_per_thread(n22),
+              lambda rng: (rng.integers(0, 1 << 32, n22, dtype=np.uint32), np.zeros(16, np.uint32), np.int32(n22)),
+              _xor_fold16_check))
+    add(Sweep("append_positive_global/2^21", H11, "append_positive_global", SRC["append_positive_global"],
+              one_per_thread(n21),
+              lambda rng: (rng.integers(-1000, 300, n21).astype(np.int32), np.zeros(n21, np.int32),
+                           np.zeros(1, np.uint32), np.int32(n21)),
+              _append_positive_check))
+    add(Sweep("block_argmax_tree/2^22", H11, "block_argmax_tree", SRC["block_argmax_tree"], one_per_thread(n22),
+              lambda rng: (_ints(rng, n22, -50, 50), np.full(n22 // 32, -1, np.int32), np.int32(n22)),
+              _block_argmax_check))
+    add(Sweep("gs_sum_i64/grid33/2^22", H11, "gs_sum_i64", SRC["gs_sum_i64"], fixed_grid(33),
+              lambda rng: (rng.integers(-(1 << 31), 1 << 31, n22, dtype=np.int64).astype(np.int32),
+                           np.zeros(1, np.uint64), np.int32(n22)),
+              lambda ins, outs, b: _exact(outs[1], [ins[0].astype(np.int64).sum()], "gs_sum_i64")))
+    add(Sweep("int4_block_scan/2^23", H11, "int4_block_scan", SRC["int4_block_scan"], one_per_thread(n23 // 4),
+              lambda rng: (rng.integers(-1000, 1000, n23).astype(np.int32), np.zeros(n23, np.int32),
+                           np.int32(n23 // 4)),
+              _int4_block_scan_check))
+    add(Sweep("running_max_scan/2^21", H11, "running_max_scan", SRC["running_max_scan"], one_per_thread(n21),
+              lambda rng: (_ints(rng, n21, -1000, 1000), np.zeros(n21, np.float32), np.int32(n21)),
+              lambda ins, outs, b: _equal(outs[1], np.maximum.accumulate(ins[0].reshape(-1, b), axis=1).ravel(),
+                                          "running_max_scan")))
+    add(Sweep("gs_horner_float4/grid200/2^24", H11, "gs_horner_float4", SRC["gs_horner_float4"], fixed_grid(200),
+              lambda rng: (_ints(rng, n24), np.int32(n24 // 4)), _horner_check))
+    add(Sweep(f"gs_xorshift_rounds_r24/grid{SMS}/2^22", H11, "gs_xorshift_rounds", SRC["gs_xorshift_rounds"],
+              fixed_grid(SMS),
+              lambda rng: (rng.integers(1, 1 << 32, n22, dtype=np.uint32), np.zeros(n22, np.uint32), np.int32(n22)),
+              _xorshift_check(24), macros={"REPS": 24}))
+    add(Sweep(f"gs_fmix32/grid{64 * SMS}/2^23", H11, "gs_fmix32", SRC["gs_fmix32"], fixed_grid(64 * SMS),
+              lambda rng: (rng.integers(0, 1 << 32, n23, dtype=np.uint32), np.zeros(n23, np.uint32), np.int32(n23)),
+              _fmix32_check))
+    add(Sweep("wave_leapfrog_steps_14/2^22", H11, "wave_leapfrog_steps", SRC["wave_leapfrog_steps"],
+              one_per_thread(n22),
+              lambda rng: (_ints(rng, n22), np.zeros(n22, np.float32), np.int32(n22)),
+              lambda ins, outs, b: _equal(outs[1], _wave_reference(ins[0], b, 14), "wave_leapfrog_steps"),
+              macros={"STEPS": 14}))
+    width, height = 4096 >> min(shift, 3), 1024 >> min(shift, 3)
+    add(Sweep("life_tile_steps_12/4096x1024", H11, "life_tile_steps", SRC["life_tile_steps"],
+              lambda b: ((width // 32, height // (b // 32)), (32, b // 32)),
+              lambda rng: ((rng.random(width * height) < 0.35).astype(np.int32), np.zeros(width * height, np.int32),
+                           np.int32(width), np.int32(height)),
+              lambda ins, outs, b: _exact(outs[1], _life_reference(ins[0], width, height, b, 12), "life_tile_steps"),
+              macros={"STEPS": 12}))
+    w2, h2 = 3072 >> min(shift, 3), 1536 >> min(shift, 3)
+    add(Sweep("transpose_float2_pad/3072x1536", H11, "transpose_float2_pad", SRC["transpose_float2_pad"],
+              lambda b: ((w2 // 32, h2 // 32), (32, b // 32)),
+              lambda rng: (_ints(rng, 2 * w2 * h2, -1000, 1000), np.zeros(2 * w2 * h2, np.float32), np.int32(w2),
+                           np.int32(h2)),
+              lambda ins, outs, b: _equal(outs[1], ins[0].reshape(h2, w2, 2).transpose(1, 0, 2).ravel(),
+                                          "transpose_float2_pad")))
+    w3, h3 = 1024 >> min(shift, 3), 5120 >> min(shift, 3)
+    add(Sweep("transpose_xor_swizzle/1024x5120", H11, "transpose_xor_swizzle", SRC["transpose_xor_swizzle"],
+              lambda b: ((w3 // 32, h3 // 32), (32, b // 32)),
+              lambda rng: (rng.integers(0, 1 << 32, w3 * h3, dtype=np.uint32), np.zeros(w3 * h3, np.uint32),
+                           np.int32(w3), np.int32(h3)),
+              lambda ins, outs, b: _exact(outs[1], ins[0].reshape(h3, w3).T.ravel(), "transpose_xor_swizzle")))
+    m, k, n = 768 >> min(shift, 3), 1280 >> min(shift, 3), 1536 >> min(shift, 3)
+    add(Sweep("matmul_two_cols/768x1280x1536", H11, "matmul_two_cols", SRC["matmul_two_cols"],
+              lambda b: ((n // (2 * _tile(b)), m // _tile(b)), (_tile(b), _tile(b))),
+              lambda rng: (_ints(rng, m * k, -2, 3), _ints(rng, k * n, -2, 3), np.zeros(m * n, np.float32),
+                           np.int32(m), np.int32(n), np.int32(k)),
+              lambda ins, outs, b: _equal(outs[2], (ins[0].reshape(m, k).astype(np.float64)
+                                                    @ ins[1].reshape(k, n)).ravel(), "matmul_two_cols"),
+              blocks=(64, 256, 1024), macros={"TILE": "TILE_OF_BLOCK"}))
+    add(Sweep("complex_mul_float2/2^23", H11, "complex_mul_float2", SRC["complex_mul_float2"], one_per_thread(n23),
+              lambda rng: (_ints(rng, 2 * n23, -30, 30), _ints(rng, 2 * n23, -30, 30), np.zeros(2 * n23, np.float32),
+                           np.int32(n23)),
+              _complex_mul_check))
+    add(Sweep("collatz_steps_c200/2^21", H11, "collatz_steps", SRC["collatz_steps"], one_per_thread(n21),
+              lambda rng: (rng.integers(1, 10000, n21).astype(np.uint32), np.zeros(n21, np.uint32), np.int32(n21)),
+              _collatz_check(200), macros={"CAP": 200}))
+    add(Sweep("odd_parity_block_exit_r48/2^22", H11, "odd_parity_block_exit", SRC["odd_parity_block_exit"],
+              one_per_thread(n22),
+              lambda rng: (_ints(rng, n22), np.zeros(n22, np.float32), np.int32(n22)),
+              _odd_parity_exit_check(48), macros={"REPS": 48}))
+    chunks = max(1, 264 >> shift)
+    add(Sweep("rank_sort_chunk_c1024/grid264", H11, "rank_sort_chunk", SRC["rank_sort_chunk"], fixed_grid(chunks),
+              lambda rng: (rng.integers(0, 500, chunks * 1024).astype(np.int32), np.zeros(chunks * 1024, np.int32)),
+              lambda ins, outs, b: _exact(outs[1], np.sort(ins[0].reshape(-1, 1024), axis=1), "rank_sort_chunk"),
+              blocks=(32, 64, 128), macros={"CHUNK": 1024}))
+
+
 def _shared_atomic_op_words_check(op, words, lane_spread, reps, grid):
     def check(ins, outs, b):
         t = np.arange(b)
@@ -4656,6 +5344,12 @@ def next_heldout():
     """The held-out set chosen after heldout9 (heldout9 was measured on an H100 and its errors
     seen): heldout10, not yet measured nor compared with any estimate."""
     return [s for s in SWEEPS if s.role == "heldout10"]
+
+
+def heldout11():
+    """The held-out set written after heldout10 was measured: heldout11, not yet measured nor
+    compared with any estimate."""
+    return [s for s in SWEEPS if s.role == "heldout11"]
 
 
 def seen_heldout8():

@@ -101,6 +101,48 @@ def test_every_check_of_the_next_held_out_set_accepts_what_the_simulator_compute
             sweep.check(host, dev, block)
 
 
+def test_heldout11_is_new_and_covers_the_shapes_the_course_uses():
+    """heldout11: nothing else runs its kernels or sources (the microbenchmarks included), and it is
+    blind: no H200 or H100 measurement file holds any of its sweeps."""
+    h11 = validation_kernels.heldout11()
+    assert {s.role for s in h11} == {"heldout11"} and 16 <= len(h11) <= 24
+    assert 100 <= sum(len(s.blocks) for s in h11) <= 130
+    others = [s for s in validation_kernels.SWEEPS if s.role != "heldout11"]
+    assert not {s.kernel for s in others} & {s.kernel for s in h11}
+    assert not {s.source for s in others} & {s.source for s in h11}
+    measured = {s["name"] for pattern in ("h200-timing-sweeps*.json", "h100-timing-sweeps*.json")
+                for path in (ROOT / "course/data").glob(pattern) for s in json.loads(path.read_text())["sweeps"]}
+    assert not measured & {s.name for s in h11}
+    sources = " ".join(s.source for s in h11)
+    for construct in ("atomicAdd", "atomicXor", "__syncthreads", "__shfl_xor_sync", "__shfl_up_sync", "float2",
+                      "float4", "int4", "long long", "__popc", "while (", "return;", "gridDim.x", "[33]"):
+        assert construct in sources, construct
+    assert any(s.macros.get("TILE") == "TILE_OF_BLOCK" and s.blocks == (64, 256, 1024) for s in h11)
+    small_grids = {s.shape(32)[0] for s in h11 if s.shape(32)[0] == s.shape(1024)[0]}
+    assert {(33,), (132,), (200,), (264,)} <= small_grids
+
+
+def test_every_check_of_heldout11_accepts_what_the_simulator_computes_at_a_small_size():
+    """A wrong numpy check would make every GPU point of the set report `check_error`; each
+    sweep is run here on the simulator at 1/64 of its size (1/8 for the matmul, the transposes and
+    the life world; the rank sort keeps its 1024-element chunks on a grid of 4)."""
+    import simcore
+
+    small = []
+    validation_kernels._heldout11_rows(small.append, shift=6)
+    assert [s.name for s in small] == [s.name for s in validation_kernels.heldout11()]
+    for sweep in small:
+        for block in (sweep.blocks[0], sweep.blocks[-1]):
+            kernel = simcore.RawModule(code=sweep.source, options=validation_kernels.sweep_options(sweep, block)) \
+                .get_function(sweep.kernel)
+            host = sweep.inputs(np.random.default_rng(0))
+            dev = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in host)
+            kernel(*sweep.shape(block), dev)
+            sweep.check(host, dev, block)
+            with pytest.raises(AssertionError):          # and the check rejects the outputs left as they were
+                sweep.check(host, host, block)
+
+
 @pytest.mark.parametrize("data_file, held_out", [
     ("h100-timing-sweeps8.json", validation_kernels.seen_heldout8),
     ("h100-timing-sweeps9.json", validation_kernels.seen_heldout9),     # blind in round 11, seen since
