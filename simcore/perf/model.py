@@ -325,8 +325,9 @@ def estimate_time(gpu, kernel_name, grid, block, counters, registers, shared_per
     issue_cycles = per_block["warp_instructions"] / gpu.issue_per_cycle_per_sm
     wavefronts = _mean(blocks, "shared_wavefronts") + _weighted([shared_atomic_cycles(gpu, b) for b in blocks], blocks)
     shared_cycles = wavefronts * (gpu.shared_banks * gpu.bank_bytes) / gpu.shared_bytes_per_cycle_per_sm
-    t["issue"] = sum(k * n for k, n in rounds) * issue_cycles / clock
-    t["shared"] = sum(k * n for k, n in rounds) * shared_cycles / clock
+    busiest = math.ceil(nblocks / gpu.sms)       # blocks of the busiest SM (sm_rounds splits them)
+    t["issue"] = busiest * issue_cycles / clock
+    t["shared"] = busiest * shared_cycles / clock
     # memory: each array's DRAM traffic is at most its size (reuse between blocks hits L2);
     # a launch whose arrays fit in half the L2 finds them there when it runs again (as in
     # any timing loop), so it reads and writes the L2 only
@@ -354,7 +355,7 @@ def estimate_time(gpu, kernel_name, grid, block, counters, registers, shared_per
     # the SMs' load/store units: one 128-byte line of a warp's global access per cycle
     per_block["global_lines"] = _mean(blocks, "global_lines")
     # (per SM: the busiest SM runs ceil(blocks / SMs) of them)
-    t["lsu"] = math.ceil(nblocks / gpu.sms) * per_block["global_lines"] / gpu.lsu_lines_per_cycle_per_sm / clock
+    t["lsu"] = busiest * per_block["global_lines"] / gpu.lsu_lines_per_cycle_per_sm / clock
     # block dispatch
     per_block_dispatch = max(gpu.block_dispatch_cycles, occ.warps_per_block * gpu.warp_dispatch_cycles)
     t["dispatch"] = nblocks / gpu.sms * per_block_dispatch / clock

@@ -86,19 +86,10 @@ def test_the_next_held_out_set_is_new_and_covers_the_shapes_the_course_uses():
 def test_every_check_of_the_next_held_out_set_accepts_what_the_simulator_computes_at_a_small_size():
     """A wrong numpy check would make every GPU point of the set report `check_error`; each
     sweep is run here on the simulator at 1/64 of its size (1/8 for the matmul and the transpose)."""
-    import simcore
-
     small = []
     validation_kernels._heldout10_rows(small.append, shift=6)
     assert [s.name for s in small] == [s.name for s in validation_kernels.next_heldout()]
-    for sweep in small:
-        for block in (sweep.blocks[0], sweep.blocks[-1]):
-            kernel = simcore.RawModule(code=sweep.source, options=validation_kernels.sweep_options(sweep, block)) \
-                .get_function(sweep.kernel)
-            host = sweep.inputs(np.random.default_rng(0))
-            dev = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in host)
-            kernel(*sweep.shape(block), dev)
-            sweep.check(host, dev, block)
+    _check_on_the_simulator(small)
 
 
 def test_heldout11_is_new_and_covers_the_shapes_the_course_uses():
@@ -126,21 +117,10 @@ def test_every_check_of_heldout11_accepts_what_the_simulator_computes_at_a_small
     """A wrong numpy check would make every GPU point of the set report `check_error`; each
     sweep is run here on the simulator at 1/64 of its size (1/8 for the matmul, the transposes and
     the life world; the rank sort keeps its 1024-element chunks on a grid of 4)."""
-    import simcore
-
     small = []
     validation_kernels._heldout11_rows(small.append, shift=6)
     assert [s.name for s in small] == [s.name for s in validation_kernels.heldout11()]
-    for sweep in small:
-        for block in (sweep.blocks[0], sweep.blocks[-1]):
-            kernel = simcore.RawModule(code=sweep.source, options=validation_kernels.sweep_options(sweep, block)) \
-                .get_function(sweep.kernel)
-            host = sweep.inputs(np.random.default_rng(0))
-            dev = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in host)
-            kernel(*sweep.shape(block), dev)
-            sweep.check(host, dev, block)
-            with pytest.raises(AssertionError):          # and the check rejects the outputs left as they were
-                sweep.check(host, host, block)
+    _check_on_the_simulator(small, reject_untouched=True)
 
 
 @pytest.mark.parametrize("data_file, held_out", [
@@ -157,3 +137,21 @@ def test_a_held_out_set_was_measured_on_the_h100_at_every_block_size_with_right_
         runs = measured[sweep.name]["runs"]
         assert sorted(r["block"] for r in runs) == sorted(sweep.blocks), sweep.name
         assert not [r["block"] for r in runs if "check_error" in r], sweep.name
+
+
+def _check_on_the_simulator(sweeps, reject_untouched=False):
+    """Run each sweep on the simulator at its smallest and largest block and require its check
+    to pass (and, with reject_untouched, to fail on the outputs left as they were)."""
+    import simcore
+
+    for sweep in sweeps:
+        for block in (sweep.blocks[0], sweep.blocks[-1]):
+            kernel = simcore.RawModule(code=sweep.source, options=validation_kernels.sweep_options(sweep, block)) \
+                .get_function(sweep.kernel)
+            host = sweep.inputs(np.random.default_rng(0))
+            dev = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in host)
+            kernel(*sweep.shape(block), dev)
+            sweep.check(host, dev, block)
+            if reject_untouched:
+                with pytest.raises(AssertionError):
+                    sweep.check(host, host, block)

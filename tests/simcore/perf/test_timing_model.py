@@ -581,3 +581,46 @@ def test_one_address_global_atomics_are_priced_by_their_kind_as_the_h200_runs_th
     est = k.estimate((n // 256,), (256,), (np.zeros(n, np.int32), np.ones(n, np.int32), word, np.int32(n)))
     assert est.bound == "atomics"
     assert est.time_ms == pytest.approx(_mb6_ms(measured), rel=0.1)
+
+
+FMA_LOOP = r"""
+extern "C" __global__ void fma_loop(float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float a = (float)(i % 7);
+    for (int r = 0; r < 2048; r++)
+        a = a * 0.5f + 1.0f;
+    if (i < n)
+        out[i] = a;
+}
+"""
+
+
+def test_a_grid_of_one_block_per_sm_is_charged_its_own_blocks_not_a_full_round():
+    """An H100/H200 SM holds 32 blocks of 32 threads; a grid of one per SM runs one there, so its
+    issue time is a thirty-second of the grid of 32 per SM (mb9 on the H100 at 32 threads: 0.0186
+    against 0.0182 ms; the full-round price made both 0.0326), and never less than one block's path."""
+    k = kernel(FMA_LOOP, "fma_loop")
+    gpu = get_gpu("H200")
+    out = np.zeros(32 * 32 * gpu.sms, np.float32)
+    one, full = (k.estimate((blocks,), (32,), (out, np.int32(out.size))) for blocks in (gpu.sms, 32 * gpu.sms))
+    assert one.breakdown["issue"] == pytest.approx(full.breakdown["issue"] / 32)
+    assert one.time_ms < full.time_ms
+    # the one block's dependent chain of 2048 multiply-adds stays: at least 2048 x 4 cycles
+    assert one.work_ms - one.breakdown["launch"] >= 2048 * 4 / (gpu.clock_ghz * 1e9) * 1e3
+
+
+def test_a_native_shared_atomic_costs_one_cycle_per_lane_after_the_first_on_its_word():
+    """mb8 on the H100 (one ATOMS per warp in the SASS): 1, 4, 16 lanes on a word cost about 1, 4,
+    16 cycles per warp atomic. The words kernel's atomicAdd of 1 is warp-aggregated, so this is
+    the same kernel with an atomicMax of each lane's own value, which nvcc does not aggregate."""
+    est = {}
+    for words in (32, 8, 2):
+        kw = kernel(SHARED_WORDS.replace("atomicAdd(&w[threadIdx.x % WORDS], 1u)",
+                                         "atomicMax(&w[threadIdx.x % WORDS], threadIdx.x)"), "words",
+                    options=(f"-DWORDS={words}", "-DFLOAT=0"))
+        est[words] = kw.estimate((132,), (1024,), (np.zeros(32, np.uint32), np.zeros(32, np.float32), np.int32(0)))
+    shared = {w: e.breakdown["shared"] for w, e in est.items()}
+    # 32 words: one wavefront per warp atomic; 8 words: 1 + 3; 2 words: 1 + 15
+    assert shared[8] / shared[32] == pytest.approx(4, rel=0.15)
+    assert shared[2] / shared[32] == pytest.approx(16, rel=0.15)
